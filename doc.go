@@ -1,0 +1,17 @@
+// Package tablekit is a Go library for DynamoDB single-table modelling.
+//
+// From plain typed Go structs it gives services:
+//
+//   - generated, reversible key builders and reflection-free item codecs
+//     (packages keys and keys/keygen);
+//   - a typed table runtime with conditions, optimistic versioning,
+//     timestamps, TTL, batches and transactions (package entity);
+//   - typed queries with HMAC-signed cursors, one function per documented
+//     access pattern (package query and its domain sub-packages);
+//   - a Valkey cache with sessions (cache, cache/session), a fenced
+//     distributed lock (lock) and DynamoDB-backed idempotency (idempotency);
+//   - an embedded in-process DynamoDB engine (ddbmem) so examples and unit
+//     tests run with no server.
+//
+// The root package holds no code; import the sub-packages.
+package tablekit

@@ -1,0 +1,84 @@
+package entity
+
+import (
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// This file is the contract between the keygen code generator
+// (github.com/tablekit/tablekit/keys/keygen) and the table runtime.
+// Generated code implements [Item] on *T for each entity type T, and
+// exposes typed [Field] descriptors for update setters.
+
+// Key is the value of a table's primary key. Both parts are strings built
+// by a generated key builder; SK is empty for a table without a sort key.
+type Key struct {
+	PK string
+	SK string
+}
+
+// KeyAttr describes one key attribute an entity writes: the table's own
+// PK or SK attribute, or a key attribute of a secondary index.
+type KeyAttr struct {
+	// Index is "" for the table's primary key, else the GSI or LSI name.
+	Index string
+	// Role is "pk" or "sk".
+	Role string
+	// Attr is the attribute name, for instance "PK" or "GSI1SK".
+	Attr string
+	// Template documents the layout, for instance "PROJ#{ProjectID}".
+	// A template of a single bare field ("{CreatedAt}") copies that field.
+	Template string
+	// Sources are the item attribute names the key is built from, in
+	// template order. Empty for a constant key such as "CORP#INFO".
+	Sources []string
+	// Sparse reports that an item without the sources is legal: the key
+	// attribute is then omitted (and removed on update).
+	Sparse bool
+	// Build computes the key value from item attributes. It returns an
+	// error wrapping keys.ErrMissingField when a source is absent or empty.
+	Build func(item map[string]types.AttributeValue) (string, error)
+}
+
+// Schema is what the runtime knows of one entity type. Generated code
+// returns a pointer to a package-level Schema that must not be mutated.
+type Schema struct {
+	// Type is the value written to the table's Type attribute ("POST").
+	Type string
+	// Keys lists every key attribute the entity writes (primary first).
+	Keys []KeyAttr
+	// Attrs lists every non-key attribute name the codec writes.
+	Attrs []string
+	// VersionAttr names the optimistic-lock attribute; "" when unversioned.
+	VersionAttr string
+	// CreatedAttr and UpdatedAttr name the automatic timestamps; "" when absent.
+	CreatedAttr string
+	UpdatedAttr string
+	// TTLAttr names the epoch-seconds expiry attribute; "" when absent.
+	TTLAttr string
+}
+
+// Item is implemented by the generated code for *T of each entity type.
+type Item interface {
+	// EntitySchema returns the entity's schema (a shared, read-only value).
+	EntitySchema() *Schema
+	// PrimaryKey returns the primary key built from the value's fields.
+	PrimaryKey() (Key, error)
+	// MarshalItem encodes every attribute, including the key attributes
+	// of the primary key and of every index whose sources are present, and
+	// the Type attribute.
+	MarshalItem() (map[string]types.AttributeValue, error)
+	// UnmarshalItem decodes an item. Unknown attributes are ignored; an
+	// attribute of the wrong type is an error naming it.
+	UnmarshalItem(item map[string]types.AttributeValue) error
+}
+
+// Field is a typed descriptor of one attribute of entity T, generated as
+// a package-level variable (for example codex.PostTitle). Update setters
+// take a Field so that the value's Go type is checked at compile time.
+type Field[T any, V any] struct {
+	// Name is the attribute name.
+	Name string
+	// Encode converts a Go value into its attribute value, exactly as the
+	// item codec does. A nil result means "absent" (omitempty, nil pointer).
+	Encode func(V) (types.AttributeValue, error)
+}

@@ -1,0 +1,193 @@
+// Package testenv gives tests the real servers that the test command
+// (scripts/test.sh) starts: DynamoDB Local and Redis 7 (the Valkey
+// protocol), standalone and as a three-master cluster.
+//
+// Addresses come from the environment:
+//
+//	TABLEKIT_DYNAMODB_ENDPOINT      http://127.0.0.1:PORT
+//	TABLEKIT_VALKEY_ADDR            127.0.0.1:PORT
+//	TABLEKIT_VALKEY_CLUSTER_ADDRS   127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3
+//
+// When a variable is missing the test is skipped, unless CI=true or
+// TABLEKIT_REQUIRE_SERVERS=1, in which case it fails: in CI a test never
+// silently skips its server.
+package testenv
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// Required reports whether a missing server must fail the test.
+func Required() bool {
+	return os.Getenv("CI") == "true" || os.Getenv("TABLEKIT_REQUIRE_SERVERS") == "1"
+}
+
+func missing(t testing.TB, what, env string) {
+	t.Helper()
+	if Required() {
+		t.Fatalf("testenv: %s is required but %s is not set (run the README's test command)", what, env)
+	}
+	t.Skipf("testenv: %s not configured (%s unset); run the README's test command", what, env)
+}
+
+// DynamoEndpoint returns the DynamoDB Local endpoint URL.
+func DynamoEndpoint(t testing.TB) string {
+	t.Helper()
+	ep := os.Getenv("TABLEKIT_DYNAMODB_ENDPOINT")
+	if ep == "" {
+		missing(t, "DynamoDB Local", "TABLEKIT_DYNAMODB_ENDPOINT")
+	}
+	return ep
+}
+
+// DynamoDB returns an SDK client for DynamoDB Local.
+func DynamoDB(t testing.TB) *dynamodb.Client {
+	t.Helper()
+	return NewDynamoClient(DynamoEndpoint(t))
+}
+
+// NewDynamoClient returns an SDK client for the endpoint with dummy
+// static credentials, as DynamoDB Local accepts any.
+func NewDynamoClient(endpoint string) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local", Source: "testenv"}, nil
+		}),
+	})
+}
+
+// ValkeyAddr returns host:port of the standalone Redis/Valkey server.
+func ValkeyAddr(t testing.TB) string {
+	t.Helper()
+	a := os.Getenv("TABLEKIT_VALKEY_ADDR")
+	if a == "" {
+		missing(t, "Valkey/Redis", "TABLEKIT_VALKEY_ADDR")
+	}
+	return a
+}
+
+// ValkeyClusterAddrs returns the seed addresses of the local cluster.
+func ValkeyClusterAddrs(t testing.TB) []string {
+	t.Helper()
+	a := os.Getenv("TABLEKIT_VALKEY_CLUSTER_ADDRS")
+	if a == "" {
+		missing(t, "Valkey/Redis cluster", "TABLEKIT_VALKEY_CLUSTER_ADDRS")
+	}
+	return strings.Split(a, ",")
+}
+
+// HostPort splits "host:port" into host and numeric port.
+func HostPort(t testing.TB, addr string) (string, int) {
+	t.Helper()
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatalf("testenv: bad address %q: %v", addr, err)
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil {
+		t.Fatalf("testenv: bad port in %q: %v", addr, err)
+	}
+	return h, n
+}
+
+// UniqueName returns prefix plus a random suffix, for table names and key
+// namespaces that must not collide between tests and runs.
+func UniqueName(prefix string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return prefix + "-" + hex.EncodeToString(b[:])
+}
+
+// FreePort returns a loopback TCP port that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("testenv: free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// RedisProcess is a private redis-server started by a test that needs to
+// stop and restart its server (fault tests). It never touches the shared
+// servers of the test command.
+type RedisProcess struct {
+	t    testing.TB
+	Port int
+	Addr string
+	dir  string
+	cmd  *exec.Cmd
+}
+
+// StartRedis starts a private redis-server on a free loopback port and
+// stops it when the test ends. The redis-server binary must be on PATH
+// (the test command installs it); it is required under the same rules as
+// the shared servers.
+func StartRedis(t testing.TB) *RedisProcess {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		missing(t, "redis-server binary", "PATH")
+	}
+	p := &RedisProcess{t: t, Port: FreePort(t), dir: t.TempDir()}
+	p.Addr = fmt.Sprintf("127.0.0.1:%d", p.Port)
+	p.Start()
+	t.Cleanup(p.Stop)
+	return p
+}
+
+// Start (re)starts the server on the same port and waits until it answers.
+func (p *RedisProcess) Start() {
+	p.t.Helper()
+	if p.cmd != nil {
+		return
+	}
+	cmd := exec.Command("redis-server", "--port", strconv.Itoa(p.Port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", p.dir, "--logfile", filepath.Join(p.dir, "redis.log"))
+	if err := cmd.Start(); err != nil {
+		p.t.Fatalf("testenv: start redis-server: %v", err)
+	}
+	p.cmd = cmd
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		c, err := net.DialTimeout("tcp", p.Addr, 200*time.Millisecond)
+		if err == nil {
+			_, _ = c.Write([]byte("PING\r\n"))
+			buf := make([]byte, 7)
+			_ = c.SetReadDeadline(time.Now().Add(time.Second))
+			n, _ := c.Read(buf)
+			c.Close()
+			if strings.HasPrefix(string(buf[:n]), "+PONG") {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.t.Fatalf("testenv: redis-server on %s did not answer", p.Addr)
+}
+
+// Stop kills the server (as a crash would) and waits for it to exit.
+func (p *RedisProcess) Stop() {
+	if p.cmd == nil {
+		return
+	}
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+	p.cmd = nil
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# The one test command (README): sets up and starts every real server the
+# tests need, runs the format and vet checks and every test with the race
+# detector, and stops what it started even when a test fails.
+#
+#   bash scripts/test.sh [extra go test args...]
+#
+# Environment it honours:
+#   TABLEKIT_CACHE      where DynamoDB Local is cached (default ~/.cache/tablekit)
+#   TABLEKIT_TEST_PKGS  packages to test (default ./...)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+CACHE=${TABLEKIT_CACHE:-$HOME/.cache/tablekit}
+DDB_VERSION=2.9.30
+DDB_DIR=$CACHE/amplify-dynamodb-simulator-$DDB_VERSION
+RUN=$(mktemp -d /tmp/tablekit-run.XXXXXX)
+PIDS=()
+
+log() { printf '== %s\n' "$*" >&2; }
+
+cleanup() {
+  local rc=$?
+  for pid in "${PIDS[@]:-}"; do
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${PIDS[@]:-}"; do
+    [ -n "$pid" ] && wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$RUN"
+  exit $rc
+}
+trap cleanup EXIT INT TERM
+
+# --- tools -----------------------------------------------------------------
+if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
+  log "installing redis-server through apt"
+  SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
+fi
+if ! command -v java >/dev/null; then
+  echo "java is required for DynamoDB Local (Java 17+); install a JRE" >&2
+  exit 1
+fi
+java -version >/dev/null 2>&1 || { echo "java does not run" >&2; exit 1; }
+
+if [ ! -f "$DDB_DIR/DynamoDBLocal.jar" ]; then
+  log "fetching DynamoDB Local (npm amplify-dynamodb-simulator@$DDB_VERSION)"
+  mkdir -p "$CACHE"
+  tmp=$(mktemp -d "$CACHE/dl.XXXXXX")
+  (cd "$tmp" && npm pack --silent "amplify-dynamodb-simulator@$DDB_VERSION" >/dev/null && tar xzf ./*.tgz)
+  rm -rf "$DDB_DIR"
+  mv "$tmp/package/emulator" "$DDB_DIR"
+  rm -rf "$tmp"
+fi
+
+# --- ports -----------------------------------------------------------------
+used_ports=" "
+free_port() {
+  local p
+  while :; do
+    p=$(( (RANDOM % 20000) + 30000 ))
+    case "$used_ports" in *" $p "*) continue ;; esac
+    # also keep the cluster bus port (p+10000) free
+    if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && ! (exec 3<>/dev/tcp/127.0.0.1/$((p+10000))) 2>/dev/null; then
+      used_ports="$used_ports$p "
+      echo "$p"; return
+    fi
+  done
+}
+
+wait_redis() {
+  local port=$1 i
+  for i in $(seq 1 200); do
+    if [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ]; then return 0; fi
+    sleep 0.05
+  done
+  echo "redis on port $port did not start" >&2; return 1
+}
+
+start_redis() { # port extra-args...
+  local port=$1; shift
+  mkdir -p "$RUN/redis-$port"
+  redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
+    --dir "$RUN/redis-$port" --logfile "$RUN/redis-$port/log" "$@" &
+  PIDS+=($!)
+}
+
+# --- Redis standalone ------------------------------------------------------
+REDIS_PORT=$(free_port)
+start_redis "$REDIS_PORT"
+
+# --- Redis cluster (3 masters) ---------------------------------------------
+CPORTS=()
+for _ in 1 2 3; do
+  p=$(free_port); CPORTS+=("$p")
+  start_redis "$p" --cluster-enabled yes --cluster-config-file "$RUN/redis-$p/nodes.conf" --cluster-node-timeout 2000
+done
+
+# --- DynamoDB Local --------------------------------------------------------
+DDB_PORT=$(free_port)
+(cd "$DDB_DIR" && exec java -Djava.library.path=./DynamoDBLocal_lib -jar DynamoDBLocal.jar \
+   -inMemory -port "$DDB_PORT" -disableTelemetry >"$RUN/ddb.log" 2>&1) &
+PIDS+=($!)
+
+wait_redis "$REDIS_PORT"
+for p in "${CPORTS[@]}"; do wait_redis "$p"; done
+yes yes | redis-cli --cluster create "127.0.0.1:${CPORTS[0]}" "127.0.0.1:${CPORTS[1]}" "127.0.0.1:${CPORTS[2]}" \
+  --cluster-replicas 0 --cluster-yes >"$RUN/cluster.log" 2>&1 || { cat "$RUN/cluster.log" >&2; exit 1; }
+for i in $(seq 1 200); do
+  if redis-cli -p "${CPORTS[0]}" cluster info 2>/dev/null | grep -q 'cluster_state:ok'; then break; fi
+  sleep 0.05
+done
+
+ok=
+for i in $(seq 1 300); do
+  if (exec 3<>/dev/tcp/127.0.0.1/$DDB_PORT) 2>/dev/null; then
+    # any HTTP answer means the server is up
+    if curl -s -o /dev/null -m 2 "http://127.0.0.1:$DDB_PORT/" 2>/dev/null; then ok=1; break; fi
+  fi
+  sleep 0.1
+done
+[ -n "$ok" ] || { echo "DynamoDB Local did not start" >&2; cat "$RUN/ddb.log" >&2; exit 1; }
+
+export TABLEKIT_DYNAMODB_ENDPOINT="http://127.0.0.1:$DDB_PORT"
+export TABLEKIT_VALKEY_ADDR="127.0.0.1:$REDIS_PORT"
+export TABLEKIT_VALKEY_CLUSTER_ADDRS="127.0.0.1:${CPORTS[0]},127.0.0.1:${CPORTS[1]},127.0.0.1:${CPORTS[2]}"
+export TABLEKIT_REQUIRE_SERVERS=1
+log "DynamoDB Local $TABLEKIT_DYNAMODB_ENDPOINT; Redis $TABLEKIT_VALKEY_ADDR; cluster $TABLEKIT_VALKEY_CLUSTER_ADDRS"
+
+# --- checks and tests --------------------------------------------------------
+log "gofmt"
+unformatted=$(gofmt -l $(find . -name '*.go' -not -path './.cache/*' -not -path './.git/*'))
+if [ -n "$unformatted" ]; then echo "gofmt needed:" >&2; echo "$unformatted" >&2; exit 1; fi
+log "go vet"
+go vet ./...
+log "go test -race"
+go test -race -count=1 -timeout 20m ${TABLEKIT_TEST_PKGS:-./...} "$@"
