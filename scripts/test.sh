@@ -106,10 +106,10 @@ PIDS+=($!)
 
 wait_redis "$REDIS_PORT"
 for p in "${CPORTS[@]}"; do wait_redis "$p"; done
-yes yes | redis-cli --cluster create "127.0.0.1:${CPORTS[0]}" "127.0.0.1:${CPORTS[1]}" "127.0.0.1:${CPORTS[2]}" \
+redis-cli --cluster create "127.0.0.1:${CPORTS[0]}" "127.0.0.1:${CPORTS[1]}" "127.0.0.1:${CPORTS[2]}" \
   --cluster-replicas 0 --cluster-yes >"$RUN/cluster.log" 2>&1 || { cat "$RUN/cluster.log" >&2; exit 1; }
 for i in $(seq 1 200); do
-  if redis-cli -p "${CPORTS[0]}" cluster info 2>/dev/null | grep -q 'cluster_state:ok'; then break; fi
+  case "$(redis-cli -p "${CPORTS[0]}" cluster info 2>/dev/null)" in *cluster_state:ok*) break ;; esac
   sleep 0.05
 done
 
@@ -128,6 +128,15 @@ export TABLEKIT_VALKEY_ADDR="127.0.0.1:$REDIS_PORT"
 export TABLEKIT_VALKEY_CLUSTER_ADDRS="127.0.0.1:${CPORTS[0]},127.0.0.1:${CPORTS[1]},127.0.0.1:${CPORTS[2]}"
 export TABLEKIT_REQUIRE_SERVERS=1
 log "DynamoDB Local $TABLEKIT_DYNAMODB_ENDPOINT; Redis $TABLEKIT_VALKEY_ADDR; cluster $TABLEKIT_VALKEY_CLUSTER_ADDRS"
+
+# Development aid: TABLEKIT_SERVE_ONLY=envfile keeps the servers running and
+# writes their addresses to envfile instead of running the tests.
+if [ -n "${TABLEKIT_SERVE_ONLY:-}" ]; then
+  printf 'export TABLEKIT_DYNAMODB_ENDPOINT=%s\nexport TABLEKIT_VALKEY_ADDR=%s\nexport TABLEKIT_VALKEY_CLUSTER_ADDRS=%s\nexport TABLEKIT_REQUIRE_SERVERS=1\n' \
+    "$TABLEKIT_DYNAMODB_ENDPOINT" "$TABLEKIT_VALKEY_ADDR" "$TABLEKIT_VALKEY_CLUSTER_ADDRS" >"$TABLEKIT_SERVE_ONLY"
+  log "serving; addresses in $TABLEKIT_SERVE_ONLY"
+  wait
+fi
 
 # --- checks and tests --------------------------------------------------------
 log "gofmt"
