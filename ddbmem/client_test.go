@@ -1,0 +1,8 @@
+package ddbmem_test
+
+import (
+	"github.com/tablekit/tablekit/ddbmem"
+	"github.com/tablekit/tablekit/entity"
+)
+
+var _ entity.Client = (*ddbmem.DB)(nil)
