@@ -114,6 +114,9 @@ func Do[R any](ctx context.Context, s *Store, key string, payload []byte, fn fun
 			}
 			polls++
 			rec, err = c.read(ctx)
+			if err != nil && ctx.Err() != nil {
+				return zero, false, fmt.Errorf("%w: %w", ipe, ctx.Err())
+			}
 		default:
 			return zero, false, fmt.Errorf("%w: key %q: unknown status %q", ErrCorruptRecord, key, rec.status)
 		}

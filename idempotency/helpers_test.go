@@ -142,12 +142,18 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// fast are the test options: a 300 ms lease and a 50 ms skew margin.
+// fast are the base test options: a 50 ms skew margin, quick polls, and a
+// one-minute lease, so that a slow server under load never lets a lease
+// lapse by accident. Tests of expiry move an injected clock instead
+// (see [clock]); tests of heartbeats use [shortLease].
 func fast(o *idempotency.Options) {
-	o.Lease = 300 * time.Millisecond
+	o.Lease = time.Minute
 	o.ClockSkew = 50 * time.Millisecond
 	o.Retry = idempotency.ExponentialBackoff(5*time.Millisecond, 50*time.Millisecond)
 }
+
+// shortLease is a 300 ms lease, renewed every 100 ms.
+func shortLease(o *idempotency.Options) { o.Lease = 300 * time.Millisecond }
 
 func newStore(t testing.TB, c entity.Client, table string, optFns ...func(*idempotency.Options)) *idempotency.Store {
 	t.Helper()
