@@ -59,7 +59,7 @@ func Do[R any](ctx context.Context, s *Store, key string, payload []byte, fn fun
 	}
 
 	rec, owned, err := c.claim(ctx)
-	polls := 0
+	polls, reclaims := 0, 0
 	for {
 		if err != nil {
 			return zero, false, err
@@ -85,7 +85,13 @@ func Do[R any](ctx context.Context, s *Store, key string, payload []byte, fn fun
 			continue
 		}
 		if rec == nil || rec.expired(c.o.Now(), c.o.ClockSkew) {
-			// Released, or expired since we looked: claim again.
+			// Released, or expired since we looked: claim again (spaced
+			// out if that keeps happening).
+			if reclaims++; reclaims > 2 {
+				if werr := sleep(ctx, c.o.Retry.Backoff(reclaims-3)); werr != nil {
+					return zero, false, fmt.Errorf("idempotency: claim %q: %w", key, werr)
+				}
+			}
 			rec, owned, err = c.claim(ctx)
 			continue
 		}

@@ -104,13 +104,37 @@ type faulty struct {
 	losePutResponses atomic.Int64
 	// dropPuts makes that many PutItems fail without reaching the server.
 	dropPuts atomic.Int64
+	// loseUpdateResponses makes that many UpdateItems reach the server and
+	// then report errInjected.
+	loseUpdateResponses atomic.Int64
+	// repeatWrites sends every write twice and returns the second answer,
+	// as the SDK's retryer does when a response is lost.
+	repeatWrites atomic.Bool
+	// afterPut runs once after the first PutItem reached the server.
+	afterPut func()
+	once     sync.Once
 }
 
 func (f *faulty) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	if f.failUpdates.Load() {
 		return nil, errInjected
 	}
-	return f.Client.UpdateItem(ctx, in, o...)
+	out, err := f.Client.UpdateItem(ctx, in, o...)
+	if f.repeatWrites.Load() {
+		out, err = f.Client.UpdateItem(ctx, in, o...)
+	}
+	if f.loseUpdateResponses.Add(-1) >= 0 {
+		return nil, errInjected
+	}
+	return out, err
+}
+
+func (f *faulty) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	out, err := f.Client.DeleteItem(ctx, in, o...)
+	if f.repeatWrites.Load() {
+		out, err = f.Client.DeleteItem(ctx, in, o...)
+	}
+	return out, err
 }
 
 func (f *faulty) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
@@ -118,6 +142,12 @@ func (f *faulty) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...fu
 		return nil, errInjected
 	}
 	out, err := f.Client.PutItem(ctx, in, o...)
+	if f.repeatWrites.Load() {
+		out, err = f.Client.PutItem(ctx, in, o...)
+	}
+	if f.afterPut != nil {
+		f.once.Do(f.afterPut)
+	}
 	if f.losePutResponses.Add(-1) >= 0 {
 		return nil, errInjected
 	}

@@ -765,3 +765,85 @@ func TestResultOfAnotherType(t *testing.T) {
 		t.Fatalf("err = %v, want ErrCorruptRecord", err)
 	}
 }
+
+// The SDK retries a write whose response was lost; the retry then fails its
+// own condition. Seeing our owner token in the old item, Do knows that the
+// first attempt succeeded.
+func TestRetriedWritesAreRecognised(t *testing.T) {
+	db, table := newTable(t, "PK", "SK")
+	ctx := context.Background()
+	f := &faulty{Client: db}
+	f.repeatWrites.Store(true)
+	s := newStore(t, f, table)
+	var runs atomic.Int64
+	v, replayed, err := idempotency.Do(ctx, s, "rep", nil, func(context.Context) (int64, error) { return runs.Add(1), nil })
+	if err != nil || replayed || v != 1 {
+		t.Fatalf("complete: %d %v %v", v, replayed, err)
+	}
+	boom := errors.New("boom")
+	if _, _, err := idempotency.Do(ctx, s, "rep-release", nil, func(context.Context) (int, error) { return 0, boom }); !errors.Is(err, boom) || errors.Is(err, idempotency.ErrLeaseLost) {
+		t.Fatalf("release: %v", err)
+	}
+	if _, _, err := idempotency.Do(ctx, s, "rep-record", nil, func(context.Context) (int, error) { return 0, boom },
+		func(o *idempotency.Options) { o.Failure = idempotency.RecordFailure }); !errors.Is(err, boom) || errors.Is(err, idempotency.ErrLeaseLost) {
+		t.Fatalf("record: %v", err)
+	}
+	if runs.Load() != 1 {
+		t.Fatalf("fn ran %d times", runs.Load())
+	}
+}
+
+// A completion whose response is lost is confirmed by a consistent read.
+func TestAmbiguousComplete(t *testing.T) {
+	db, table := newTable(t, "PK", "SK")
+	f := &faulty{Client: db}
+	f.loseUpdateResponses.Store(1)
+	cc := &counting{Client: f}
+	s := newStore(t, cc, table)
+	v, _, err := idempotency.Do(context.Background(), s, "ac", nil, func(context.Context) (int, error) { return 4, nil })
+	if err != nil || v != 4 {
+		t.Fatalf("%d %v", v, err)
+	}
+	if d := cmp.Diff(counts{puts: 1, updates: 1, gets: 1}, cc.snapshot(), cmp.AllowUnexported(counts{})); d != "" {
+		t.Errorf("calls (-want +got):\n%s", d)
+	}
+}
+
+// A claim so slow that its lease is in doubt is renewed before fn starts;
+// if it was taken over meanwhile, fn does not run and the call is answered
+// as a duplicate.
+func TestSlowClaim(t *testing.T) {
+	db, table := newTable(t, "PK", "SK")
+	ctx := context.Background()
+	t.Run("renewed", func(t *testing.T) {
+		f := &faulty{Client: db, afterPut: func() { time.Sleep(150 * time.Millisecond) }}
+		cc := &counting{Client: f}
+		s := newStore(t, cc, table, shortLease)
+		if _, _, err := idempotency.Do(ctx, s, "slow1", nil, func(context.Context) (int, error) { return 1, nil }); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(counts{puts: 1, updates: 2}, cc.snapshot(), cmp.AllowUnexported(counts{})); d != "" {
+			t.Errorf("calls (-want +got): renewal + completion expected\n%s", d)
+		}
+	})
+	t.Run("taken over", func(t *testing.T) {
+		clk := &clock{}
+		b := newStore(t, db, table, func(o *idempotency.Options) { o.Now = clk.Now })
+		f := &faulty{Client: db}
+		f.afterPut = func() {
+			time.Sleep(150 * time.Millisecond)
+			clk.Advance(time.Hour)
+			if _, _, err := idempotency.Do(ctx, b, "slow2", nil, func(context.Context) (string, error) { return "B", nil }); err != nil {
+				t.Errorf("B: %v", err)
+			}
+		}
+		a := newStore(t, f, table, shortLease)
+		v, replayed, err := idempotency.Do(ctx, a, "slow2", nil, func(context.Context) (string, error) {
+			t.Error("A ran fn on a claim that was taken over")
+			return "A", nil
+		})
+		if err != nil || !replayed || v != "B" {
+			t.Fatalf("A: %q replayed=%v err=%v, want B's result", v, replayed, err)
+		}
+	})
+}

@@ -97,6 +97,7 @@ func TestDecodeRecord(t *testing.T) {
 		"lease not N":   func(m map[string]types.AttributeValue) { m[attrLease] = strAV("x") },
 		"ttl not int":   func(m map[string]types.AttributeValue) { m["ttl"] = &types.AttributeValueMemberN{Value: "1.5"} },
 		"first not str": func(m map[string]types.AttributeValue) { m["firstValue"] = numAV(3) },
+		"no lease":      func(m map[string]types.AttributeValue) { delete(m, attrLease) },
 	} {
 		m := map[string]types.AttributeValue{}
 		for k, v := range good {

@@ -88,6 +88,9 @@ func decodeRecord(item map[string]types.AttributeValue, o *Options) (*record, er
 			return nil, err
 		}
 	}
+	if r.status == StatusInProgress && r.leaseMs == 0 {
+		return nil, fmt.Errorf("%w: in progress without %q", ErrCorruptRecord, attrLease)
+	}
 	return r, nil
 }
 

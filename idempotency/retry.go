@@ -20,20 +20,22 @@ type RetryFunc func(attempt int) time.Duration
 // Backoff calls f.
 func (f RetryFunc) Backoff(attempt int) time.Duration { return f(attempt) }
 
-// ExponentialBackoff returns a strategy that doubles from min up to max
-// and picks a uniformly random wait in [d/2, d] ("equal jitter"), so
-// duplicates that arrived together do not poll together.
-func ExponentialBackoff(min, max time.Duration) RetryStrategy {
-	if min <= 0 {
-		min = time.Millisecond
+// ExponentialBackoff returns a strategy whose ceiling doubles from first
+// up to limit, and which picks a uniformly random wait in [d/2, d] of the
+// ceiling d ("equal jitter"), so duplicates that arrived together do not
+// poll together. A first of zero or less means 1 ms; a limit below first
+// means first.
+func ExponentialBackoff(first, limit time.Duration) RetryStrategy {
+	if first <= 0 {
+		first = time.Millisecond
 	}
-	if max < min {
-		max = min
+	if limit < first {
+		limit = first
 	}
 	return RetryFunc(func(attempt int) time.Duration {
-		d := max
-		if attempt < 30 {
-			if v := min << attempt; v > 0 && v < max {
+		d := limit
+		if attempt >= 0 && attempt < 30 {
+			if v := first << attempt; v > 0 && v < limit {
 				d = v
 			}
 		}
