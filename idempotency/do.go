@@ -14,8 +14,11 @@ import (
 	"github.com/tablekit/tablekit/entity"
 )
 
-// Do runs fn at most once for key and returns its result to every call
-// with the same key until the record's retention ends.
+// Do runs fn once for key and returns its result to every call with the
+// same key until the record's retention ends. fn runs a second time only
+// if its first owner lost the claim (it crashed, or could not renew its
+// lease for longer than [Options.Lease]); that owner's late writes are
+// then refused with [ErrLeaseLost] and change nothing.
 //
 // payload is the caller's canonical encoding of the request (for example
 // sorted JSON); its SHA-256 is stored with the claim, and a later call

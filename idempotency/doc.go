@@ -1,6 +1,6 @@
-// Package idempotency runs a function at most once per idempotency key,
-// and answers every duplicate with the first call's outcome, using one
-// record on the application's single DynamoDB table.
+// Package idempotency runs a function once per idempotency key, and
+// answers every duplicate with the first call's outcome, using one record
+// on the application's single DynamoDB table.
 //
 // # How a call works
 //
@@ -27,7 +27,11 @@
 // function runs, so a long function keeps its claim and a crashed one
 // loses it after at most one lease. Expiry is decided by comparing times
 // in the condition itself, minus [Options.ClockSkew]; TTL deletion is
-// never relied on (DynamoDB deletes expired items late, or never).
+// never relied on (DynamoDB deletes expired items late, or never). The
+// lease starts when the claim is sent, so keep it well above the latency
+// of one DynamoDB call; a claim that took longer than the heartbeat
+// interval is renewed before the function starts, and if it was already
+// taken over the function does not run.
 //
 // # The record
 //
@@ -54,8 +58,8 @@
 // value) while the first call runs; [ErrFailed] (a [*FailedError]) when
 // the first call's failure was recorded; [ErrLeaseLost] when this call's
 // claim was taken over; [ErrResultTooLarge] (which also matches
-// [entity.ErrItemTooLarge]) when the result would push the record past
+// entity.ErrItemTooLarge) when the result would push the record past
 // 400 KB; [ErrInvalidOptions] for bad options; a transaction item whose
-// own condition failed matches [entity.ErrConditionFailed]. Other
+// own condition failed matches entity.ErrConditionFailed. Other
 // DynamoDB errors are wrapped with %w.
 package idempotency
