@@ -10,15 +10,22 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/idempotency"
 	"github.com/tablekit/tablekit/internal/testenv"
 )
 
-// idempotencyClient is the one place that chooses where the idempotency
-// benchmarks run. It is DynamoDB Local for now; to run them on the
-// embedded engine, return ddbmem.New() instead.
+// idempotencyOnEngine chooses where the idempotency benchmarks run:
+// DynamoDB Local (false) or the embedded engine, ddbmem (true). Flip it
+// once the engine is complete.
+const idempotencyOnEngine = false
+
+// idempotencyClient is the one place that builds the benchmarks' client.
 func idempotencyClient(b *testing.B) entity.Client {
+	if idempotencyOnEngine {
+		return ddbmem.New()
+	}
 	return testenv.DynamoDB(b)
 }
 
