@@ -710,10 +710,12 @@ func TestTransactItems(t *testing.T) {
 	}
 
 	t.Run("business condition fails", func(t *testing.T) {
+		// A transaction may touch an item once only (DynamoDB rejects the
+		// request otherwise), so the failing check is on another item.
 		failing := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName:           aws.String(table),
-			Key:                 map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "COUNTER"}, "SK": &types.AttributeValueMemberS{Value: "C"}},
-			ConditionExpression: aws.String("attribute_not_exists(PK)"),
+			Key:                 map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "ACCOUNT#missing"}, "SK": &types.AttributeValueMemberS{Value: "META"}},
+			ConditionExpression: aws.String("attribute_exists(PK)"),
 		}}
 		_, _, err := idempotency.Do(ctx, s, "tx2", nil, func(context.Context) (int, error) { t.Error("fn ran"); return 0, nil },
 			func(o *idempotency.Options) { o.TransactItems = []types.TransactWriteItem{bump, failing} })
