@@ -68,6 +68,9 @@ type Options struct {
 	Username, Password string
 	// RequestTimeout bounds each command. Zero means DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// ConnectTimeout bounds establishing a connection. Zero means
+	// RequestTimeout's value.
+	ConnectTimeout time.Duration
 
 	// Conn, if set, is used instead of a glide client built from the
 	// fields above (unit tests pass a fake). New does not take ownership:
@@ -93,7 +96,8 @@ type Options struct {
 
 	// MaxRetries is how many times a command that failed with a
 	// connection error is retried, with exponential backoff from
-	// RetryBaseDelay, never past the ctx deadline. Zero means
+	// RetryBaseDelay, never past the ctx deadline nor past one
+	// RequestTimeout from the first attempt. Zero means
 	// DefaultMaxRetries; NoRetry turns retries off.
 	MaxRetries     int
 	NoRetry        bool
@@ -183,6 +187,7 @@ func New(o Options, optFns ...func(*Options)) (*Cache, error) {
 		g := glidex.Options{
 			Addresses: o.Addresses, DisableTLS: o.DisableTLS, Username: o.Username,
 			Password: o.Password, RequestTimeout: o.RequestTimeout, Cluster: o.Cluster,
+			ConnectTimeout: o.ConnectTimeout,
 		}
 		if o.Cluster {
 			c, err := glidex.NewCluster(g)
@@ -321,7 +326,7 @@ func (c *Cache) do(ctx context.Context, op func(ctx context.Context, conn Conn) 
 		}
 		co.metrics.connFailures.Add(1)
 		d := c.o.RetryBaseDelay << attempt
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		if dl, ok := ctx.Deadline(); (ok && time.Until(dl) < d) || time.Since(start)+d > c.o.RequestTimeout {
 			break
 		}
 		t := time.NewTimer(d)

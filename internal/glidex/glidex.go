@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -64,6 +65,9 @@ type Options struct {
 	// RequestTimeout bounds each command, including glide's internal
 	// reconnects. Zero means DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// ConnectTimeout bounds establishing a connection (TCP and TLS).
+	// Zero means RequestTimeout's value.
+	ConnectTimeout time.Duration
 	// ClientName is sent with CLIENT SETNAME; empty means none.
 	ClientName string
 }
@@ -76,6 +80,13 @@ func (o Options) timeout() time.Duration {
 		return DefaultRequestTimeout
 	}
 	return o.RequestTimeout
+}
+
+func (o Options) connectTimeout() time.Duration {
+	if o.ConnectTimeout <= 0 {
+		return o.timeout()
+	}
+	return o.ConnectTimeout
 }
 
 var prepareOnce sync.Once
@@ -127,7 +138,8 @@ func NewStandalone(o Options) (*glide.Client, error) {
 	cfg := config.NewClientConfiguration().
 		WithUseTLS(o.UseTLS()).
 		WithRequestTimeout(o.timeout()).
-		WithLazyConnect(true)
+		WithLazyConnect(true).
+		WithAdvancedConfiguration(config.NewAdvancedClientConfiguration().WithConnectionTimeout(o.connectTimeout()))
 	for _, n := range ns {
 		cfg.WithAddress(n)
 	}
@@ -150,7 +162,8 @@ func NewCluster(o Options) (*glide.ClusterClient, error) {
 	cfg := config.NewClusterClientConfiguration().
 		WithUseTLS(o.UseTLS()).
 		WithRequestTimeout(o.timeout()).
-		WithLazyConnect(true)
+		WithLazyConnect(true).
+		WithAdvancedConfiguration(config.NewAdvancedClusterClientConfiguration().WithConnectionTimeout(o.connectTimeout()))
 	for _, n := range ns {
 		cfg.WithAddress(n)
 	}
@@ -194,6 +207,13 @@ func Classify(err error) Kind {
 		return Connection
 	case errors.As(err, &cl):
 		return Closed
+	}
+	// Lazy connection failures come back as plain errors.
+	msg := err.Error()
+	for _, s := range []string{"connect failed", "IoError", "Connection refused", "broken pipe", "connection reset"} {
+		if strings.Contains(msg, s) {
+			return Connection
+		}
 	}
 	return Server
 }
