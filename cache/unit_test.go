@@ -293,7 +293,11 @@ func TestRetryConnectionErrors(t *testing.T) {
 
 	// Retries stop at the ctx deadline.
 	fails.Store(1000)
-	c2 := newTest(t, f, func(o *Options) { o.RetryBaseDelay = 20 * time.Millisecond; o.MaxRetries = 10; o.RequestTimeout = time.Hour })
+	c2 := newTest(t, f, func(o *Options) {
+		o.RetryBaseDelay = 20 * time.Millisecond
+		o.MaxRetries = 10
+		o.RequestTimeout = time.Hour
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
