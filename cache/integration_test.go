@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tablekit/tablekit/cache"
 	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/internal/glidex"
 	"github.com/tablekit/tablekit/internal/testenv"
 )
 
@@ -38,7 +39,7 @@ func newCache(t *testing.T, addrs []string, cluster bool, optFns ...func(*cache.
 	t.Helper()
 	o := cache.Options{
 		AppID: testenv.UniqueName("tk"), Env: "test", Service: "cache",
-		Addresses: addrs, Cluster: cluster, DisableTLS: true, RequestTimeout: time.Second,
+		Addresses: addrs, Cluster: cluster, DisableTLS: true, RequestTimeout: 3 * time.Second,
 	}
 	c, err := cache.New(o, optFns...)
 	if err != nil {
@@ -615,6 +616,28 @@ func TestFailOpenWhenRedisStops(t *testing.T) {
 	}
 	if h := c.Health(ctx); !h.Healthy {
 		t.Fatalf("unhealthy after restart: %v", h.Err)
+	}
+
+	// A slow server (all clients paused on the private server) also fails
+	// open, within about one request timeout, and counts timeouts.
+	admin, err := glidex.NewStandalone(glidex.Options{Addresses: []string{srv.Addr}, DisableTLS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.CustomCommand(ctx, []string{"CLIENT", "PAUSE", "1500", "ALL"}); err != nil {
+		t.Fatal(err)
+	}
+	timeouts := c.Metrics().Timeouts
+	startSlow := time.Now()
+	if v, err := cache.GetOrLoad(ctx, c, "k2", time.Minute, load); err != nil || v != "fresh" {
+		t.Fatalf("slow server: %q, %v", v, err)
+	}
+	if d := time.Since(startSlow); d > time.Second {
+		t.Fatalf("fail-open read on a slow server took %v", d)
+	}
+	if c.Metrics().Timeouts <= timeouts {
+		t.Fatalf("timeouts not counted: %+v", c.Metrics())
 	}
 }
 
