@@ -73,8 +73,7 @@ type Options struct {
 	ConnectTimeout time.Duration
 
 	// Conn, if set, is used instead of a glide client built from the
-	// fields above (unit tests pass a fake). New does not take ownership:
-	// Close closes it all the same.
+	// fields above (unit tests pass a fake). Close closes it.
 	Conn Conn
 
 	// HashTags allows one well-formed {tag} per key, for callers that

@@ -52,10 +52,10 @@
 // seedkeys.go holds the seed key patterns and TTLs as typed helpers:
 // seed 000's query_projects, session_list and agent_list (3600 s, with
 // their invalidation rules) and seed 003's job:{jobId} hash (write-through,
-// 1 h), image:{eventId}:{style}:{platform} (7 days) and ai:event:{eventId}
-// (1 h). The image and AI entries are cached as JSON strings rather than
-// the hashes of seed 003: the AI entry holds lists, which a flat hash
-// cannot, and one codec keeps GetOrLoad uniform.
+// 1 h), image:{eventId}:{style}:{platform} (hash, cache-aside through
+// [Cache.GetOrLoadHash], 7 days) and ai:event:{eventId} (1 h). The AI
+// entry is cached as a JSON string rather than seed 003's hash: it holds
+// lists, which a flat hash cannot.
 //
 // # Errors
 //

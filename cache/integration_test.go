@@ -487,6 +487,9 @@ func TestSeedHelpers(t *testing.T) {
 		if ttl, _ := c.TTL(ctx, "image:evt-draft-12345:SIMPLE:INSTAGRAM"); loads != 1 || ttl < 7*24*time.Hour-time.Minute {
 			t.Fatalf("image loads %d ttl %v", loads, ttl)
 		}
+		if h, err := c.HGetAll(ctx, "image:evt-draft-12345:SIMPLE:INSTAGRAM"); err != nil || h["imageUrl"] != img.ImageURL || h["platform"] != "INSTAGRAM" {
+			t.Fatalf("image is not a hash: %v, %v", h, err)
+		}
 
 		// Seed 003 ai:event:{eventId}, 1 h.
 		ai := cache.AIEventData{EventID: "evt-draft-12345", RecommendedStyles: []string{"SIMPLE", "TRENDY"},
@@ -661,4 +664,68 @@ func TestTLSOnByDefault(t *testing.T) {
 	if h := c.Health(context.Background()); h.Healthy {
 		t.Fatalf("healthy over TLS to a plain server")
 	}
+}
+
+// The hash flavour keeps the stampede and invalidation guarantees.
+func TestGetOrLoadHash(t *testing.T) {
+	eachMode(t, func(t *testing.T, c *cache.Cache) {
+		ctx := context.Background()
+		var loads atomic.Int64
+		var wg sync.WaitGroup
+		for i := 0; i < 100; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				h, err := c.GetOrLoadHash(ctx, "h:1", time.Minute, func(context.Context) (map[string]string, error) {
+					loads.Add(1)
+					time.Sleep(50 * time.Millisecond)
+					return map[string]string{"a": "1"}, nil
+				})
+				if err != nil || h["a"] != "1" {
+					t.Errorf("GetOrLoadHash = %v, %v", h, err)
+				}
+			}()
+		}
+		wg.Wait()
+		if loads.Load() != 1 {
+			t.Fatalf("loader ran %d times", loads.Load())
+		}
+
+		started, release := make(chan struct{}), make(chan struct{})
+		go func() {
+			_, _ = c.GetOrLoadHash(ctx, "h:2", time.Minute, func(context.Context) (map[string]string, error) {
+				close(started)
+				<-release
+				return map[string]string{"v": "old"}, nil
+			})
+		}()
+		<-started
+		if err := c.Invalidate(ctx, "h:2"); err != nil {
+			t.Fatal(err)
+		}
+		close(release)
+		deadline := time.Now().Add(5 * time.Second)
+		for c.Metrics().StaleSkipped == 0 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		h, err := c.GetOrLoadHash(ctx, "h:2", time.Minute, func(context.Context) (map[string]string, error) {
+			return map[string]string{"v": "new"}, nil
+		})
+		if err != nil || h["v"] != "new" {
+			t.Fatalf("after invalidation: %v, %v", h, err)
+		}
+
+		neg := func(o *cache.LoadOptions) { o.NegativeTTL = time.Minute }
+		for i := 0; i < 2; i++ {
+			if _, err := c.GetOrLoadHash(ctx, "h:3", time.Minute, func(context.Context) (map[string]string, error) {
+				loads.Add(1)
+				return nil, entity.ErrNotFound
+			}, neg); !errors.Is(err, entity.ErrNotFound) {
+				t.Fatalf("negative: %v", err)
+			}
+		}
+		if loads.Load() != 2 {
+			t.Fatalf("negative hash entry not cached: %d loads", loads.Load())
+		}
+	})
 }

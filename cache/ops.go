@@ -84,8 +84,7 @@ if tonumber(ARGV[1]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return 1`)
 
 // HSetAll sets the fields of the hash at key (others are kept) and, if
-// ttl > 0, its expiry, atomically. An empty fields map is ErrInvalidKey's
-// sibling ErrInvalidOptions.
+// ttl > 0, its expiry, atomically. An empty fields map is ErrInvalidOptions.
 func (c *Cache) HSetAll(ctx context.Context, key string, fields map[string]string, ttl time.Duration) error {
 	if len(fields) == 0 {
 		return fmt.Errorf("%w: HSetAll without fields", ErrInvalidOptions)

@@ -19,8 +19,8 @@ import (
 // Seed 003 (content service, Redis section):
 //
 //	job:{jobId}                             hash, write-through, 1 h
-//	image:{eventId}:{style}:{platform}      cache-aside, 7 days
-//	ai:event:{eventId}                      cache-aside, 1 h
+//	image:{eventId}:{style}:{platform}      hash, cache-aside, 7 days
+//	ai:event:{eventId}                      JSON string, cache-aside, 1 h (it holds lists, which a flat hash cannot)
 const (
 	ListTTL    = 3600 * time.Second
 	JobTTL     = time.Hour
@@ -166,11 +166,40 @@ type ImageData struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
-// GetImage is seed 003's cache-aside image lookup: image:{eventId}:{style}:{platform}
-// for 7 days, load on a miss. The value is stored as JSON. Errors as [GetOrLoad].
+func (d ImageData) fields() map[string]string {
+	return map[string]string{
+		"eventId": d.EventID, "style": d.Style, "platform": d.Platform,
+		"imageUrl": d.ImageURL, "prompt": d.Prompt, "createdAt": d.CreatedAt.UTC().Format(time.RFC3339Nano),
+	}
+}
+
+func imageFromFields(m map[string]string) (ImageData, error) {
+	d := ImageData{EventID: m["eventId"], Style: m["style"], Platform: m["platform"],
+		ImageURL: m["imageUrl"], Prompt: m["prompt"]}
+	var err error
+	if d.CreatedAt, err = time.Parse(time.RFC3339Nano, m["createdAt"]); err != nil {
+		return ImageData{}, fmt.Errorf("cache: image hash: createdAt: %w", err)
+	}
+	return d, nil
+}
+
+// GetImage is seed 003's cache-aside image lookup: the hash
+// image:{eventId}:{style}:{platform}, kept 7 days, loaded on a miss.
+// Errors as [Cache.GetOrLoadHash].
 func (c *Cache) GetImage(ctx context.Context, eventID, style, platform string,
 	load func(context.Context) (ImageData, error)) (ImageData, error) {
-	return GetOrLoad(ctx, c, ImageKey(eventID, style, platform), ImageTTL, load)
+	h, err := c.GetOrLoadHash(ctx, ImageKey(eventID, style, platform), ImageTTL,
+		func(ctx context.Context) (map[string]string, error) {
+			d, err := load(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return d.fields(), nil
+		})
+	if err != nil {
+		return ImageData{}, err
+	}
+	return imageFromFields(h)
 }
 
 // AIEventData is seed 003's RedisAIEventData.
