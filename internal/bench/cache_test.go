@@ -15,7 +15,7 @@ import (
 	"github.com/tablekit/tablekit/internal/testenv"
 )
 
-func benchCache(b *testing.B) *cache.Cache {
+func benchCache(b testing.TB) *cache.Cache {
 	b.Helper()
 	c, err := cache.New(cache.Options{AppID: testenv.UniqueName("bench"), Env: "test", Service: "cache",
 		Addresses: []string{testenv.ValkeyAddr(b)}, DisableTLS: true, RequestTimeout: time.Second})
