@@ -188,6 +188,13 @@ const (
 	Server                 // the server answered with an error (WRONGTYPE, script error, ...)
 )
 
+var connectionMessages = []string{
+	"connect failed", "Failed to connect", "Failed to create initial connections",
+	"Connection in recovery", "Connection dropped", "Connection not found", "No available connections",
+	"Connection timeout", "IoError", "IO error", "connection error", "Connection refused",
+	"broken pipe", "connection reset", "CLUSTERDOWN",
+}
+
 // Classify sorts err into a [Kind].
 func Classify(err error) Kind {
 	if err == nil {
@@ -208,9 +215,10 @@ func Classify(err error) Kind {
 	case errors.As(err, &cl):
 		return Closed
 	}
-	// Lazy connection failures come back as plain errors.
+	// Connection failures found by glide's core (lazy connects, a cluster
+	// node in recovery) come back as plain errors; recognise them by text.
 	msg := err.Error()
-	for _, s := range []string{"connect failed", "IoError", "Connection refused", "broken pipe", "connection reset"} {
+	for _, s := range connectionMessages {
 		if strings.Contains(msg, s) {
 			return Connection
 		}

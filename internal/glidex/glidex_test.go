@@ -101,6 +101,8 @@ func TestClassify(t *testing.T) {
 		{glide.NewConnectionError("c"), glidex.Connection},
 		{glide.NewDisconnectError("d"), glidex.Connection},
 		{errors.New("Standalone connect failed - IoError: x"), glidex.Connection},
+		{errors.New("Connection in recovery- ClientError"), glidex.Connection},
+		{errors.New("CLUSTERDOWN Hash slot not served"), glidex.Connection},
 		{glide.NewClosingError("closed"), glidex.Closed},
 		{errors.New("WRONGTYPE Operation against a key"), glidex.Server},
 	} {
