@@ -293,7 +293,11 @@ redis.call('PEXPIRE', KEYS[2], ARGV[1])
 return 1`)
 
 // registerScript tracks a token in the user's sorted set and evicts the
-// oldest beyond the limit. ARGV: token, login score (µs), limit (0: none),
+// oldest beyond the limit. Seed 002 evicts set_members()[0] of a plain
+// set, but a Redis set has no order: its "first" member is arbitrary, not
+// the oldest session. Here the score is the login time, so rank 0 is
+// truly the oldest login, and the check and eviction are one atomic step
+// however many logins of the user race. ARGV: token, login score (µs), limit (0: none),
 // prune-before score, set ttl ms. The score is bumped past the newest
 // entry so that the new session is never older than an existing one.
 // Returns the evicted tokens.
