@@ -144,11 +144,11 @@ var stdImports = []struct{ name, path string }{
 
 func (p *pkg) render(sf *srcFile) ([]byte, error) {
 	data := struct {
-		Source   string
-		Package  string
+		Source     string
+		Package    string
 		StdImports []string
 		Imports    []string
-		Entities []*entityView
+		Entities   []*entityView
 	}{Source: filepath.Base(sf.path), Package: p.name}
 	for _, e := range sf.entities {
 		data.Entities = append(data.Entities, e.view())

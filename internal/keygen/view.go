@@ -22,13 +22,13 @@ type entityView struct {
 
 type keyView struct {
 	*Key
-	Entity, Public, Private, FromItem                     string
-	Const, HasFields, Exported                            bool
-	Params, Args, Size, PrefixConst                       string
-	ParseResults, ZeroResults, Results, Sources, Member   string
-	BuildLines, ScanLines, FromItemLines                  []string
-	Prefixes                                              []prefixView
-	fields                                                []*Field
+	Entity, Public, Private, FromItem                   string
+	Const, HasFields, Exported                          bool
+	Params, Args, Size, PrefixConst                     string
+	ParseResults, ZeroResults, Results, Sources, Member string
+	BuildLines, ScanLines, FromItemLines                []string
+	Prefixes                                            []prefixView
+	fields                                              []*Field
 }
 
 type prefixView struct {

@@ -41,7 +41,9 @@ type AttrError struct {
 	Err  error
 }
 
-func (e *AttrError) Error() string { return "codec: attribute " + strconv.Quote(e.Attr) + ": " + e.Err.Error() }
+func (e *AttrError) Error() string {
+	return "codec: attribute " + strconv.Quote(e.Attr) + ": " + e.Err.Error()
+}
 
 // Unwrap returns e.Err.
 func (e *AttrError) Unwrap() error { return e.Err }
