@@ -125,9 +125,17 @@ func (k *Key) fields() []*Field {
 	return out
 }
 
-// errorf formats a generation error with its position.
+// Error is a generation error: a declaration keygen cannot accept.
+type Error struct {
+	Pos token.Position
+	Msg string
+}
+
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// errorf returns an *Error at pos.
 func errorf(pos token.Position, format string, args ...any) error {
-	return fmt.Errorf("%s: %s", pos, fmt.Sprintf(format, args...))
+	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
 }
 
 func loadPackage(dir string) (*pkg, error) {

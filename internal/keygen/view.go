@@ -605,9 +605,12 @@ func (e *Entity) marshal(v *entityView, field func(*Field) string) {
 		group := v.Keys[i:j]
 		i = j
 		sparse := group[0].Sparse
-		var errs, assign []string
 		if group[0].Index != "" {
-			w("", "// Index "+group[0].Index+".")
+			if sparse {
+				w("", "// Index "+group[0].Index+" (sparse: a key whose fields are empty is left out).")
+			} else {
+				w("", "// Index "+group[0].Index+".")
+			}
 		}
 		for _, kv := range group {
 			if kv.TypeAttr {
@@ -617,7 +620,7 @@ func (e *Entity) marshal(v *entityView, field func(*Field) string) {
 			if kv.Const {
 				members = append(members, kv.Member+" types.AttributeValueMemberS")
 				count++
-				assign = append(assign, "v."+kv.Member+".Value = "+kv.Public, "item["+q+"] = &v."+kv.Member)
+				w("v."+kv.Member+".Value = "+kv.Public, "item["+q+"] = &v."+kv.Member)
 				continue
 			}
 			keySegs = append(keySegs, kv.Segs...)
@@ -626,46 +629,27 @@ func (e *Entity) marshal(v *entityView, field func(*Field) string) {
 				a = append(a, field(f))
 			}
 			callExpr := kv.Private + "(&b, " + strings.Join(a, ", ") + ")"
-			if !sparse {
-				if kv.FieldAttr != nil {
-					w("if _, err = "+callExpr+"; err != nil {", "return nil, err", "}")
-					continue
-				}
+			switch {
+			case kv.FieldAttr != nil && sparse:
+				// The field writes it; nothing to check.
+			case kv.FieldAttr != nil:
+				w("if _, err = "+callExpr+"; err != nil {", "return nil, err", "}")
+			case sparse:
+				members = append(members, kv.Member+" types.AttributeValueMemberS")
+				count++
+				w("if key, err := "+callExpr+"; err == nil {",
+					"v."+kv.Member+".Value = key",
+					"item["+q+"] = &v."+kv.Member,
+					"} else if !errors.Is(err, keys.ErrMissingField) {",
+					"return nil, err",
+					"}")
+			default:
 				members = append(members, kv.Member+" types.AttributeValueMemberS")
 				count++
 				w("if v."+kv.Member+".Value, err = "+callExpr+"; err != nil {", "return nil, err", "}",
 					"item["+q+"] = &v."+kv.Member)
-				continue
 			}
-			name := kv.Member
-			errName := "err" + strings.TrimPrefix(kv.Member, "k")
-			errs = append(errs, errName)
-			if kv.FieldAttr != nil {
-				w("_, " + errName + " := " + callExpr)
-				continue
-			}
-			members = append(members, kv.Member+" types.AttributeValueMemberS")
-			count++
-			w(name + ", " + errName + " := " + callExpr)
-			assign = append(assign, "v."+kv.Member+".Value = "+name, "item["+q+"] = &v."+kv.Member)
 		}
-		if !sparse || len(errs) == 0 {
-			w(assign...)
-			continue
-		}
-		w("present, err := codec.Sparse("+strings.Join(errs, ", ")+")", "if err != nil {", "return nil, err", "}")
-		if len(assign) > 0 {
-			w("if present {")
-			w(assign...)
-			w("}")
-		}
-		// Scope the sparse group's names.
-		start := len(body) - 1
-		for start >= 0 && body[start] != "// Index "+group[0].Index+"." {
-			start--
-		}
-		body = append(body[:start+1], append([]string{"{"}, body[start+1:]...)...)
-		w("}")
 	}
 
 	// Fields.

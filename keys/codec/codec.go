@@ -359,21 +359,3 @@ func (b *Buffer) Time(attr string, t time.Time, f keys.TimeFormat) (string, erro
 	}
 	return b.take(start), nil
 }
-
-// Sparse reports whether every key of a sparse index could be built
-// (present), given the errors of its key builders: nil errors mean
-// present; errors that all wrap keys.ErrMissingField mean absent, which is
-// not an error; any other error is returned.
-func Sparse(errs ...error) (present bool, err error) {
-	present = true
-	for _, e := range errs {
-		if e == nil {
-			continue
-		}
-		present = false
-		if !errors.Is(e, keys.ErrMissingField) {
-			return false, e
-		}
-	}
-	return present, nil
-}

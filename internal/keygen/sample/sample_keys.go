@@ -4,6 +4,7 @@
 package sample
 
 import (
+	"errors"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -1041,20 +1042,18 @@ func (p *Request) MarshalItem() (map[string]types.AttributeValue, error) {
 	v.k1.Value = RequestSK
 	item["SK"] = &v.k1
 
-	// Index GSI2.
-	{
-		k2, err2 := buildRequestGSI2PK(&b, p.EventID)
-		k3, err3 := buildRequestGSI2SK(&b, p.QueuedAt, p.RequestID)
-		present, err := codec.Sparse(err2, err3)
-		if err != nil {
-			return nil, err
-		}
-		if present {
-			v.k2.Value = k2
-			item["GSI2PK"] = &v.k2
-			v.k3.Value = k3
-			item["GSI2SK"] = &v.k3
-		}
+	// Index GSI2 (sparse: a key whose fields are empty is left out).
+	if key, err := buildRequestGSI2PK(&b, p.EventID); err == nil {
+		v.k2.Value = key
+		item["GSI2PK"] = &v.k2
+	} else if !errors.Is(err, keys.ErrMissingField) {
+		return nil, err
+	}
+	if key, err := buildRequestGSI2SK(&b, p.QueuedAt, p.RequestID); err == nil {
+		v.k3.Value = key
+		item["GSI2SK"] = &v.k3
+	} else if !errors.Is(err, keys.ErrMissingField) {
+		return nil, err
 	}
 
 	// Index Type_CreatedAt.
