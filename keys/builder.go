@@ -26,6 +26,14 @@ func NewBuilder(size int) Builder {
 	return Builder{max: MaxPartitionKeyLen, buf: make([]byte, 0, size)}
 }
 
+// BuilderOn returns a Builder that appends to buf[len(buf):], in its spare
+// capacity while it lasts, ready for a key of at most MaxPartitionKeyLen
+// bytes. Generated code passes an array that lives in the same allocation
+// as the item's attribute values.
+func BuilderOn(buf []byte) Builder {
+	return Builder{max: MaxPartitionKeyLen, buf: buf, start: len(buf)}
+}
+
 // Reset starts a new key for the given template layout (used in errors)
 // and size limit in bytes (0 means [MaxPartitionKeyLen]). Keys already
 // returned by [Builder.Key] stay valid.

@@ -582,6 +582,10 @@ func memberType(f *Field) string {
 			return "types.AttributeValueMemberS"
 		}
 		return "types.AttributeValueMemberN"
+	case kindStrings:
+		if !f.Set {
+			return "types.AttributeValueMemberL"
+		}
 	}
 	return ""
 }
@@ -689,6 +693,13 @@ func (e *Entity) marshal(v *entityView, field func(*Field) string) {
 			}
 		case f.Kind == kindString || f.Kind == kindBool:
 			w(m + ".Value = " + f.base(x))
+		case f.Kind == kindStrings:
+			// A nil list is absent; an empty one is an empty L.
+			if len(open) == 0 {
+				open = []string{"if " + x + " != nil {"}
+				w(open...)
+			}
+			w(m + ".Value = codec.StringValues(" + f.base(x) + ")")
 		case f.Kind == kindInt:
 			bufSize += 20
 			w(m + ".Value = buf.Int(" + f.base(x) + ")")
@@ -716,18 +727,33 @@ func (e *Entity) marshal(v *entityView, field func(*Field) string) {
 
 	text := strings.Join(body, "\n")
 	decl := []string{"var ("}
+	decl = append(decl, "v = new("+v.Lower+"Values)")
 	if strings.Contains(text, "(&b,") {
-		decl = append(decl, "b = keys.NewBuilder("+sizeExpr(keySegs, field)+")")
+		// Room for the keys in the values' own allocation: the literal
+		// text, the fixed-width fields, and 32 bytes per string field
+		// (a longer key costs one more allocation).
+		n := 0
+		for _, s := range keySegs {
+			if s.Field == nil {
+				n += len(s.Lit)
+			} else if s.Field.Kind == kindString {
+				n += 32
+			} else {
+				n += s.sizeConst()
+			}
+		}
+		members = append(members, "keyBuf ["+strconv.Itoa(n)+"]byte")
+		decl = append(decl, "b = keys.BuilderOn(v.keyBuf[:0])")
 	}
 	if strings.Contains(text, "buf.") {
-		decl = append(decl, "buf = codec.NewBuffer("+strconv.Itoa(bufSize)+")")
+		members = append(members, "numBuf ["+strconv.Itoa(bufSize)+"]byte")
+		decl = append(decl, "buf = codec.BufferOn(v.numBuf[:0])")
 	}
-	decl = append(decl, "v = new("+v.Lower+"Values)",
-		"item = make(map[string]types.AttributeValue, "+strconv.Itoa(count)+")")
+	decl = append(decl, "item = make(map[string]types.AttributeValue, "+strconv.Itoa(count)+")")
 	if usesAV {
 		decl = append(decl, "av types.AttributeValue")
 	}
-	if strings.Contains(text, "err =") || strings.Contains(text, "err = ") {
+	if strings.Contains(text, "err =") {
 		decl = append(decl, "err error")
 	}
 	decl = append(decl, ")")

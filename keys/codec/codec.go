@@ -285,13 +285,18 @@ func StringList(v []string) types.AttributeValue {
 	if v == nil {
 		return nil
 	}
+	return &types.AttributeValueMemberL{Value: StringValues(v)}
+}
+
+// StringValues returns the S values of a list of strings, for an L.
+func StringValues(v []string) []types.AttributeValue {
 	members := make([]types.AttributeValueMemberS, len(v))
 	list := make([]types.AttributeValue, len(v))
 	for i, s := range v {
 		members[i].Value = s
 		list[i] = &members[i]
 	}
-	return &types.AttributeValueMemberL{Value: list}
+	return list
 }
 
 // StringSet returns an SS, or nil (absent) for an empty slice: DynamoDB
@@ -328,6 +333,10 @@ type Buffer struct {
 
 // NewBuffer returns a Buffer with room for size bytes.
 func NewBuffer(size int) Buffer { return Buffer{buf: make([]byte, 0, size)} }
+
+// BufferOn returns a Buffer that appends to buf[len(buf):], in its spare
+// capacity while it lasts.
+func BufferOn(buf []byte) Buffer { return Buffer{buf: buf} }
 
 func (b *Buffer) take(start int) string {
 	if len(b.buf) == start {

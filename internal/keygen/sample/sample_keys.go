@@ -358,14 +358,16 @@ type artifactValues struct {
 	UserID     types.AttributeValueMemberS
 	ProjectID  types.AttributeValueMemberS
 	CreatedAt  types.AttributeValueMemberS
+	keyBuf     [202]byte
+	numBuf     [24]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Artifact) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(74 + len(p.ArtifactID) + len(p.UserID) + len(p.UserID) + len(p.ProjectID))
-		buf  = codec.NewBuffer(24)
 		v    = new(artifactValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 11)
 		err  error
 	)
@@ -628,14 +630,16 @@ type segmentValues struct {
 	WorkflowID types.AttributeValueMemberS
 	Index      types.AttributeValueMemberN
 	Text       types.AttributeValueMemberS
+	keyBuf     [46]byte
+	numBuf     [20]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Segment) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(14 + len(p.WorkflowID))
-		buf  = codec.NewBuffer(20)
 		v    = new(segmentValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 6)
 		err  error
 	)
@@ -1022,14 +1026,16 @@ type requestValues struct {
 	UpdatedAt types.AttributeValueMemberS
 	Version   types.AttributeValueMemberN
 	ExpiresAt types.AttributeValueMemberN
+	keyBuf    [159]byte
+	numBuf    [114]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Request) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(63 + len(p.RequestID) + len(p.EventID) + len(p.RequestID))
-		buf  = codec.NewBuffer(114)
 		v    = new(requestValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 13)
 		err  error
 	)
@@ -1824,6 +1830,7 @@ type kitchenValues struct {
 	U64       types.AttributeValueMemberN
 	At        types.AttributeValueMemberS
 	AtMs      types.AttributeValueMemberN
+	List      types.AttributeValueMemberL
 	Status    types.AttributeValueMemberS
 	Count     types.AttributeValueMemberN
 	OptString types.AttributeValueMemberS
@@ -1831,14 +1838,16 @@ type kitchenValues struct {
 	OptTime   types.AttributeValueMemberS
 	OptStatus types.AttributeValueMemberS
 	Renamed   types.AttributeValueMemberS
+	keyBuf    [81]byte
+	numBuf    [308]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Kitchen) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(49 + len(p.ID))
-		buf  = codec.NewBuffer(308)
 		v    = new(kitchenValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 34)
 		av   types.AttributeValue
 		err  error
@@ -1903,8 +1912,9 @@ func (p *Kitchen) MarshalItem() (map[string]types.AttributeValue, error) {
 	if len(p.Blob) != 0 {
 		item["blob"] = &types.AttributeValueMemberB{Value: p.Blob}
 	}
-	if av = codec.StringList(p.List); av != nil {
-		item["list"] = av
+	if p.List != nil {
+		v.List.Value = codec.StringValues(p.List)
+		item["list"] = &v.List
 	}
 	if av = codec.StringSet(p.Set); av != nil {
 		item["set"] = av
