@@ -290,14 +290,29 @@ func StringList(v []string) types.AttributeValue {
 
 // StringValues returns the S values of a list of strings, for an L.
 func StringValues(v []string) []types.AttributeValue {
-	members := make([]types.AttributeValueMemberS, len(v))
-	list := make([]types.AttributeValue, len(v))
+	var (
+		members []types.AttributeValueMemberS
+		list    []types.AttributeValue
+	)
+	if len(v) <= smallList {
+		// One allocation for a short list, the common case of tags.
+		both := new(struct {
+			list    [smallList]types.AttributeValue
+			members [smallList]types.AttributeValueMemberS
+		})
+		members, list = both.members[:len(v)], both.list[:len(v):len(v)]
+	} else {
+		members = make([]types.AttributeValueMemberS, len(v))
+		list = make([]types.AttributeValue, len(v))
+	}
 	for i, s := range v {
 		members[i].Value = s
 		list[i] = &members[i]
 	}
 	return list
 }
+
+const smallList = 4
 
 // StringSet returns an SS, or nil (absent) for an empty slice: DynamoDB
 // has no empty set.
