@@ -139,7 +139,7 @@ func (f *Field) encode(x string) (string, bool) {
 		}
 		return fmt.Sprintf("codec.TimeString(%s, %s, %s)", q, f.base(x), f.TimeFmt), true
 	case kindBytes:
-		return "&types.AttributeValueMemberB{Value: " + f.base(x) + "}", false
+		return "codec.Binary(" + f.base(x) + ")", false
 	case kindStrings:
 		if f.Set {
 			return "codec.StringSet(" + f.base(x) + ")", false
@@ -686,8 +686,6 @@ func (e *Entity) marshal(v *entityView, field func(*Field) string) {
 					break
 				}
 				w("if av != nil {", "item["+q+"] = av", "}")
-			} else if f.Kind == kindBytes {
-				w("item[" + q + "] = " + expr)
 			} else {
 				w("if av = "+expr+"; av != nil {", "item["+q+"] = av", "}")
 			}

@@ -314,6 +314,14 @@ func StringValues(v []string) []types.AttributeValue {
 
 const smallList = 4
 
+// Binary returns a B of v, or nil (absent) for a nil slice.
+func Binary(v []byte) types.AttributeValue {
+	if v == nil {
+		return nil
+	}
+	return &types.AttributeValueMemberB{Value: v}
+}
+
 // StringSet returns an SS, or nil (absent) for an empty slice: DynamoDB
 // has no empty set.
 func StringSet(v []string) types.AttributeValue {

@@ -66,7 +66,7 @@
 //	CORP#INFO                        a constant key
 //	{CreatedAt}                      a bare field: a copy of its string form
 //
-// Fields in templates must be of kind string, integer (any size) or
+// Fields in templates must not be pointers, and must be of kind string, integer (any size) or
 // time.Time with a string format (iso, isosec, isonano), or named types of
 // these. Strings are escaped by [keys.AppendEscaped] ('#' and '%' become
 // %23 and %25, anything else is kept byte for byte, case included);
@@ -83,14 +83,16 @@
 // # Field tags
 //
 // Every exported field is an attribute, named by the field name unless a
-// `ddb:"name,options"` tag says otherwise. `ddb:"-"` skips the field.
+// `ddb:"name,options"` tag says otherwise. `ddb:"-"` skips the field;
+// unexported fields are skipped too. Embedded fields are not supported.
 // Options, comma-separated:
 //
 //	omitempty   leave the attribute out when the value is the zero value,
 //	            an empty slice/map, or a nil pointer
 //	set         []string (or a named type of it) as a string set (SS);
 //	            an empty set is always omitted (DynamoDB has no empty set).
-//	            Default: a list (L) of strings
+//	            Default: a list (L) of strings; a nil slice is omitted, an
+//	            empty one written as an empty list
 //	iso         time.Time as "2006-01-02T15:04:05.000Z" (UTC, fixed-width
 //	            milliseconds; sorts as a string). The default for times
 //	isosec      time.Time as "2006-01-02T15:04:05Z" (UTC, seconds)
@@ -105,16 +107,24 @@
 //	            integer of epoch seconds
 //	av          force the attributevalue.Marshaler/Unmarshaler fallback
 //
+// omitempty has no effect on a type encoded through the fallback (use a
+// pointer to make it optional). A nil []byte or map is always omitted.
+//
 // Supported Go types: string, bool, int, int8..int64, uint, uint8..uint64,
 // float32, float64, time.Time, []byte (B), []string (L or SS),
-// map[string]string (M of S), a pointer to any of these (nil = absent),
-// and named types defined in the same package whose underlying type is
-// one of these. Any other type (a named type of another package, a struct)
-// is encoded through its MarshalDynamoDBAttributeValue method and decoded
-// through (*T).UnmarshalDynamoDBAttributeValue, the attributevalue.Marshaler
-// and attributevalue.Unmarshaler interfaces; the build fails if it lacks them.
+// map[string]string (M of S), a pointer to any of these but the slices and
+// the map (nil = absent), and named types defined in the same package
+// whose underlying type is one of these (unless the package gives the type
+// a MarshalDynamoDBAttributeValue method). Any other type (a named type of
+// another package, a struct) is encoded through its
+// MarshalDynamoDBAttributeValue method and decoded through
+// (*T).UnmarshalDynamoDBAttributeValue, the attributevalue.Marshaler and
+// attributevalue.Unmarshaler interfaces; the build fails if it lacks them.
 //
-// Decoding ignores unknown attributes and a NULL attribute; an attribute of
+// Decoding accepts a string list as L or SS, and a time in any RFC 3339
+// form whatever the field's format (so items written by other tools
+// decode); the encoder always writes the field's own format. Decoding
+// ignores unknown attributes and a NULL attribute; an attribute of
 // the wrong DynamoDB type, a number that does not fit, or a malformed time
 // is a *codec.AttrError naming the attribute (errors.Is codec.ErrType for a
 // type mismatch).
@@ -164,7 +174,8 @@
 //	    The entity.Item implementation. MarshalItem writes Type, every
 //	    attribute field and every key attribute (sparse index keys whose
 //	    fields are empty are left out, each on its own); UnmarshalItem reads the fields back
-//	    (key attributes and Type are not read). Schema.Keys lists the
+//	    (after resetting *p; key attributes and Type are not read).
+//	    Schema.Keys lists the
 //	    primary key attributes first, then each index's in declaration
 //	    order; Schema.Attrs lists "Type" and every field attribute that is
 //	    not also a key attribute; VersionAttr, CreatedAttr, UpdatedAttr

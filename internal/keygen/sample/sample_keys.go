@@ -1659,7 +1659,7 @@ var KitchenBlob = entity.Field[Kitchen, []byte]{
 		if len(v) == 0 {
 			return nil, nil
 		}
-		return &types.AttributeValueMemberB{Value: v}, nil
+		return codec.Binary(v), nil
 	},
 }
 
@@ -1910,7 +1910,9 @@ func (p *Kitchen) MarshalItem() (map[string]types.AttributeValue, error) {
 	v.AtMs.Value = buf.Int(p.AtMs.UnixMilli())
 	item["atMs"] = &v.AtMs
 	if len(p.Blob) != 0 {
-		item["blob"] = &types.AttributeValueMemberB{Value: p.Blob}
+		if av = codec.Binary(p.Blob); av != nil {
+			item["blob"] = av
+		}
 	}
 	if p.List != nil {
 		v.List.Value = codec.StringValues(p.List)

@@ -369,3 +369,27 @@ func TestFieldDescriptors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzArtifactGSI2PK: the generated builder and parser round-trip.
+func FuzzArtifactGSI2PK(f *testing.F) {
+	f.Add("u001", "p001")
+	f.Add("a#b", "%23")
+	f.Add("", "p")
+	f.Fuzz(func(t *testing.T, user, project string) {
+		key, err := sample.ArtifactGSI2PK(user, project)
+		if err != nil {
+			if !errors.Is(err, keys.ErrMissingField) && !errors.Is(err, keys.ErrTooLarge) {
+				t.Fatalf("ArtifactGSI2PK(%q, %q): %v", user, project, err)
+			}
+			return
+		}
+		u, p, err := sample.ParseArtifactGSI2PK(key)
+		if err != nil || u != user || p != project {
+			t.Fatalf("Parse(%q) = %q, %q, %v", key, u, p, err)
+		}
+		prefix, err := sample.ArtifactGSI2PKPrefixByUserID(user)
+		if err != nil || !strings.HasPrefix(key, prefix) {
+			t.Fatalf("prefix %q of key %q: %v", prefix, key, err)
+		}
+	})
+}
