@@ -697,7 +697,11 @@ func (e *Entity) marshal(v *entityView, field func(*Field) string) {
 				open = []string{"if " + x + " != nil {"}
 				w(open...)
 			}
-			w(m + ".Value = codec.StringValues(" + f.base(x) + ")")
+			// Room for four strings in the values' own allocation.
+			w(m + ".Value = codec.StringValuesIn(v.list" + f.Name + "[:0], v.members" + f.Name + "[:0], " + f.base(x) + ")")
+			members = append(members,
+				"list"+f.Name+" [4]types.AttributeValue",
+				"members"+f.Name+" [4]types.AttributeValueMemberS")
 		case f.Kind == kindInt:
 			bufSize += 20
 			w(m + ".Value = buf.Int(" + f.base(x) + ")")

@@ -290,21 +290,26 @@ func StringList(v []string) types.AttributeValue {
 
 // StringValues returns the S values of a list of strings, for an L.
 func StringValues(v []string) []types.AttributeValue {
-	var (
-		members []types.AttributeValueMemberS
-		list    []types.AttributeValue
-	)
 	if len(v) <= smallList {
 		// One allocation for a short list, the common case of tags.
 		both := new(struct {
 			list    [smallList]types.AttributeValue
 			members [smallList]types.AttributeValueMemberS
 		})
-		members, list = both.members[:len(v)], both.list[:len(v):len(v)]
-	} else {
-		members = make([]types.AttributeValueMemberS, len(v))
-		list = make([]types.AttributeValue, len(v))
+		return StringValuesIn(both.list[:0], both.members[:0], v)
 	}
+	return StringValuesIn(nil, nil, v)
+}
+
+// StringValuesIn is StringValues using the spare capacity of list and
+// members when it suffices, so that generated code can keep short lists in
+// the item's own allocation.
+func StringValuesIn(list []types.AttributeValue, members []types.AttributeValueMemberS, v []string) []types.AttributeValue {
+	if cap(list) < len(v) || cap(members) < len(v) {
+		list = make([]types.AttributeValue, len(v))
+		members = make([]types.AttributeValueMemberS, len(v))
+	}
+	list, members = list[:len(v):len(v)], members[:len(v)]
 	for i, s := range v {
 		members[i].Value = s
 		list[i] = &members[i]

@@ -38,6 +38,7 @@ func PostPK(categoryID string) (string, error) {
 	return buildPostPK(&b, categoryID)
 }
 
+// buildPostPK appends the PK to b and returns it.
 func buildPostPK(b *keys.Builder, categoryID string) (string, error) {
 	b.Reset("CATEGORY#{CategoryID}", keys.MaxPartitionKeyLen)
 	b.Literal("CATEGORY#")
@@ -59,6 +60,7 @@ func ParsePostPK(key string) (categoryID string, err error) {
 	return categoryID, nil
 }
 
+// postPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func postPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var categoryID string
 	if av, ok := codec.Lookup(item, "categoryId"); ok {
@@ -80,6 +82,7 @@ func PostSK(id string) (string, error) {
 	return buildPostSK(&b, id)
 }
 
+// buildPostSK appends the SK to b and returns it.
 func buildPostSK(b *keys.Builder, id string) (string, error) {
 	b.Reset("POST#{ID}", keys.MaxSortKeyLen)
 	b.Literal("POST#")
@@ -101,6 +104,7 @@ func ParsePostSK(key string) (id string, err error) {
 	return id, nil
 }
 
+// postSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func postSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var id string
 	if av, ok := codec.Lookup(item, "id"); ok {
@@ -251,21 +255,23 @@ func (p *Post) PrimaryKey() (entity.Key, error) {
 // postValues holds the attribute values of one marshalled Post, so
 // that they cost one allocation together.
 type postValues struct {
-	typ        types.AttributeValueMemberS
-	k0         types.AttributeValueMemberS
-	k1         types.AttributeValueMemberS
-	ID         types.AttributeValueMemberS
-	CategoryID types.AttributeValueMemberS
-	AuthorID   types.AttributeValueMemberS
-	Title      types.AttributeValueMemberS
-	Contents   types.AttributeValueMemberS
-	CreatedAt  types.AttributeValueMemberS
-	UpdatedAt  types.AttributeValueMemberS
-	Tags       types.AttributeValueMemberL
-	Views      types.AttributeValueMemberN
-	Version    types.AttributeValueMemberN
-	keyBuf     [78]byte
-	numBuf     [88]byte
+	typ         types.AttributeValueMemberS
+	k0          types.AttributeValueMemberS
+	k1          types.AttributeValueMemberS
+	ID          types.AttributeValueMemberS
+	CategoryID  types.AttributeValueMemberS
+	AuthorID    types.AttributeValueMemberS
+	Title       types.AttributeValueMemberS
+	Contents    types.AttributeValueMemberS
+	CreatedAt   types.AttributeValueMemberS
+	UpdatedAt   types.AttributeValueMemberS
+	listTags    [4]types.AttributeValue
+	membersTags [4]types.AttributeValueMemberS
+	Tags        types.AttributeValueMemberL
+	Views       types.AttributeValueMemberN
+	Version     types.AttributeValueMemberN
+	keyBuf      [78]byte
+	numBuf      [88]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
@@ -307,7 +313,7 @@ func (p *Post) MarshalItem() (map[string]types.AttributeValue, error) {
 	}
 	item["UpdatedAt"] = &v.UpdatedAt
 	if p.Tags != nil {
-		v.Tags.Value = codec.StringValues(p.Tags)
+		v.Tags.Value = codec.StringValuesIn(v.listTags[:0], v.membersTags[:0], p.Tags)
 		item["tags"] = &v.Tags
 	}
 	v.Views.Value = buf.Int(int64(p.Views))
@@ -411,6 +417,7 @@ func ArtifactPK(artifactID string) (string, error) {
 	return buildArtifactPK(&b, artifactID)
 }
 
+// buildArtifactPK appends the PK to b and returns it.
 func buildArtifactPK(b *keys.Builder, artifactID string) (string, error) {
 	b.Reset("ART#{ArtifactID}", keys.MaxPartitionKeyLen)
 	b.Literal("ART#")
@@ -432,6 +439,7 @@ func ParseArtifactPK(key string) (artifactID string, err error) {
 	return artifactID, nil
 }
 
+// artifactPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func artifactPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var artifactID string
 	if av, ok := codec.Lookup(item, "artifact_id"); ok {
@@ -450,6 +458,7 @@ func artifactPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // ArtifactSK is the SK of every Artifact.
 const ArtifactSK = "META"
 
+// artifactSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func artifactSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return ArtifactSK, nil
 }
@@ -460,6 +469,7 @@ func ArtifactGSI2PK(userID string, projectID string) (string, error) {
 	return buildArtifactGSI2PK(&b, userID, projectID)
 }
 
+// buildArtifactGSI2PK appends the GSI2PK to b and returns it.
 func buildArtifactGSI2PK(b *keys.Builder, userID string, projectID string) (string, error) {
 	b.Reset("USR#{UserID}#PROJ#{ProjectID}#ART", keys.MaxPartitionKeyLen)
 	b.Literal("USR#")
@@ -497,6 +507,7 @@ func ParseArtifactGSI2PK(key string) (userID string, projectID string, err error
 	return userID, projectID, nil
 }
 
+// artifactGSI2PKFromItem computes the GSI2PK from item attributes (entity.KeyAttr.Build).
 func artifactGSI2PKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var userID string
 	if av, ok := codec.Lookup(item, "user_id"); ok {
@@ -528,6 +539,7 @@ func ArtifactGSI2SK(createdAt time.Time) (string, error) {
 	return buildArtifactGSI2SK(&b, createdAt)
 }
 
+// buildArtifactGSI2SK appends the GSI2SK to b and returns it.
 func buildArtifactGSI2SK(b *keys.Builder, createdAt time.Time) (string, error) {
 	b.Reset("{CreatedAt}", keys.MaxSortKeyLen)
 	b.Time("CreatedAt", createdAt, keys.TimeMillis)
@@ -544,6 +556,7 @@ func ParseArtifactGSI2SK(key string) (createdAt time.Time, err error) {
 	return createdAt, nil
 }
 
+// artifactGSI2SKFromItem computes the GSI2SK from item attributes (entity.KeyAttr.Build).
 func artifactGSI2SKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var createdAt time.Time
 	if av, ok := codec.Lookup(item, "created_at"); ok {
