@@ -29,7 +29,8 @@ func NewBuilder(size int) Builder {
 // BuilderOn returns a Builder that appends to buf[len(buf):], in its spare
 // capacity while it lasts, ready for a key of at most MaxPartitionKeyLen
 // bytes. Generated code passes an array that lives in the same allocation
-// as the item's attribute values.
+// as the item's attribute values. Keys point into buf's array: nothing else
+// may write to it past len(buf) while they are in use.
 func BuilderOn(buf []byte) Builder {
 	return Builder{max: MaxPartitionKeyLen, buf: buf, start: len(buf)}
 }

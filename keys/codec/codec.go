@@ -363,7 +363,8 @@ type Buffer struct {
 func NewBuffer(size int) Buffer { return Buffer{buf: make([]byte, 0, size)} }
 
 // BufferOn returns a Buffer that appends to buf[len(buf):], in its spare
-// capacity while it lasts.
+// capacity while it lasts. The strings point into buf's array: nothing
+// else may write to it past len(buf) while they are in use.
 func BufferOn(buf []byte) Buffer { return Buffer{buf: buf} }
 
 func (b *Buffer) take(start int) string {
