@@ -67,6 +67,17 @@ func (b *Builder) String(field, v string) {
 	b.buf = AppendEscaped(b.buf, v)
 }
 
+// Raw appends v unescaped; an empty v records an error wrapping
+// [ErrMissingField]. It serves a template that is one bare field, whose
+// key is a copy of the value.
+func (b *Builder) Raw(field, v string) {
+	if v == "" {
+		b.fail(field, ErrMissingField)
+		return
+	}
+	b.buf = append(b.buf, v...)
+}
+
 // Int appends v as by [AppendInt].
 func (b *Builder) Int(field string, v int64, width int) {
 	var err error
@@ -183,6 +194,21 @@ func (s *Scanner) String(field string) string {
 	if err != nil {
 		s.fail(field, err)
 	}
+	return v
+}
+
+// Raw consumes the rest of the key, unescaped: the value of a template that
+// is one bare field. An empty rest is an error wrapping [ErrMalformed].
+func (s *Scanner) Raw(field string) string {
+	if s.err != nil {
+		return ""
+	}
+	if s.rest == "" {
+		s.fail(field, ErrMalformed)
+		return ""
+	}
+	v := s.rest
+	s.rest = ""
 	return v
 }
 

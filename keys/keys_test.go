@@ -32,6 +32,7 @@ func TestTemplateBuildParse(t *testing.T) {
 		{"A#{V}", []any{"a#b%c"}, "A#a%23b%25c", []string{"a#b%c"}},
 		{"A#{V}", []any{"MiXeD Case é"}, "A#MiXeD Case é", []string{"MiXeD Case é"}},
 		{"{CreatedAt}", []any{at}, "2025-11-11T20:00:00.123Z", []string{"2025-11-11T20:00:00.123Z"}},
+		{"{ID}", []any{"a#b%"}, "a#b%", []string{"a#b%"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.layout, func(t *testing.T) {

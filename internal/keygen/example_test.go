@@ -15,5 +15,7 @@ func ExampleGenerate() {
 	for _, f := range files {
 		fmt.Println(filepath.ToSlash(f.Path), len(f.Content) > 0)
 	}
-	// Output: sample/sample_keys.go true
+	// Output:
+	// sample/more_keys.go true
+	// sample/sample_keys.go true
 }

@@ -23,7 +23,7 @@ type entityView struct {
 type keyView struct {
 	*Key
 	Entity, Public, Private, FromItem                   string
-	Const, HasFields, Exported                          bool
+	Const, HasFields, Exported, Dup                     bool
 	Params, Args, Size, PrefixConst                     string
 	ParseResults, ZeroResults, Results, Sources, Member string
 	BuildLines, ScanLines, FromItemLines                []string
@@ -42,10 +42,15 @@ type fieldView struct {
 	EncodeLines []string
 }
 
+// ident turns an attribute name into an exported identifier part:
+// "GSI1PK" stays, "authorId" becomes "AuthorId".
 func ident(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		if r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			if b.Len() == 0 && r >= 'a' && r <= 'z' {
+				r -= 'a' - 'A'
+			}
 			b.WriteRune(r)
 		}
 	}
@@ -238,6 +243,9 @@ func (s Seg) buildLine(x string) string {
 	q := strconv.Quote(f.Name)
 	switch f.Kind {
 	case kindString:
+		if s.Bare {
+			return "b.Raw(" + q + ", " + f.base(x) + ")"
+		}
 		return "b.String(" + q + ", " + f.base(x) + ")"
 	case kindInt:
 		return fmt.Sprintf("b.Int(%s, %s, %d)", q, f.base(x), s.Width)
@@ -253,6 +261,9 @@ func (s Seg) scanExpr() string {
 	q := strconv.Quote(f.Name)
 	switch f.Kind {
 	case kindString:
+		if s.Bare {
+			return f.fromBase("s.Raw(" + q + ")")
+		}
 		return f.fromBase("s.String(" + q + ")")
 	case kindInt:
 		return f.fromBase(fmt.Sprintf("s.Int(%s, %d, %d)", q, s.Width, f.Bits))
@@ -302,6 +313,7 @@ func (e *Entity) view() *entityView {
 	field := func(f *Field) string { return "p." + f.Name }
 	for i, k := range e.Keys {
 		kv := &keyView{Key: k, Entity: e.Name, Public: e.Name + ident(k.Attr), fields: k.fields()}
+		kv.Dup = k.Dup != nil
 		kv.Private = "build" + kv.Public
 		kv.FromItem = v.Lower + ident(k.Attr) + "FromItem"
 		kv.HasFields = len(kv.fields) > 0

@@ -69,7 +69,8 @@
 // Fields in templates must not be pointers, and must be of kind string, integer (any size) or
 // time.Time with a string format (iso, isosec, isonano), or named types of
 // these. Strings are escaped by [keys.AppendEscaped] ('#' and '%' become
-// %23 and %25, anything else is kept byte for byte, case included);
+// %23 and %25, anything else is kept byte for byte, case included),
+// except in a template of one bare field, which copies the value as is;
 // integers use the fixed-width, sign-offset encoding of [keys.AppendInt]
 // with width W, else the field's width= tag option, else the widest value
 // of the type (19 digits for int64); times use the field's format in UTC.
