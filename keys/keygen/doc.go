@@ -66,12 +66,12 @@
 //	CORP#INFO                        a constant key
 //	{CreatedAt}                      a bare field: a copy of its string form
 //
-// Fields in templates must not be pointers, and must be of kind string, integer (any size) or
-// time.Time with a string format (iso, isosec, isonano), or named types of
-// these. Strings are escaped by [keys.AppendEscaped] ('#' and '%' become
-// %23 and %25, anything else is kept byte for byte, case included),
-// except in a template of one bare field, which copies the value as is;
-// integers use the fixed-width, sign-offset encoding of [keys.AppendInt]
+// Fields in templates must not be pointers; they must be strings,
+// integers (any size) or times with a string format (iso, isosec,
+// isonano), or named types of these. Strings are escaped by
+// [keys.AppendEscaped] ('#' and '%' become %23 and %25, anything else is
+// kept byte for byte, case included), except in a template of one bare
+// field, which copies the value as is; integers use the fixed-width, sign-offset encoding of [keys.AppendInt]
 // with width W, else the field's width= tag option, else the widest value
 // of the type (19 digits for int64); times use the field's format in UTC.
 //
@@ -79,7 +79,8 @@
 // in two cases, both written once: the attribute "Type" with the constant
 // template equal to the entity type (Type=POST above), and an attribute
 // named like a field's attribute with the bare template of that field
-// (CreatedAt={CreatedAt}).
+// (CreatedAt={CreatedAt}). Several indexes may share a key attribute with the same template, for
+// instance CreatedAt={CreatedAt} as the sort key of two GSIs.
 //
 // # Field tags
 //
