@@ -744,14 +744,14 @@ func (e *Entity) marshal(v *entityView, field func(*Field) string) {
 	decl = append(decl, "v = new("+v.Lower+"Values)")
 	if strings.Contains(text, "(&b,") {
 		// Room for the keys in the values' own allocation: the literal
-		// text, the fixed-width fields, and 32 bytes per string field
+		// text, the fixed-width fields, and 24 bytes per string field
 		// (a longer key costs one more allocation).
 		n := 0
 		for _, s := range keySegs {
 			if s.Field == nil {
 				n += len(s.Lit)
 			} else if s.Field.Kind == kindString {
-				n += 32
+				n += 24
 			} else {
 				n += s.sizeConst()
 			}

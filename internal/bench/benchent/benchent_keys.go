@@ -270,7 +270,7 @@ type postValues struct {
 	Tags        types.AttributeValueMemberL
 	Views       types.AttributeValueMemberN
 	Version     types.AttributeValueMemberN
-	keyBuf      [78]byte
+	keyBuf      [62]byte
 	numBuf      [88]byte
 }
 
@@ -664,7 +664,7 @@ type artifactValues struct {
 	UserID     types.AttributeValueMemberS
 	ProjectID  types.AttributeValueMemberS
 	CreatedAt  types.AttributeValueMemberS
-	keyBuf     [138]byte
+	keyBuf     [114]byte
 	numBuf     [24]byte
 }
 

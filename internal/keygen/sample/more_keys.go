@@ -240,7 +240,7 @@ type noteValues struct {
 	CreatedAt types.AttributeValueMemberS
 	Seen      types.AttributeValueMemberS
 	Expires   types.AttributeValueMemberN
-	keyBuf    [109]byte
+	keyBuf    [93]byte
 	numBuf    [64]byte
 }
 
@@ -431,7 +431,7 @@ type thingValues struct {
 	typ    types.AttributeValueMemberS
 	ID     types.AttributeValueMemberS
 	Seq    types.AttributeValueMemberN
-	keyBuf [32]byte
+	keyBuf [24]byte
 	numBuf [20]byte
 }
 

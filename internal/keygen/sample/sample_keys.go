@@ -369,7 +369,7 @@ type artifactValues struct {
 	UserID     types.AttributeValueMemberS
 	ProjectID  types.AttributeValueMemberS
 	CreatedAt  types.AttributeValueMemberS
-	keyBuf     [202]byte
+	keyBuf     [170]byte
 	numBuf     [24]byte
 }
 
@@ -645,7 +645,7 @@ type segmentValues struct {
 	WorkflowID types.AttributeValueMemberS
 	Index      types.AttributeValueMemberN
 	Text       types.AttributeValueMemberS
-	keyBuf     [46]byte
+	keyBuf     [38]byte
 	numBuf     [20]byte
 }
 
@@ -1051,7 +1051,7 @@ type requestValues struct {
 	UpdatedAt types.AttributeValueMemberS
 	Version   types.AttributeValueMemberN
 	ExpiresAt types.AttributeValueMemberN
-	keyBuf    [159]byte
+	keyBuf    [135]byte
 	numBuf    [114]byte
 }
 
@@ -1873,7 +1873,7 @@ type kitchenValues struct {
 	OptTime     types.AttributeValueMemberS
 	OptStatus   types.AttributeValueMemberS
 	Renamed     types.AttributeValueMemberS
-	keyBuf      [81]byte
+	keyBuf      [73]byte
 	numBuf      [308]byte
 }
 
