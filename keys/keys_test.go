@@ -324,3 +324,48 @@ func TestIDs(t *testing.T) {
 		}
 	}
 }
+
+func TestIDClockBackwards(t *testing.T) {
+	at := time.Date(2025, 11, 12, 5, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	g := keys.NewIDGenerator(func(o *keys.IDOptions) {
+		o.Now = func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			at = at.Add(-time.Millisecond) // a clock that runs backwards
+			return at
+		}
+	})
+	prev := g.New()
+	for range 100 {
+		id := g.New()
+		if id <= prev {
+			t.Fatalf("%q after %q", id, prev)
+		}
+		prev = id
+	}
+}
+
+func TestNewIDConcurrent(t *testing.T) {
+	const goroutines, each = 8, 500
+	ids := make(chan string, goroutines*each)
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				ids <- keys.NewID()
+			}
+		}()
+	}
+	wg.Wait()
+	close(ids)
+	seen := map[string]bool{}
+	for id := range ids {
+		seen[id] = true
+	}
+	if len(seen) != goroutines*each {
+		t.Fatalf("%d unique IDs, want %d", len(seen), goroutines*each)
+	}
+}
