@@ -144,5 +144,5 @@ unformatted=$(gofmt -l $(find . -name '*.go' -not -path './.cache/*' -not -path 
 if [ -n "$unformatted" ]; then echo "gofmt needed:" >&2; echo "$unformatted" >&2; exit 1; fi
 log "go vet"
 go vet ./...
-log "go test -race"
-go test -race -count=1 -timeout 20m ${TABLEKIT_TEST_PKGS:-./...} "$@"
+log "go test ${TABLEKIT_RACE_FLAG--race} ${TABLEKIT_TEST_PKGS:-./...}"
+go test ${TABLEKIT_RACE_FLAG--race} -count=1 -timeout 20m ${TABLEKIT_TEST_PKGS:-./...} "$@"
