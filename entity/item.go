@@ -1,6 +1,8 @@
 package entity
 
 import (
+	"time"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -81,4 +83,14 @@ type Field[T any, V any] struct {
 	// Encode converts a Go value into its attribute value, exactly as the
 	// item codec does. A nil result means "absent" (omitempty, nil pointer).
 	Encode func(V) (types.AttributeValue, error)
+}
+
+// TimeStamper is implemented by the generated code of entities with
+// created or updated time fields. The runtime calls it on a copy of the
+// value before encoding a Put or Create, so that index keys built from
+// those fields (GSI1SK={CreatedAt}) see the stamped times.
+type TimeStamper interface {
+	// StampTimes sets the created field when it is zero, and the updated
+	// field unless keepUpdated is true and it is already set.
+	StampTimes(now time.Time, keepUpdated bool)
 }

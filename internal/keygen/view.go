@@ -18,6 +18,9 @@ type entityView struct {
 	Members                                            []string
 	Attrs                                              string
 	VersionAttr, CreatedAttr, UpdatedAttr, TTLAttr     string
+	// CreatedField and UpdatedField name the Go fields that StampTimes
+	// sets; "" when absent (or of a named time type, left to the runtime).
+	CreatedField, UpdatedField string
 }
 
 type keyView struct {
@@ -386,9 +389,15 @@ func (e *Entity) view() *entityView {
 		}
 		if f.Created {
 			v.CreatedAttr = f.Attr
+			if !f.Named {
+				v.CreatedField = f.Name
+			}
 		}
 		if f.Updated {
 			v.UpdatedAttr = f.Attr
+			if !f.Named {
+				v.UpdatedField = f.Name
+			}
 		}
 		if f.TTL {
 			v.TTLAttr = f.Attr

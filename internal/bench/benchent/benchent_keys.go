@@ -247,6 +247,17 @@ var postSchema = entity.Schema{
 // EntitySchema returns the schema of Post, shared and read-only.
 func (*Post) EntitySchema() *entity.Schema { return &postSchema }
 
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *Post) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
+
 // PrimaryKey returns the primary key built from p's fields.
 func (p *Post) PrimaryKey() (entity.Key, error) {
 	return PostKey(p.CategoryID, p.ID)

@@ -350,6 +350,14 @@ var artifactSchema = entity.Schema{
 // EntitySchema returns the schema of Artifact, shared and read-only.
 func (*Artifact) EntitySchema() *entity.Schema { return &artifactSchema }
 
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero.
+func (p *Artifact) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+}
+
 // PrimaryKey returns the primary key built from p's fields.
 func (p *Artifact) PrimaryKey() (entity.Key, error) {
 	return ArtifactKey(p.ArtifactID)
@@ -1029,6 +1037,17 @@ var requestSchema = entity.Schema{
 
 // EntitySchema returns the schema of Request, shared and read-only.
 func (*Request) EntitySchema() *entity.Schema { return &requestSchema }
+
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *Request) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
 
 // PrimaryKey returns the primary key built from p's fields.
 func (p *Request) PrimaryKey() (entity.Key, error) {
