@@ -123,7 +123,9 @@ func (e *VersionConflictError) Error() string {
 	return "entity: " + e.Op + " " + e.Type + " " + e.Key.PK + "/" + e.Key.SK + ": version conflict: expected " + itoa64(e.Expected) + ", found " + itoa64(e.Actual)
 }
 
-func (e *VersionConflictError) Unwrap() []error { return []error{ErrVersionConflict, ErrConditionFailed} }
+func (e *VersionConflictError) Unwrap() []error {
+	return []error{ErrVersionConflict, ErrConditionFailed}
+}
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
