@@ -1,0 +1,212 @@
+package keys
+
+import (
+	"strings"
+	"time"
+	"unsafe"
+)
+
+// Builder assembles one key segment by segment. It is the low-level form
+// of [Template.Build] that generated code uses: with a good size hint, a
+// key costs one allocation. Methods keep the first error; [Builder.Key]
+// returns it. A Builder is not safe for concurrent use.
+type Builder struct {
+	template string
+	max      int
+	buf      []byte
+	err      error
+}
+
+// NewBuilder returns a Builder for a key of the given template layout (used
+// in errors only), at most max bytes long (0 means [MaxPartitionKeyLen]),
+// with room for size bytes.
+func NewBuilder(template string, max, size int) Builder {
+	if max <= 0 {
+		max = MaxPartitionKeyLen
+	}
+	return Builder{template: template, max: max, buf: make([]byte, 0, size)}
+}
+
+func (b *Builder) fail(field string, err error) {
+	if b.err == nil {
+		b.err = &Error{Template: b.template, Field: field, Err: err}
+	}
+}
+
+// Literal appends s unchanged: the template's literal text, delimiters
+// included.
+func (b *Builder) Literal(s string) {
+	b.buf = append(b.buf, s...)
+}
+
+// String appends the escaped value v of field; an empty v records an
+// error wrapping [ErrMissingField].
+func (b *Builder) String(field, v string) {
+	if v == "" {
+		b.fail(field, ErrMissingField)
+		return
+	}
+	b.buf = AppendEscaped(b.buf, v)
+}
+
+// Int appends v as by [AppendInt].
+func (b *Builder) Int(field string, v int64, width int) {
+	var err error
+	if b.buf, err = AppendInt(b.buf, v, width); err != nil {
+		b.fail(field, err)
+	}
+}
+
+// Uint appends v as by [AppendUint].
+func (b *Builder) Uint(field string, v uint64, width int) {
+	var err error
+	if b.buf, err = AppendUint(b.buf, v, width); err != nil {
+		b.fail(field, err)
+	}
+}
+
+// Time appends t as by [AppendTime]; the zero time records an error
+// wrapping [ErrMissingField].
+func (b *Builder) Time(field string, t time.Time, f TimeFormat) {
+	if t.IsZero() {
+		b.fail(field, ErrMissingField)
+		return
+	}
+	var err error
+	if b.buf, err = AppendTime(b.buf, t, f); err != nil {
+		b.fail(field, err)
+	}
+}
+
+// Key returns the key, or the first error recorded. A key longer than the
+// Builder's limit is an error wrapping [ErrTooLarge]. The Builder must not
+// be used afterwards.
+func (b *Builder) Key() (string, error) {
+	if b.err != nil {
+		return "", b.err
+	}
+	if len(b.buf) > b.max {
+		return "", &Error{Template: b.template, Err: ErrTooLarge}
+	}
+	if len(b.buf) == 0 {
+		return "", nil
+	}
+	// The bytes are never written again: hand them over without a copy,
+	// as strings.Builder does.
+	return unsafe.String(unsafe.SliceData(b.buf), len(b.buf)), nil
+}
+
+// Scanner reads a key back segment by segment, the low-level form of
+// [Template.Parse] that generated code uses. It does not allocate unless a
+// value holds an escape sequence or the key is malformed. Methods keep the
+// first error; [Scanner.End] returns it.
+type Scanner struct {
+	template string
+	key      string
+	rest     string
+	err      error
+}
+
+// NewScanner returns a Scanner over key, which should match the template
+// layout (used in errors only).
+func NewScanner(template, key string) Scanner {
+	return Scanner{template: template, key: key, rest: key}
+}
+
+func (s *Scanner) fail(field string, err error) {
+	if s.err == nil {
+		s.err = &Error{Template: s.template, Field: field, Key: s.key, Err: err}
+	}
+	s.rest = ""
+}
+
+// Literal consumes lit, which must come next.
+func (s *Scanner) Literal(lit string) {
+	if s.err != nil {
+		return
+	}
+	if !strings.HasPrefix(s.rest, lit) {
+		s.fail("", ErrMalformed)
+		return
+	}
+	s.rest = s.rest[len(lit):]
+}
+
+// segment consumes the text up to the next delimiter or the end.
+func (s *Scanner) segment(field string) (string, bool) {
+	if s.err != nil {
+		return "", false
+	}
+	i := strings.IndexByte(s.rest, Delimiter)
+	if i < 0 {
+		i = len(s.rest)
+	}
+	seg := s.rest[:i]
+	if seg == "" {
+		s.fail(field, ErrMalformed)
+		return "", false
+	}
+	s.rest = s.rest[i:]
+	return seg, true
+}
+
+// String consumes and unescapes the value of field.
+func (s *Scanner) String(field string) string {
+	seg, ok := s.segment(field)
+	if !ok {
+		return ""
+	}
+	v, err := Unescape(seg)
+	if err != nil {
+		s.fail(field, err)
+	}
+	return v
+}
+
+// Int consumes an integer of the given width, as by [ParseInt].
+func (s *Scanner) Int(field string, width int) int64 {
+	seg, ok := s.segment(field)
+	if !ok {
+		return 0
+	}
+	v, err := ParseInt(seg, width)
+	if err != nil {
+		s.fail(field, err)
+	}
+	return v
+}
+
+// Uint consumes an unsigned integer of the given width, as by [ParseUint].
+func (s *Scanner) Uint(field string, width int) uint64 {
+	seg, ok := s.segment(field)
+	if !ok {
+		return 0
+	}
+	v, err := ParseUint(seg, width)
+	if err != nil {
+		s.fail(field, err)
+	}
+	return v
+}
+
+// Time consumes a time in format f, as by [ParseTime].
+func (s *Scanner) Time(field string, f TimeFormat) time.Time {
+	seg, ok := s.segment(field)
+	if !ok {
+		return time.Time{}
+	}
+	t, err := ParseTime(seg, f)
+	if err != nil {
+		s.fail(field, err)
+	}
+	return t
+}
+
+// End checks that the whole key was consumed and returns the first error:
+// an error wrapping [ErrMalformed] for trailing text or a mismatch.
+func (s *Scanner) End() error {
+	if s.err == nil && s.rest != "" {
+		s.fail("", ErrMalformed)
+	}
+	return s.err
+}

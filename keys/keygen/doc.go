@@ -1,0 +1,202 @@
+// Keygen generates typed key builders and a reflection-free item codec for
+// tablekit entities. Run it from a host package with
+//
+//	//go:generate go run github.com/tablekit/tablekit/keys/keygen
+//
+// It reads every non-test .go file of the current directory (files it
+// generated itself excepted) and, for each source file x.go that declares at
+// least one entity, writes x_keys.go next to it. A file that no longer
+// declares entities loses its x_keys.go. Flags:
+//
+//	-dir DIR   package directory to process (default ".")
+//	-check     write nothing; exit 1 and list the files that are stale
+//
+// # Declaring an entity
+//
+// An entity is a struct type whose doc comment holds keygen directives, one
+// per line. Templates contain no spaces; they may be double-quoted.
+//
+//	// Post is a blog post.
+//	//
+//	//keygen:entity POST
+//	//keygen:key PK=CATEGORY#{CategoryID} SK=POST#{ID}
+//	//keygen:gsi Type_CreatedAt Type=POST CreatedAt={CreatedAt}
+//	//keygen:gsi AuthorId_CreatedAt GSI2PK=AUTHOR#{AuthorID} GSI2SK={CreatedAt} sparse
+//	type Post struct {
+//		ID         string    `ddb:"id"`
+//		CategoryID string    `ddb:"categoryId"`
+//		AuthorID   string    `ddb:"authorId,omitempty"`
+//		Title      string    `ddb:"title"`
+//		Tags       []string  `ddb:"tags,set,omitempty"`
+//		CreatedAt  time.Time `ddb:"CreatedAt,created"`
+//		UpdatedAt  time.Time `ddb:"UpdatedAt,updated"`
+//		Version    int64     `ddb:"Version,version"`
+//	}
+//
+// The directives:
+//
+//	//keygen:entity TYPE
+//	    Required, first. TYPE is the value of the item's "Type" attribute.
+//	//keygen:key PKATTR=TEMPLATE [SKATTR=TEMPLATE]
+//	    Required. The table's partition key attribute and template, then
+//	    the optional sort key attribute and template.
+//	//keygen:gsi NAME PKATTR=TEMPLATE [SKATTR=TEMPLATE] [sparse]
+//	    A global secondary index: its name, its partition key attribute and
+//	    template, its optional sort key attribute and template.
+//	//keygen:lsi NAME SKATTR=TEMPLATE [sparse]
+//	    A local secondary index (it shares the table's partition key).
+//
+// An index key whose template fields are empty (or a zero time) is an error
+// at marshal time, unless the index is marked sparse: then its key
+// attributes are left out of the item, so the item is not indexed.
+//
+// # Templates
+//
+// A template is a list of segments separated by '#'. Each segment is either
+// a literal (letters, digits and any byte but '#', '{', '}', '%', space) or
+// exactly one field reference {Field} or {Field:W}, where Field is the Go
+// name of a struct field and W the decimal width of an integer field (see
+// package keys for the encodings). Examples:
+//
+//	PROJ#{ProjectID}
+//	USR#{UserID}#PROJ#{ProjectID}#ART
+//	QAT#{QueuedAt}#REQ#{RequestID}
+//	SEG#{Index:6}                    Index int: SEG#000002 sorts before SEG#000010
+//	CORP#INFO                        a constant key
+//	{CreatedAt}                      a bare field: a copy of its string form
+//
+// Fields in templates must be of kind string, integer (any size) or
+// time.Time with a string format (iso, isosec, isonano), or named types of
+// these. Strings are escaped by [keys.AppendEscaped] ('#' and '%' become
+// %23 and %25, anything else is kept byte for byte, case included);
+// integers use the fixed-width, sign-offset encoding of [keys.AppendInt]
+// with width W, else the field's width= tag option, else the widest value
+// of the type (19 digits for int64); times use the field's format in UTC.
+//
+// A key attribute may share its name with the entity's own attribute only
+// in two cases, both written once: the attribute "Type" with the constant
+// template equal to the entity type (Type=POST above), and an attribute
+// named like a field's attribute with the bare template of that field
+// (CreatedAt={CreatedAt}).
+//
+// # Field tags
+//
+// Every exported field is an attribute, named by the field name unless a
+// `ddb:"name,options"` tag says otherwise. `ddb:"-"` skips the field.
+// Options, comma-separated:
+//
+//	omitempty   leave the attribute out when the value is the zero value,
+//	            an empty slice/map, or a nil pointer
+//	set         []string (or a named type of it) as a string set (SS);
+//	            an empty set is always omitted (DynamoDB has no empty set).
+//	            Default: a list (L) of strings
+//	iso         time.Time as "2006-01-02T15:04:05.000Z" (UTC, fixed-width
+//	            milliseconds; sorts as a string). The default for times
+//	isosec      time.Time as "2006-01-02T15:04:05Z" (UTC, seconds)
+//	isonano     time.Time as "2006-01-02T15:04:05.000000000Z" (UTC)
+//	unix        time.Time as a number of epoch seconds (N)
+//	unixms      time.Time as a number of epoch milliseconds (N)
+//	width=W     integer width used when the field appears in a key template
+//	version     Schema.VersionAttr: the optimistic-lock counter (an integer)
+//	created     Schema.CreatedAttr (a time.Time)
+//	updated     Schema.UpdatedAttr (a time.Time)
+//	ttl         Schema.TTLAttr: a time.Time (then implies unix) or an
+//	            integer of epoch seconds
+//	av          force the attributevalue.Marshaler/Unmarshaler fallback
+//
+// Supported Go types: string, bool, int, int8..int64, uint, uint8..uint64,
+// float32, float64, time.Time, []byte (B), []string (L or SS),
+// map[string]string (M of S), a pointer to any of these (nil = absent),
+// and named types defined in the same package whose underlying type is
+// one of these. Any other type (a named type of another package, a struct)
+// is encoded through its MarshalDynamoDBAttributeValue method and decoded
+// through (*T).UnmarshalDynamoDBAttributeValue, the attributevalue.Marshaler
+// and attributevalue.Unmarshaler interfaces; the build fails if it lacks them.
+//
+// Decoding ignores unknown attributes and a NULL attribute; an attribute of
+// the wrong DynamoDB type, a number that does not fit, or a malformed time
+// is a *codec.AttrError naming the attribute (errors.Is codec.ErrType for a
+// type mismatch).
+//
+// # Generated API
+//
+// For an entity type Post declared in post.go, post_keys.go contains
+// (names of fields and key attributes as declared; Field names are Go
+// field names, parameters are lower-cased Go field names):
+//
+//	const PostType = "POST"
+//	    The entity type.
+//	func PostKey(categoryID, id string) (entity.Key, error)
+//	    The primary key, from the fields of the PK then the SK template
+//	    (each field once, in order of first appearance).
+//	func PostPK(categoryID string) (string, error)
+//	func PostSK(id string) (string, error)
+//	func PostGSI2PK(authorID string) (string, error)
+//	func PostGSI2SK(createdAt time.Time) (string, error)
+//	    One builder per key attribute, named <Entity><Attr>; parameters
+//	    are the template's fields in order, typed as the struct fields.
+//	    A template without fields gives a constant instead:
+//	    const CorpInfoPK = "CORP#INFO". No builder is generated for the
+//	    "Type" key attribute or for a key attribute that is the field's
+//	    own attribute (CreatedAt={CreatedAt}): use PostType and the Field
+//	    var's Encode.
+//	const PostSKPrefix = "POST#"
+//	func ArtifactGSI2PKPrefixByUserID(userID string) (string, error)
+//	    Prefix builders for begins_with, for every key attribute with a
+//	    builder (a query uses the sort key's; the others are for scans
+//	    and checks): <Entity><Attr>Prefix is the literal text before the first field
+//	    (generated only when not empty); <Entity><Attr>PrefixBy<F1>..<Fk>
+//	    covers the first k fields (k < number of fields) and ends with the
+//	    template's text up to the next field, so on a '#' boundary:
+//	    RequestGSI2SKPrefixByQueuedAt(t) is "QAT#<t>#REQ#".
+//	func ParsePostKey(k entity.Key) (categoryID, id string, err error)
+//	func ParsePostSK(sk string) (id string, err error)
+//	    Parsers: one for the primary key and one per key attribute that
+//	    has a builder; they return the template's fields in order and an
+//	    error wrapping keys.ErrMalformed on a key that does not match.
+//	var PostTitle = entity.Field[Post, string]{Name: "title", Encode: ...}
+//	    One typed descriptor per attribute field, named <Entity><Field>.
+//	func (*Post) EntitySchema() *entity.Schema
+//	func (p *Post) PrimaryKey() (entity.Key, error)
+//	func (p *Post) MarshalItem() (map[string]types.AttributeValue, error)
+//	func (p *Post) UnmarshalItem(item map[string]types.AttributeValue) error
+//	    The entity.Item implementation. MarshalItem writes Type, every
+//	    attribute field and every key attribute (sparse index keys whose
+//	    fields are empty are left out); UnmarshalItem reads the fields back
+//	    (key attributes and Type are not read). Schema.Keys lists the
+//	    primary key attributes first, then each index's in declaration
+//	    order; Schema.Attrs lists "Type" and every field attribute that is
+//	    not also a key attribute; VersionAttr, CreatedAttr, UpdatedAttr
+//	    and TTLAttr come from the tag options above. KeyAttr.Build decodes
+//	    the source attributes from an item map with the codec's rules and
+//	    applies the template; an absent or empty source gives an error
+//	    wrapping keys.ErrMissingField.
+//
+// A name clash among generated identifiers (for example a field named
+// Type next to the PostType constant) is a generation error.
+//
+// Builders return an error wrapping keys.ErrMissingField for an empty
+// string or zero time, keys.ErrOverflow for an integer wider than its width
+// or a time outside years 0000-9999, and keys.ErrTooLarge for a partition
+// key over 2048 bytes or a sort key over 1024 bytes, each inside a
+// *keys.Error naming the template and field.
+//
+// # Staleness guard
+//
+// Each generated file holds, per entity, an assignment of the entity to an
+// unnamed struct type with the same fields, types and tags as at generation
+// time, for example
+//
+//	var _ struct {
+//		ID string `ddb:"id"`
+//		...
+//	} = Post{}
+//
+// Go allows it only while the struct is identical, so adding, removing,
+// retyping, reordering or retagging a field breaks the build until keygen
+// runs again. The file also refers to keys.KeygenV1, so output of an older
+// generator stops compiling when the runtime changes incompatibly. A change
+// to a directive comment alone is not visible to the compiler: the
+// repository test that regenerates every package with a keygen go:generate
+// line (and keygen -check) catches it.
+package main
