@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/keys"
 )
 
 // CallOptions are the per-call options of a [Store] operation, set with
@@ -85,7 +87,9 @@ type Store[T any, PT interface {
 	plain   map[string]bool
 	primary []KeyAttr
 	derived []KeyAttr // index keys computed from sources
-	srcOf   map[string]bool
+	// primaryT are the parsed templates of primary (nil if unparseable).
+	primaryT []*keys.Template
+	srcOf    map[string]bool
 }
 
 // NewStore returns the store of entity T in table t, for instance
@@ -112,6 +116,8 @@ func NewStore[T any, PT interface {
 		switch {
 		case k.Index == "":
 			s.primary = append(s.primary, k)
+			tmpl, _ := keys.New(k.Template)
+			s.primaryT = append(s.primaryT, tmpl)
 			for _, src := range k.Sources {
 				s.srcOf[src] = true
 			}
@@ -760,66 +766,25 @@ func (s *Store[T, PT]) condBuilder(o *CallOptions, mustExist bool) (expression.C
 	return c, nil
 }
 
-// primarySources adds to vals the source attributes of the primary key,
-// parsed back from key through the key templates.
+// primarySources adds to vals the string source attributes of the
+// primary key, parsed back from key through the key templates.
 func (s *Store[T, PT]) primarySources(key Key, vals map[string]types.AttributeValue) {
-	for _, k := range s.primary {
+	for i, k := range s.primary {
+		if s.primaryT[i] == nil {
+			continue
+		}
 		v := key.PK
 		if k.Role == "sk" {
 			v = key.SK
 		}
-		parts := parseTemplate(k.Template, v)
-		if len(parts) != len(k.Sources) {
+		parts, err := s.primaryT[i].Parse(v)
+		if err != nil || len(parts) != len(k.Sources) {
 			continue
 		}
-		for i, name := range k.Sources {
+		for j, name := range k.Sources {
 			if _, ok := vals[name]; !ok {
-				vals[name] = str(parts[i])
+				vals[name] = str(parts[j])
 			}
 		}
 	}
-}
-
-// parseTemplate matches value against a template like "CATEGORY#{id}"
-// and returns the placeholder values in template order. Each placeholder
-// extends to the next literal of the template. It returns nil when value
-// does not match.
-func parseTemplate(tmpl, value string) []string {
-	out := []string{}
-	for tmpl != "" {
-		i := strings.IndexByte(tmpl, '{')
-		if i < 0 {
-			if tmpl != value {
-				return nil
-			}
-			return out
-		}
-		if !strings.HasPrefix(value, tmpl[:i]) {
-			return nil
-		}
-		value = value[i:]
-		tmpl = tmpl[i:]
-		j := strings.IndexByte(tmpl, '}')
-		if j < 0 {
-			return nil
-		}
-		tmpl = tmpl[j+1:]
-		next := tmpl
-		if k := strings.IndexByte(next, '{'); k >= 0 {
-			next = next[:k]
-		}
-		end := len(value)
-		if next != "" {
-			end = strings.Index(value, next)
-			if end < 0 {
-				return nil
-			}
-		}
-		out = append(out, value[:end])
-		value = value[end:]
-	}
-	if value != "" {
-		return nil
-	}
-	return out
 }
