@@ -15,6 +15,7 @@ import (
 
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/codex"
+	"github.com/tablekit/tablekit/internal/testenv"
 )
 
 // stingy wraps the real client: each batch call sends only the first
@@ -229,13 +230,14 @@ func TestTransactions(t *testing.T) {
 	// A mixed transaction: create, update with version, condition check; a
 	// conflict on the first attempt is retried.
 	fake.conflicts = 1
+	token := testenv.UniqueName("tok") // tokens are account-wide for 10 minutes
 	tx := tbl.Tx().Add(
 		posts.TxCreate(&p),
 		notes.TxUpdate(nk, entity.Changes[Note]{entity.Add(NoteViews, 1)}, entity.IfVersion(1)),
 		users.TxCheck(uk, expression.AttributeExists(expression.Name("PK"))),
-	).Token("tok-1")
+	).Token(token)
 	in, err := tx.Params()
-	if err != nil || *in.ClientRequestToken != "tok-1" || len(in.TransactItems) != 3 {
+	if err != nil || *in.ClientRequestToken != token || len(in.TransactItems) != 3 {
 		t.Fatalf("params %v", err)
 	}
 	if err := tx.Exec(ctx); err != nil {

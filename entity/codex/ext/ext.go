@@ -3,8 +3,10 @@
 //
 //   - a new entity: a new Type and PK prefix ([Notice], NOTICE#<id>);
 //   - a new sort/filter need: a new GSI, AuthorId_CreatedAt (partition
-//     authorId, sort CreatedAt), declared on [Post], the Post entity as it
-//     is after the extension (same Type and keys as codex.Post);
+//     authorId, sort CreatedAt), added to the table by [TableOptions]. Its
+//     keys are attributes codex.Post already writes, so the entity needs
+//     no change: posts without an author are simply not indexed, and no
+//     key can drift because there is no derived key;
 //   - a composite relation: a prefixed SK, USER#<userId>#POST#<postId>
 //     ([PostLike], in the category partition).
 package ext
@@ -34,31 +36,13 @@ func TableOptions(o *entity.Options) {
 //
 //keygen:entity Notice
 //keygen:key PK=NOTICE#{ID} SK=METADATA
-//keygen:gsi Type_CreatedAt Type=Notice CreatedAt={CreatedAt}
 type Notice struct {
-	ID        string     `ddb:"id"`
-	Title     string     `ddb:"title"`
-	Body      string     `ddb:"body,omitempty"`
-	ExpiresAt entity.TTL `ddb:"expiresAt,ttl,omitempty"`
-	CreatedAt time.Time  `ddb:"CreatedAt,created,isosec"`
-	UpdatedAt time.Time  `ddb:"UpdatedAt,updated,isosec"`
-}
-
-// Post is codex.Post with the extension's GSI AuthorId_CreatedAt: posts
-// by author, newest first. A post without an author is not indexed.
-//
-//keygen:entity Post
-//keygen:key PK=CATEGORY#{CategoryID} SK=POST#{ID}
-//keygen:gsi Type_CreatedAt Type=Post CreatedAt={CreatedAt}
-//keygen:gsi AuthorId_CreatedAt authorId={AuthorID} CreatedAt={CreatedAt} sparse
-type Post struct {
-	ID         string    `ddb:"id"`
-	CategoryID string    `ddb:"categoryId"`
-	AuthorID   string    `ddb:"authorId,omitempty"`
-	Title      string    `ddb:"title"`
-	Contents   string    `ddb:"contents,omitempty"`
-	CreatedAt  time.Time `ddb:"CreatedAt,created,isosec"`
-	UpdatedAt  time.Time `ddb:"UpdatedAt,updated,isosec"`
+	ID        string    `ddb:"id"`
+	Title     string    `ddb:"title"`
+	Body      string    `ddb:"body,omitempty"`
+	ExpiresAt time.Time `ddb:"expiresAt,ttl,omitempty"`
+	CreatedAt time.Time `ddb:"CreatedAt,created,isosec"`
+	UpdatedAt time.Time `ddb:"UpdatedAt,updated,isosec"`
 }
 
 // PostLike records that a user liked a post: a composite relation in the
