@@ -222,7 +222,7 @@ func (s *Store[T, PT]) Get(ctx context.Context, key Key, optFns ...func(*CallOpt
 		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
 	}
 	start := time.Now()
-	out, err := s.t.client.GetItem(ctx, in)
+	out, err := s.t.client.GetItem(ctx, in, s.t.sdkOpts...)
 	if err != nil {
 		s.trace(&o, "GetItem", start, nil, err)
 		return v, fmt.Errorf("entity: get %s %s/%s: %w", s.schema.Type, key.PK, key.SK, err)
