@@ -95,9 +95,9 @@ func Decode(payload []byte, out any) error {
 		return errFallback
 	}
 	var (
-		items []map[string]types.AttributeValue
-		item  map[string]types.AttributeValue
-		last  map[string]types.AttributeValue
+		items          []map[string]types.AttributeValue
+		item           map[string]types.AttributeValue
+		last           map[string]types.AttributeValue
 		count, scanned int32
 	)
 	first := true
