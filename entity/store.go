@@ -503,7 +503,7 @@ func (s *Store[T, PT]) writeErr(op string, key Key, o *CallOptions, create bool,
 	}
 	var big *types.ItemCollectionSizeLimitExceededException
 	var api smithy.APIError
-	if errors.As(err, &big) || (errors.As(err, &api) && api.ErrorCode() == "ValidationException" && strings.Contains(api.ErrorMessage(), "size has exceeded")) {
+	if errors.As(err, &big) || (errors.As(err, &api) && api.ErrorCode() == "ValidationException" && strings.Contains(api.ErrorMessage(), "exceeded the maximum allowed size")) {
 		return fmt.Errorf("entity: %s %s %s/%s: %w: %w", op, s.schema.Type, key.PK, key.SK, ErrItemTooLarge, err)
 	}
 	return fmt.Errorf("entity: %s %s %s/%s: %w", op, s.schema.Type, key.PK, key.SK, err)
