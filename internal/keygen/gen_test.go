@@ -73,6 +73,7 @@ func TestDeclarationErrors(t *testing.T) {
 		{"not a struct", "//keygen:entity X\n//keygen:key PK=X\ntype X string", 3},
 		{"name clash", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{ ID string }\nconst XPK = 1", 3},
 		{"version on string", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{ ID string `ddb:\"id,version\"` }", 3},
+		{"detached directive", "//keygen:entity X\n\ntype X struct{ ID string }", 1},
 		{"ttl iso", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nT time.Time `ddb:\"t,ttl,iso\"` }", 5},
 	}
 	for _, tt := range tests {

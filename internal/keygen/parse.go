@@ -219,6 +219,7 @@ func isGenerated(src []byte) bool {
 }
 
 func (p *pkg) parseEntities() error {
+	used := map[token.Pos]bool{}
 	for _, sf := range p.files {
 		for _, d := range sf.ast.Decls {
 			gd, ok := d.(*ast.GenDecl)
@@ -235,11 +236,23 @@ func (p *pkg) parseEntities() error {
 				if len(dirs) == 0 {
 					continue
 				}
+				for _, d := range dirs {
+					used[d.at] = true
+				}
 				e, err := p.parseEntity(sf, ts, dirs)
 				if err != nil {
 					return err
 				}
 				sf.entities = append(sf.entities, e)
+			}
+		}
+		// A directive outside a type's doc comment (say, after a blank
+		// line) would be ignored silently: refuse it.
+		for _, cg := range sf.ast.Comments {
+			for _, c := range cg.List {
+				if strings.HasPrefix(c.Text, "//keygen:") && !used[c.Slash] {
+					return errorf(p.fset.Position(c.Slash), "keygen: directive is not in the doc comment of a type declaration")
+				}
 			}
 		}
 	}

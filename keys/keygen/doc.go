@@ -14,7 +14,9 @@
 // # Declaring an entity
 //
 // An entity is a struct type whose doc comment holds keygen directives, one
-// per line. Templates contain no spaces; they may be double-quoted.
+// per line. Templates contain no spaces; they may be double-quoted. A
+// directive anywhere else (say, separated from the type by a blank line) is
+// an error.
 //
 //	// Post is a blog post.
 //	//
