@@ -1,6 +1,11 @@
 package entity
 
-import "errors"
+import (
+	"errors"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
 
 // Sentinel errors of the table runtime. Check them with errors.Is.
 var (
@@ -15,3 +20,113 @@ var (
 	// ErrItemTooLarge is returned, before sending, for an item over 400 KB.
 	ErrItemTooLarge = errors.New("entity: item too large")
 )
+
+// More sentinels of the table runtime.
+var (
+	// ErrAlreadyExists is returned by Create when the item exists. It
+	// also matches ErrConditionFailed.
+	ErrAlreadyExists = errors.New("entity: item already exists")
+	// ErrValidation is matched by every [*ValidationError]: bad input
+	// detected before anything is sent.
+	ErrValidation = errors.New("entity: invalid input")
+	// ErrTransactionCanceled is matched by [*TxCanceledError].
+	ErrTransactionCanceled = errors.New("entity: transaction canceled")
+	// ErrUnprocessed is matched by [*BatchError]: a batch left items
+	// unprocessed when its context ended.
+	ErrUnprocessed = errors.New("entity: batch items left unprocessed")
+)
+
+// ValidationError reports bad input found before sending. It matches
+// [ErrValidation] and unwraps to its cause (for instance
+// keys.ErrMissingField).
+type ValidationError struct {
+	Op    string // the operation: "Put", "Update", ...
+	Type  string // the entity type, when known
+	Field string // the attribute or option at fault, when known
+	Err   error
+}
+
+func (e *ValidationError) Error() string {
+	s := "entity: invalid " + e.Op
+	if e.Type != "" {
+		s += " " + e.Type
+	}
+	if e.Field != "" {
+		s += " (" + e.Field + ")"
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *ValidationError) Unwrap() []error { return []error{ErrValidation, e.Err} }
+
+// ItemTooLargeError reports an item over DynamoDB's 400 KB limit, found
+// before sending. It matches [ErrItemTooLarge].
+type ItemTooLargeError struct {
+	Type string
+	Key  Key
+	Size int // bytes, computed as DynamoDB does
+}
+
+func (e *ItemTooLargeError) Error() string {
+	return "entity: item too large: " + e.Type + " " + e.Key.PK + "/" + e.Key.SK + " is " + itoa(e.Size) + " bytes (limit 409600)"
+}
+
+func (e *ItemTooLargeError) Unwrap() error { return ErrItemTooLarge }
+
+// ConditionError reports a write whose condition failed. It matches
+// [ErrConditionFailed], and also [ErrAlreadyExists] (Create on an existing
+// item) or [ErrNotFound] (Update/Delete of a missing item) when that was
+// the reason. Old holds the item as it was, when DynamoDB returned it.
+type ConditionError struct {
+	Op    string
+	Table string
+	Type  string
+	Key   Key
+	Old   map[string]types.AttributeValue
+	cause error // ErrAlreadyExists, ErrNotFound or nil
+	Err   error // the SDK error
+}
+
+func (e *ConditionError) Error() string {
+	s := "entity: " + e.Op + " " + e.Type + " " + e.Key.PK + "/" + e.Key.SK + ": condition failed"
+	if e.cause != nil {
+		s += ": " + e.cause.Error()
+	}
+	return s
+}
+
+func (e *ConditionError) Unwrap() []error {
+	errs := []error{ErrConditionFailed}
+	if e.cause != nil {
+		errs = append(errs, e.cause)
+	}
+	if e.Err != nil {
+		errs = append(errs, e.Err)
+	}
+	return errs
+}
+
+// VersionConflictError reports an optimistic-version mismatch. It matches
+// [ErrVersionConflict] and [ErrConditionFailed].
+type VersionConflictError struct {
+	Op       string
+	Type     string
+	Key      Key
+	Expected int64 // the version the caller expected
+	Actual   int64 // the version found in the table
+}
+
+func (e *VersionConflictError) Error() string {
+	return "entity: " + e.Op + " " + e.Type + " " + e.Key.PK + "/" + e.Key.SK + ": version conflict: expected " + itoa64(e.Expected) + ", found " + itoa64(e.Actual)
+}
+
+func (e *VersionConflictError) Unwrap() []error {
+	return []error{ErrVersionConflict, ErrConditionFailed}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

@@ -57,6 +57,11 @@ type Schema struct {
 	UpdatedAttr string
 	// TTLAttr names the epoch-seconds expiry attribute; "" when absent.
 	TTLAttr string
+	// TimeLayout is the time layout of the CreatedAttr and UpdatedAttr
+	// string values, which the runtime stamps; "" means entity.TimeFormat
+	// ("2006-01-02T15:04:05Z", keygen's isosec). (Added by the runtime
+	// helper; additive.)
+	TimeLayout string
 }
 
 // Item is implemented by the generated code for *T of each entity type.

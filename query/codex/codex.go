@@ -1,0 +1,170 @@
+// Package codex has one function per access pattern of the Codex unified
+// data layer (seed 001 §4.2), over the entities of package
+// github.com/tablekit/tablekit/entity/codex:
+//
+//	UserByID          PK = USER#<id> AND SK = METADATA
+//	CategoryDetail    PK = CATEGORY#<id> AND SK = METADATA
+//	PostsOfCategory   PK = CATEGORY#<id> AND begins_with(SK, POST#)
+//	PostByID          PK = CATEGORY#<catId> AND SK = POST#<id>
+//	Banners           GSI Type_CreatedAt: Type = Banner, newest first
+//	CorpInfo          PK = CORP#INFO AND SK = METADATA
+//	NewestOfType      GSI Type_CreatedAt: Type = <any entity>, newest first
+//	CategoryWithPosts PK = CATEGORY#<id>: the category and its posts in
+//	                  one request, decoded by Type
+//
+// Reads are eventually consistent unless Opts.ConsistentRead (or
+// entity.ConsistentRead for single items) is given, as seed 001 §8 says;
+// reads of the GSI are always eventually consistent. Single-item lookups
+// return an error matching entity.ErrNotFound for a missing item; pages
+// carry an opaque signed cursor (package query) and reject a cursor of
+// another pattern or partition with query.ErrInvalidCursor.
+package codex
+
+import (
+	"context"
+
+	cx "github.com/tablekit/tablekit/entity/codex"
+
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/query"
+)
+
+// Opts are the paging options of the list patterns. The zero value reads
+// the first page of up to DefaultLimit items.
+type Opts struct {
+	// Limit caps the page; 0 means DefaultLimit.
+	Limit int
+	// After is the Next cursor of the previous page; "" starts over.
+	After string
+	// OldestFirst reverses the default newest-first order.
+	OldestFirst bool
+	// ConsistentRead asks for a strongly consistent read (table queries
+	// only; ignored on the GSI).
+	ConsistentRead bool
+}
+
+// DefaultLimit is the page size when Opts.Limit is 0.
+const DefaultLimit = 20
+
+// Pattern names, bound into cursors.
+const (
+	PatternPostsOfCategory   = "codex/posts-of-category"
+	PatternNewestOfType      = "codex/newest-of-type"
+	PatternCategoryWithPosts = "codex/category-with-posts"
+)
+
+// UserByID returns the user with the given id.
+func UserByID(ctx context.Context, t *entity.Table, id string, optFns ...func(*entity.CallOptions)) (cx.User, error) {
+	key, err := cx.UserKey(id)
+	if err != nil {
+		return cx.User{}, &entity.ValidationError{Op: "UserByID", Type: cx.UserType, Field: "id", Err: err}
+	}
+	return entity.NewStore[cx.User](t).Get(ctx, key, optFns...)
+}
+
+// CategoryDetail returns the category with the given id.
+func CategoryDetail(ctx context.Context, t *entity.Table, id string, optFns ...func(*entity.CallOptions)) (cx.Category, error) {
+	key, err := cx.CategoryKey(id)
+	if err != nil {
+		return cx.Category{}, &entity.ValidationError{Op: "CategoryDetail", Type: cx.CategoryType, Field: "id", Err: err}
+	}
+	return entity.NewStore[cx.Category](t).Get(ctx, key, optFns...)
+}
+
+// PostByID returns one post of a category.
+func PostByID(ctx context.Context, t *entity.Table, categoryID, postID string, optFns ...func(*entity.CallOptions)) (cx.Post, error) {
+	key, err := cx.PostKey(categoryID, postID)
+	if err != nil {
+		return cx.Post{}, &entity.ValidationError{Op: "PostByID", Type: cx.PostType, Err: err}
+	}
+	return entity.NewStore[cx.Post](t).Get(ctx, key, optFns...)
+}
+
+// CorpInfo returns the single company-information item (CORP#INFO).
+func CorpInfo(ctx context.Context, t *entity.Table, optFns ...func(*entity.CallOptions)) (cx.CorpInfo, error) {
+	key, _ := cx.CorpInfoKey()
+	return entity.NewStore[cx.CorpInfo](t).Get(ctx, key, optFns...)
+}
+
+func limit(o Opts) int {
+	if o.Limit > 0 {
+		return o.Limit
+	}
+	return DefaultLimit
+}
+
+// PostsOfCategory returns a page of the category's posts, newest first
+// (post IDs are time-ordered, so SK order is creation order).
+func PostsOfCategory(ctx context.Context, t *entity.Table, categoryID string, o Opts) (query.Page[cx.Post], error) {
+	q := query.New[cx.Post](t, PatternPostsOfCategory).
+		PartitionKey(cx.PostPK(categoryID)).
+		Sort(query.BeginsWith(cx.PostSKPrefix)).
+		Limit(limit(o)).
+		After(o.After)
+	if !o.OldestFirst {
+		q = q.Desc()
+	}
+	if o.ConsistentRead {
+		q = q.ConsistentRead()
+	}
+	return q.Page(ctx)
+}
+
+// NewestOfType returns a page of every item of entity T, newest first,
+// through the GSI Type_CreatedAt (for instance all posts across
+// categories: NewestOfType[codex.Post]).
+func NewestOfType[T any, PT interface {
+	*T
+	entity.Item
+}](ctx context.Context, t *entity.Table, o Opts) (query.Page[T], error) {
+	typ := PT(new(T)).EntitySchema().Type
+	q := query.New[T, PT](t, PatternNewestOfType).
+		Index(cx.TypeCreatedAt).
+		Partition(typ).
+		Limit(limit(o)).
+		After(o.After)
+	if !o.OldestFirst {
+		q = q.Desc()
+	}
+	return q.Page(ctx)
+}
+
+// Banners returns a page of all banners, newest first (seed 001 §3.2).
+func Banners(ctx context.Context, t *entity.Table, o Opts) (query.Page[cx.Banner], error) {
+	return NewestOfType[cx.Banner](ctx, t, o)
+}
+
+// Registry decodes the items of a category partition: Category and Post.
+// Other types found there are skipped and counted.
+var Registry = query.Register[cx.Post](query.Register[cx.Category](query.NewRegistry()))
+
+// CategoryPage is a category with a page of its posts.
+type CategoryPage struct {
+	Category *cx.Category // nil when the page does not include it
+	Posts    []cx.Post
+	Next     string
+	Skipped  int // items of types not in Registry
+}
+
+// CategoryWithPosts reads a category's partition in one request: the
+// category item (SK METADATA) and its posts (SK POST#...), in SK order
+// (METADATA sorts before POST#, so the category comes first).
+func CategoryWithPosts(ctx context.Context, t *entity.Table, categoryID string, o Opts) (CategoryPage, error) {
+	pk, err := cx.CategoryPK(categoryID)
+	if err != nil {
+		return CategoryPage{}, &entity.ValidationError{Op: "CategoryWithPosts", Type: cx.CategoryType, Field: "id", Err: err}
+	}
+	c := query.NewCollection(t, PatternCategoryWithPosts, Registry).Partition(pk).Limit(limit(o)).After(o.After)
+	if o.ConsistentRead {
+		c = c.ConsistentRead()
+	}
+	p, err := c.Page(ctx)
+	if err != nil {
+		return CategoryPage{}, err
+	}
+	out := CategoryPage{Posts: query.Of[cx.Post](p.Items), Next: p.Next, Skipped: p.Skipped}
+	if cs := query.Of[cx.Category](p.Items); len(cs) > 0 {
+		out.Category = &cs[0]
+	}
+	return out, nil
+}
