@@ -329,6 +329,18 @@ func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create bool) (map
 	if err := s.checkKey(op, key); err != nil {
 		return nil, key, err
 	}
+	// Generated entities stamp their own timestamps (on a copy: the
+	// caller's value is not modified), so that index keys built from them
+	// (GSI1SK={CreatedAt}) and the stored attributes use the field's own
+	// format.
+	stamped := false
+	if sc.CreatedAttr != "" || sc.UpdatedAttr != "" {
+		if _, ok := any(pv).(TimeStamper); ok {
+			cp := *v
+			any(PT(&cp)).(TimeStamper).StampTimes(s.t.opts.Now().UTC(), o.KeepTimestamps)
+			pv, stamped = PT(&cp), true
+		}
+	}
 	item, err := pv.MarshalItem()
 	if err != nil {
 		return nil, key, &ValidationError{Op: op, Type: sc.Type, Err: err}
@@ -358,7 +370,7 @@ func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create bool) (map
 			return nil, key, &ValidationError{Op: op, Type: sc.Type, Field: k.Attr, Err: fmt.Errorf("index %s key: %w", k.Index, err)}
 		}
 	}
-	if sc.CreatedAttr != "" || sc.UpdatedAttr != "" {
+	if !stamped && (sc.CreatedAttr != "" || sc.UpdatedAttr != "") {
 		if av, ok := item[sc.UpdatedAttr]; ok {
 			s.learnLayout(av)
 		} else if av, ok := item[sc.CreatedAttr]; ok {

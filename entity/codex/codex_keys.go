@@ -163,6 +163,17 @@ var userSchema = entity.Schema{
 // EntitySchema returns the schema of User, shared and read-only.
 func (*User) EntitySchema() *entity.Schema { return &userSchema }
 
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *User) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
+
 // PrimaryKey returns the primary key built from p's fields.
 func (p *User) PrimaryKey() (entity.Key, error) {
 	return UserKey(p.ID)
@@ -409,6 +420,17 @@ var categorySchema = entity.Schema{
 
 // EntitySchema returns the schema of Category, shared and read-only.
 func (*Category) EntitySchema() *entity.Schema { return &categorySchema }
+
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *Category) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
 
 // PrimaryKey returns the primary key built from p's fields.
 func (p *Category) PrimaryKey() (entity.Key, error) {
@@ -720,6 +742,17 @@ var postSchema = entity.Schema{
 // EntitySchema returns the schema of Post, shared and read-only.
 func (*Post) EntitySchema() *entity.Schema { return &postSchema }
 
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *Post) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
+
 // PrimaryKey returns the primary key built from p's fields.
 func (p *Post) PrimaryKey() (entity.Key, error) {
 	return PostKey(p.CategoryID, p.ID)
@@ -1027,6 +1060,17 @@ var bannerSchema = entity.Schema{
 // EntitySchema returns the schema of Banner, shared and read-only.
 func (*Banner) EntitySchema() *entity.Schema { return &bannerSchema }
 
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *Banner) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
+
 // PrimaryKey returns the primary key built from p's fields.
 func (p *Banner) PrimaryKey() (entity.Key, error) {
 	return BannerKey(p.ID)
@@ -1304,6 +1348,17 @@ var corpInfoSchema = entity.Schema{
 
 // EntitySchema returns the schema of CorpInfo, shared and read-only.
 func (*CorpInfo) EntitySchema() *entity.Schema { return &corpInfoSchema }
+
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *CorpInfo) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
 
 // PrimaryKey returns the primary key built from p's fields.
 func (p *CorpInfo) PrimaryKey() (entity.Key, error) {
@@ -1658,6 +1713,17 @@ var contactInquirySchema = entity.Schema{
 
 // EntitySchema returns the schema of ContactInquiry, shared and read-only.
 func (*ContactInquiry) EntitySchema() *entity.Schema { return &contactInquirySchema }
+
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *ContactInquiry) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
 
 // PrimaryKey returns the primary key built from p's fields.
 func (p *ContactInquiry) PrimaryKey() (entity.Key, error) {

@@ -175,6 +175,17 @@ var noticeSchema = entity.Schema{
 // EntitySchema returns the schema of Notice, shared and read-only.
 func (*Notice) EntitySchema() *entity.Schema { return &noticeSchema }
 
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *Notice) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
+
 // PrimaryKey returns the primary key built from p's fields.
 func (p *Notice) PrimaryKey() (entity.Key, error) {
 	return NoticeKey(p.ID)
@@ -498,6 +509,17 @@ var postLikeSchema = entity.Schema{
 
 // EntitySchema returns the schema of PostLike, shared and read-only.
 func (*PostLike) EntitySchema() *entity.Schema { return &postLikeSchema }
+
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *PostLike) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
 
 // PrimaryKey returns the primary key built from p's fields.
 func (p *PostLike) PrimaryKey() (entity.Key, error) {
