@@ -47,8 +47,9 @@
 //	    A local secondary index (it shares the table's partition key).
 //
 // An index key whose template fields are empty (or a zero time) is an error
-// at marshal time, unless the index is marked sparse: then its key
-// attributes are left out of the item, so the item is not indexed.
+// at marshal time, unless the index is marked sparse: then that key
+// attribute is left out of the item (an item that lacks a key attribute
+// of an index is not in the index), each key attribute on its own.
 //
 // # Templates
 //
@@ -162,7 +163,7 @@
 //	func (p *Post) UnmarshalItem(item map[string]types.AttributeValue) error
 //	    The entity.Item implementation. MarshalItem writes Type, every
 //	    attribute field and every key attribute (sparse index keys whose
-//	    fields are empty are left out); UnmarshalItem reads the fields back
+//	    fields are empty are left out, each on its own); UnmarshalItem reads the fields back
 //	    (key attributes and Type are not read). Schema.Keys lists the
 //	    primary key attributes first, then each index's in declaration
 //	    order; Schema.Attrs lists "Type" and every field attribute that is
