@@ -208,7 +208,7 @@ func (s *spec) input() (*dynamodb.QueryInput, error) {
 		}
 		in.ConsistentRead = aws.Bool(true)
 	}
-	if s.limit > 0 {
+	if s.limit > 0 && s.filter == nil {
 		in.Limit = aws.Int32(int32(s.limit))
 	}
 	if s.cursor != "" {
@@ -276,7 +276,12 @@ func (s *spec) run(ctx context.Context, keep func(map[string]types.AttributeValu
 	}
 	n := 0
 	for {
-		if s.limit > 0 {
+		// Without a filter, ask for exactly what is missing. With one,
+		// DynamoDB's Limit would count items the filter drops, so read
+		// whole response pages and stop inside one (the cursor is then
+		// built from the last item returned).
+		in.Limit = nil
+		if s.limit > 0 && s.filter == nil {
 			in.Limit = aws.Int32(int32(s.limit - n))
 		}
 		out, err := s.send(ctx, in)
@@ -377,8 +382,9 @@ func (q Query[T, PT]) Desc() Query[T, PT] {
 }
 
 // Limit caps a page at n items (0, the default, means one DynamoDB
-// response page, up to 1 MB). With a filter the runtime keeps reading
-// until n items pass it or the partition ends.
+// response page, up to 1 MB). Without a filter the request asks for
+// exactly n items; with one, whole response pages are read until n items
+// pass it or the range ends, and the page stops inside a response.
 func (q Query[T, PT]) Limit(n int) Query[T, PT] {
 	q.s.limit = n
 	return q

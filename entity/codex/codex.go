@@ -46,6 +46,11 @@ const TypeCreatedAt = "Type_CreatedAt"
 func TableOptions(o *entity.Options) {
 	o.PK, o.SK, o.TypeAttr = "PK", "SK", "Type"
 	o.BillingMode = types.BillingModePayPerRequest
+	for _, g := range o.GSIs {
+		if g.Name == TypeCreatedAt {
+			return
+		}
+	}
 	o.GSIs = append(o.GSIs, entity.Index{
 		Name: TypeCreatedAt, PK: "Type", SK: "CreatedAt", Projection: types.ProjectionTypeAll,
 	})
