@@ -179,8 +179,8 @@ type exprs struct {
 }
 
 type exprReq struct {
-	names                          map[string]string
-	values                         map[string]types.AttributeValue
+	names                           map[string]string
+	values                          map[string]types.AttributeValue
 	cond, filter, key, update, proj *string
 }
 
