@@ -204,12 +204,12 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 			}
 			skTerm = c
 		default:
-			return "", keyRange{}, validationf("Query condition missed key schema element: %s", s.pk.name)
+			return "", keyRange{}, validation("Query condition missed key schema element")
 		}
 	}
 	_ = pkName
 	if pkTerm == nil {
-		return "", keyRange{}, validationf("Query condition missed key schema element: %s", s.pk.name)
+		return "", keyRange{}, validation("Query condition missed key schema element")
 	}
 	if pkTerm.Kind != ddbexpr.CondCompare || pkTerm.Op != "=" {
 		return "", keyRange{}, validation("Query key condition not supported")
@@ -328,7 +328,7 @@ func (db *DB) checkSelect(sel types.Select, x *exprs, src *source) (project bool
 		}
 	case types.SelectCount:
 		if x.proj != nil {
-			return false, false, validation("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get COUNT")
+			return false, false, validation("Cannot specify the ProjectionExpression when choosing to get only the Count")
 		}
 		count = true
 	default:

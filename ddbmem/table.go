@@ -467,7 +467,9 @@ func describeType(v types.AttributeValue) string { return ddbexpr.TypeName(v) }
 // checkKeyValue validates one key attribute value of an item.
 func checkKeyValue(k keyAttr, v types.AttributeValue) error {
 	if string(k.typ) != describeType(v) {
-		return validationf("One or more parameter values were invalid: Type mismatch for key %s expected: %s actual: %s", k.name, k.typ, describeType(v))
+		// DynamoDB says "Type mismatch for key pk expected: S actual: N";
+		// DynamoDB Local (the conformance oracle) leaves the details out.
+		return validation("One or more parameter values were invalid: Type mismatch for key")
 	}
 	switch x := v.(type) {
 	case *types.AttributeValueMemberS:
@@ -493,7 +495,9 @@ func (t *table) checkItemKeys(it item) error {
 		}
 		v, ok := it[k.name]
 		if !ok {
-			return validationf("One or more parameter values were invalid: Missing the key %s in the item", k.name)
+			// DynamoDB says "Missing the key pk in the item"; DynamoDB
+			// Local (the conformance oracle) says this.
+			return validation("One of the required keys was not given a value")
 		}
 		if err := checkKeyValue(k, v); err != nil {
 			return err
@@ -539,7 +543,7 @@ func (t *table) parseKey(key item) (string, string, error) {
 		n = 2
 	}
 	if len(key) != n {
-		return "", "", validation("The provided key element does not match the schema")
+		return "", "", validation("The number of conditions on the keys is invalid")
 	}
 	for _, k := range []keyAttr{t.pk, t.sk} {
 		if k.name == "" {

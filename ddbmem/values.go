@@ -60,7 +60,7 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 		seen := make(map[string]bool, len(x.Value))
 		for _, s := range x.Value {
 			if seen[s] {
-				return nil, validationf("One or more parameter values were invalid: Input collection %s contains duplicates.", listString(x.Value))
+				return nil, validationf("One or more parameter values were invalid: Input collection %s contains duplicates", listString(x.Value))
 			}
 			seen[s] = true
 		}
@@ -78,7 +78,7 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 			}
 			c := n.String()
 			if seen[c] {
-				return nil, validationf("One or more parameter values were invalid: Input collection %s contains duplicates.", listString(x.Value))
+				return nil, validation("Input collection contains duplicates")
 			}
 			seen[c] = true
 			out[i] = c
@@ -92,7 +92,7 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 		seen := make(map[string]bool, len(x.Value))
 		for i, b := range x.Value {
 			if seen[string(b)] {
-				return nil, validation("One or more parameter values were invalid: Input collection contains duplicates.")
+				return nil, validation("Input collection contains duplicates")
 			}
 			seen[string(b)] = true
 			out[i] = bytes.Clone(b)
@@ -276,6 +276,9 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		if err := check("UpdateExpression", &x.update.Expr); err != nil {
 			return nil, err
 		}
+		if err := x.update.CheckPaths(&x.env); err != nil {
+			return nil, validationf("Invalid UpdateExpression: %s", err.Error())
+		}
 	}
 	if x.cond != nil {
 		if err := check("ConditionExpression", &x.cond.Expr); err != nil {
@@ -290,6 +293,9 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 	if x.proj != nil {
 		if err := check("ProjectionExpression", &x.proj.Expr); err != nil {
 			return nil, err
+		}
+		if err := x.proj.CheckPaths(&x.env); err != nil {
+			return nil, validationf("Invalid ProjectionExpression: %s", err.Error())
 		}
 	}
 	if len(r.names) > 0 {

@@ -153,7 +153,7 @@ func (env *Env) eval(it Item, c *Cond) (bool, error) {
 			return false, err
 		}
 		if !aok || !bok {
-			return c.Op == "<>" && false, nil
+			return c.Op == "<>", nil
 		}
 		switch c.Op {
 		case "=":
@@ -231,7 +231,7 @@ func (env *Env) evalFunc(it Item, c *Cond) (bool, error) {
 		}
 		s, isS := t.(*types.AttributeValueMemberS)
 		if !isS || !validTypes[s.Value] {
-			return false, &CheckError{fmt.Sprintf("Invalid attribute type name found; type: %s, valid types: { B,BOOL,BS,L,M,N,NS,NULL,S,SS }", typeArg(t))}
+			return false, &CheckError{fmt.Sprintf("Invalid attribute type name found; type: %s, valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}", typeArg(t))}
 		}
 		return ok && TypeName(v) == s.Value, nil
 	case "begins_with":
@@ -362,7 +362,7 @@ func (env *Env) checkTypes(c *Cond) error {
 			t := env.Values[c.Args[1].Value]
 			if c.Args[1].Kind == OpValue {
 				if s, ok := t.(*types.AttributeValueMemberS); !ok || !validTypes[s.Value] {
-					return &CheckError{fmt.Sprintf("Invalid attribute type name found; type: %s, valid types: { B,BOOL,BS,L,M,N,NS,NULL,S,SS }", typeArg(t))}
+					return &CheckError{fmt.Sprintf("Invalid attribute type name found; type: %s, valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}", typeArg(t))}
 				}
 			}
 		}
