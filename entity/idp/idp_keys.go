@@ -34,6 +34,7 @@ func ProjectPK(projectID string) (string, error) {
 	return buildProjectPK(&b, projectID)
 }
 
+// buildProjectPK appends the PK to b and returns it.
 func buildProjectPK(b *keys.Builder, projectID string) (string, error) {
 	b.Reset("PROJ#{ProjectID}", keys.MaxPartitionKeyLen)
 	b.Literal("PROJ#")
@@ -55,6 +56,7 @@ func ParseProjectPK(key string) (projectID string, err error) {
 	return projectID, nil
 }
 
+// projectPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func projectPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var projectID string
 	if av, ok := codec.Lookup(item, "project_id"); ok {
@@ -73,6 +75,7 @@ func projectPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // ProjectSK is the SK of every Project.
 const ProjectSK = "META"
 
+// projectSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func projectSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return ProjectSK, nil
 }
@@ -80,6 +83,7 @@ func projectSKFromItem(item map[string]types.AttributeValue) (string, error) {
 // ProjectGSI1PK is the GSI1PK of every Project.
 const ProjectGSI1PK = "PROJECTS"
 
+// projectGSI1PKFromItem computes the GSI1PK from item attributes (entity.KeyAttr.Build).
 func projectGSI1PKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return ProjectGSI1PK, nil
 }
@@ -90,6 +94,7 @@ func ProjectGSI1SK(createdAt time.Time) (string, error) {
 	return buildProjectGSI1SK(&b, createdAt)
 }
 
+// buildProjectGSI1SK appends the GSI1SK to b and returns it.
 func buildProjectGSI1SK(b *keys.Builder, createdAt time.Time) (string, error) {
 	b.Reset("{CreatedAt}", keys.MaxSortKeyLen)
 	b.Time("CreatedAt", createdAt, keys.TimeMillis)
@@ -106,6 +111,7 @@ func ParseProjectGSI1SK(key string) (createdAt time.Time, err error) {
 	return createdAt, nil
 }
 
+// projectGSI1SKFromItem computes the GSI1SK from item attributes (entity.KeyAttr.Build).
 func projectGSI1SKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var createdAt time.Time
 	if av, ok := codec.Lookup(item, "created_at"); ok {
@@ -218,6 +224,17 @@ var projectSchema = entity.Schema{
 // EntitySchema returns the schema of Project, shared and read-only.
 func (*Project) EntitySchema() *entity.Schema { return &projectSchema }
 
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *Project) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
+
 // PrimaryKey returns the primary key built from p's fields.
 func (p *Project) PrimaryKey() (entity.Key, error) {
 	return ProjectKey(p.ProjectID)
@@ -237,14 +254,16 @@ type projectValues struct {
 	OwnerID     types.AttributeValueMemberS
 	CreatedAt   types.AttributeValueMemberS
 	UpdatedAt   types.AttributeValueMemberS
+	keyBuf      [53]byte
+	numBuf      [48]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Project) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(29 + len(p.ProjectID))
-		buf  = codec.NewBuffer(48)
 		v    = new(projectValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 11)
 		err  error
 	)
@@ -358,6 +377,7 @@ func DocumentPK(projectID string) (string, error) {
 	return buildDocumentPK(&b, projectID)
 }
 
+// buildDocumentPK appends the PK to b and returns it.
 func buildDocumentPK(b *keys.Builder, projectID string) (string, error) {
 	b.Reset("PROJ#{ProjectID}", keys.MaxPartitionKeyLen)
 	b.Literal("PROJ#")
@@ -379,6 +399,7 @@ func ParseDocumentPK(key string) (projectID string, err error) {
 	return projectID, nil
 }
 
+// documentPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func documentPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var projectID string
 	if av, ok := codec.Lookup(item, "project_id"); ok {
@@ -400,6 +421,7 @@ func DocumentSK(documentID string) (string, error) {
 	return buildDocumentSK(&b, documentID)
 }
 
+// buildDocumentSK appends the SK to b and returns it.
 func buildDocumentSK(b *keys.Builder, documentID string) (string, error) {
 	b.Reset("DOC#{DocumentID}", keys.MaxSortKeyLen)
 	b.Literal("DOC#")
@@ -421,6 +443,7 @@ func ParseDocumentSK(key string) (documentID string, err error) {
 	return documentID, nil
 }
 
+// documentSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func documentSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var documentID string
 	if av, ok := codec.Lookup(item, "document_id"); ok {
@@ -442,6 +465,7 @@ func DocumentGSI1PK(projectID string) (string, error) {
 	return buildDocumentGSI1PK(&b, projectID)
 }
 
+// buildDocumentGSI1PK appends the GSI1PK to b and returns it.
 func buildDocumentGSI1PK(b *keys.Builder, projectID string) (string, error) {
 	b.Reset("PROJ#{ProjectID}#DOC", keys.MaxPartitionKeyLen)
 	b.Literal("PROJ#")
@@ -465,6 +489,7 @@ func ParseDocumentGSI1PK(key string) (projectID string, err error) {
 	return projectID, nil
 }
 
+// documentGSI1PKFromItem computes the GSI1PK from item attributes (entity.KeyAttr.Build).
 func documentGSI1PKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var projectID string
 	if av, ok := codec.Lookup(item, "project_id"); ok {
@@ -486,6 +511,7 @@ func DocumentGSI1SK(createdAt time.Time) (string, error) {
 	return buildDocumentGSI1SK(&b, createdAt)
 }
 
+// buildDocumentGSI1SK appends the GSI1SK to b and returns it.
 func buildDocumentGSI1SK(b *keys.Builder, createdAt time.Time) (string, error) {
 	b.Reset("{CreatedAt}", keys.MaxSortKeyLen)
 	b.Time("CreatedAt", createdAt, keys.TimeMillis)
@@ -502,6 +528,7 @@ func ParseDocumentGSI1SK(key string) (createdAt time.Time, err error) {
 	return createdAt, nil
 }
 
+// documentGSI1SKFromItem computes the GSI1SK from item attributes (entity.KeyAttr.Build).
 func documentGSI1SKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var createdAt time.Time
 	if av, ok := codec.Lookup(item, "created_at"); ok {
@@ -639,6 +666,17 @@ var documentSchema = entity.Schema{
 // EntitySchema returns the schema of Document, shared and read-only.
 func (*Document) EntitySchema() *entity.Schema { return &documentSchema }
 
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *Document) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
+
 // PrimaryKey returns the primary key built from p's fields.
 func (p *Document) PrimaryKey() (entity.Key, error) {
 	return DocumentKey(p.ProjectID, p.DocumentID)
@@ -660,14 +698,16 @@ type documentValues struct {
 	Status     types.AttributeValueMemberS
 	CreatedAt  types.AttributeValueMemberS
 	UpdatedAt  types.AttributeValueMemberS
+	keyBuf     [114]byte
+	numBuf     [68]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Document) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(42 + len(p.ProjectID) + len(p.DocumentID) + len(p.ProjectID))
-		buf  = codec.NewBuffer(68)
 		v    = new(documentValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 13)
 		err  error
 	)
@@ -804,6 +844,7 @@ func WorkflowPK(documentID string) (string, error) {
 	return buildWorkflowPK(&b, documentID)
 }
 
+// buildWorkflowPK appends the PK to b and returns it.
 func buildWorkflowPK(b *keys.Builder, documentID string) (string, error) {
 	b.Reset("DOC#{DocumentID}", keys.MaxPartitionKeyLen)
 	b.Literal("DOC#")
@@ -825,6 +866,7 @@ func ParseWorkflowPK(key string) (documentID string, err error) {
 	return documentID, nil
 }
 
+// workflowPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func workflowPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var documentID string
 	if av, ok := codec.Lookup(item, "document_id"); ok {
@@ -846,6 +888,7 @@ func WorkflowSK(workflowID string) (string, error) {
 	return buildWorkflowSK(&b, workflowID)
 }
 
+// buildWorkflowSK appends the SK to b and returns it.
 func buildWorkflowSK(b *keys.Builder, workflowID string) (string, error) {
 	b.Reset("WF#{WorkflowID}", keys.MaxSortKeyLen)
 	b.Literal("WF#")
@@ -867,6 +910,7 @@ func ParseWorkflowSK(key string) (workflowID string, err error) {
 	return workflowID, nil
 }
 
+// workflowSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func workflowSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var workflowID string
 	if av, ok := codec.Lookup(item, "workflow_id"); ok {
@@ -994,6 +1038,17 @@ var workflowSchema = entity.Schema{
 // EntitySchema returns the schema of Workflow, shared and read-only.
 func (*Workflow) EntitySchema() *entity.Schema { return &workflowSchema }
 
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *Workflow) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
+
 // PrimaryKey returns the primary key built from p's fields.
 func (p *Workflow) PrimaryKey() (entity.Key, error) {
 	return WorkflowKey(p.DocumentID, p.WorkflowID)
@@ -1012,14 +1067,16 @@ type workflowValues struct {
 	TotalPages types.AttributeValueMemberN
 	CreatedAt  types.AttributeValueMemberS
 	UpdatedAt  types.AttributeValueMemberS
+	keyBuf     [55]byte
+	numBuf     [68]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Workflow) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(7 + len(p.DocumentID) + len(p.WorkflowID))
-		buf  = codec.NewBuffer(68)
 		v    = new(workflowValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 10)
 		err  error
 	)
@@ -1136,6 +1193,7 @@ func SegmentPK(workflowID string) (string, error) {
 	return buildSegmentPK(&b, workflowID)
 }
 
+// buildSegmentPK appends the PK to b and returns it.
 func buildSegmentPK(b *keys.Builder, workflowID string) (string, error) {
 	b.Reset("WF#{WorkflowID}", keys.MaxPartitionKeyLen)
 	b.Literal("WF#")
@@ -1157,6 +1215,7 @@ func ParseSegmentPK(key string) (workflowID string, err error) {
 	return workflowID, nil
 }
 
+// segmentPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func segmentPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var workflowID string
 	if av, ok := codec.Lookup(item, "workflow_id"); ok {
@@ -1178,6 +1237,7 @@ func SegmentSK(segmentIndex int) (string, error) {
 	return buildSegmentSK(&b, segmentIndex)
 }
 
+// buildSegmentSK appends the SK to b and returns it.
 func buildSegmentSK(b *keys.Builder, segmentIndex int) (string, error) {
 	b.Reset("SEG#{SegmentIndex:6}", keys.MaxSortKeyLen)
 	b.Literal("SEG#")
@@ -1199,6 +1259,7 @@ func ParseSegmentSK(key string) (segmentIndex int, err error) {
 	return segmentIndex, nil
 }
 
+// segmentSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func segmentSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var segmentIndex int
 	if av, ok := codec.Lookup(item, "segment_index"); ok {
@@ -1315,6 +1376,17 @@ var segmentSchema = entity.Schema{
 // EntitySchema returns the schema of Segment, shared and read-only.
 func (*Segment) EntitySchema() *entity.Schema { return &segmentSchema }
 
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *Segment) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
+
 // PrimaryKey returns the primary key built from p's fields.
 func (p *Segment) PrimaryKey() (entity.Key, error) {
 	return SegmentKey(p.WorkflowID, p.SegmentIndex)
@@ -1332,14 +1404,16 @@ type segmentValues struct {
 	ImageURI     types.AttributeValueMemberS
 	CreatedAt    types.AttributeValueMemberS
 	UpdatedAt    types.AttributeValueMemberS
+	keyBuf       [38]byte
+	numBuf       [68]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Segment) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(14 + len(p.WorkflowID))
-		buf  = codec.NewBuffer(68)
 		v    = new(segmentValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 9)
 		err  error
 	)
@@ -1447,6 +1521,7 @@ func ArtifactPK(artifactID string) (string, error) {
 	return buildArtifactPK(&b, artifactID)
 }
 
+// buildArtifactPK appends the PK to b and returns it.
 func buildArtifactPK(b *keys.Builder, artifactID string) (string, error) {
 	b.Reset("ART#{ArtifactID}", keys.MaxPartitionKeyLen)
 	b.Literal("ART#")
@@ -1468,6 +1543,7 @@ func ParseArtifactPK(key string) (artifactID string, err error) {
 	return artifactID, nil
 }
 
+// artifactPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func artifactPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var artifactID string
 	if av, ok := codec.Lookup(item, "artifact_id"); ok {
@@ -1486,6 +1562,7 @@ func artifactPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // ArtifactSK is the SK of every Artifact.
 const ArtifactSK = "META"
 
+// artifactSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func artifactSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return ArtifactSK, nil
 }
@@ -1496,6 +1573,7 @@ func ArtifactGSI1PK(userID string) (string, error) {
 	return buildArtifactGSI1PK(&b, userID)
 }
 
+// buildArtifactGSI1PK appends the GSI1PK to b and returns it.
 func buildArtifactGSI1PK(b *keys.Builder, userID string) (string, error) {
 	b.Reset("USR#{UserID}#ART", keys.MaxPartitionKeyLen)
 	b.Literal("USR#")
@@ -1519,6 +1597,7 @@ func ParseArtifactGSI1PK(key string) (userID string, err error) {
 	return userID, nil
 }
 
+// artifactGSI1PKFromItem computes the GSI1PK from item attributes (entity.KeyAttr.Build).
 func artifactGSI1PKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var userID string
 	if av, ok := codec.Lookup(item, "user_id"); ok {
@@ -1540,6 +1619,7 @@ func ArtifactGSI1SK(createdAt time.Time) (string, error) {
 	return buildArtifactGSI1SK(&b, createdAt)
 }
 
+// buildArtifactGSI1SK appends the GSI1SK to b and returns it.
 func buildArtifactGSI1SK(b *keys.Builder, createdAt time.Time) (string, error) {
 	b.Reset("{CreatedAt}", keys.MaxSortKeyLen)
 	b.Time("CreatedAt", createdAt, keys.TimeMillis)
@@ -1556,6 +1636,7 @@ func ParseArtifactGSI1SK(key string) (createdAt time.Time, err error) {
 	return createdAt, nil
 }
 
+// artifactGSI1SKFromItem computes the GSI1SK from item attributes (entity.KeyAttr.Build).
 func artifactGSI1SKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var createdAt time.Time
 	if av, ok := codec.Lookup(item, "created_at"); ok {
@@ -1577,6 +1658,7 @@ func ArtifactGSI2PK(userID string, projectID string) (string, error) {
 	return buildArtifactGSI2PK(&b, userID, projectID)
 }
 
+// buildArtifactGSI2PK appends the GSI2PK to b and returns it.
 func buildArtifactGSI2PK(b *keys.Builder, userID string, projectID string) (string, error) {
 	b.Reset("USR#{UserID}#PROJ#{ProjectID}#ART", keys.MaxPartitionKeyLen)
 	b.Literal("USR#")
@@ -1614,6 +1696,7 @@ func ParseArtifactGSI2PK(key string) (userID string, projectID string, err error
 	return userID, projectID, nil
 }
 
+// artifactGSI2PKFromItem computes the GSI2PK from item attributes (entity.KeyAttr.Build).
 func artifactGSI2PKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var userID string
 	if av, ok := codec.Lookup(item, "user_id"); ok {
@@ -1645,6 +1728,7 @@ func ArtifactGSI2SK(createdAt time.Time) (string, error) {
 	return buildArtifactGSI2SK(&b, createdAt)
 }
 
+// buildArtifactGSI2SK appends the GSI2SK to b and returns it.
 func buildArtifactGSI2SK(b *keys.Builder, createdAt time.Time) (string, error) {
 	b.Reset("{CreatedAt}", keys.MaxSortKeyLen)
 	b.Time("CreatedAt", createdAt, keys.TimeMillis)
@@ -1661,6 +1745,7 @@ func ParseArtifactGSI2SK(key string) (createdAt time.Time, err error) {
 	return createdAt, nil
 }
 
+// artifactGSI2SKFromItem computes the GSI2SK from item attributes (entity.KeyAttr.Build).
 func artifactGSI2SKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var createdAt time.Time
 	if av, ok := codec.Lookup(item, "created_at"); ok {
@@ -1791,6 +1876,17 @@ var artifactSchema = entity.Schema{
 // EntitySchema returns the schema of Artifact, shared and read-only.
 func (*Artifact) EntitySchema() *entity.Schema { return &artifactSchema }
 
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *Artifact) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
+
 // PrimaryKey returns the primary key built from p's fields.
 func (p *Artifact) PrimaryKey() (entity.Key, error) {
 	return ArtifactKey(p.ArtifactID)
@@ -1814,14 +1910,16 @@ type artifactValues struct {
 	S3Key       types.AttributeValueMemberS
 	CreatedAt   types.AttributeValueMemberS
 	UpdatedAt   types.AttributeValueMemberS
+	keyBuf      [170]byte
+	numBuf      [48]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Artifact) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(74 + len(p.ArtifactID) + len(p.UserID) + len(p.UserID) + len(p.ProjectID))
-		buf  = codec.NewBuffer(48)
 		v    = new(artifactValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 15)
 		err  error
 	)
