@@ -1,0 +1,50 @@
+package idempotency_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/tablekit/tablekit/idempotency"
+)
+
+// The default record key, and seed 004's IdempotencyLock with the key
+// "{eventId}#{userId}".
+func ExampleDefaultKey() {
+	k := idempotency.DefaultKey("ev-42#user-7")
+	fmt.Println(k.PK, k.SK)
+	// Output: IDEMP#ev-42#user-7 LOCK
+}
+
+// A duplicate that arrives while the first call runs gets an error that
+// carries the first call's value (here its request ID).
+func ExampleFirstValue() {
+	err := fmt.Errorf("participate: %w", &idempotency.InProgressError{Key: "ev-42#user-7", FirstValue: "req-1"})
+	first, ok := idempotency.FirstValue(err)
+	fmt.Println(errors.Is(err, idempotency.ErrInProgress), first, ok)
+	// Output: true req-1 true
+}
+
+// Charging an order at most once. db is a *dynamodb.Client (or the
+// embedded engine); the table has string keys PK and SK.
+func ExampleDo() {
+	var db *dynamodb.Client // configured elsewhere
+	store, err := idempotency.New(db, "AppTable")
+	if err != nil {
+		log.Fatal(err)
+	}
+	type receipt struct{ ChargeID string }
+	payload := []byte(`{"order":"o-1","amount":1200}`) // canonical bytes of the request
+	r, replayed, err := idempotency.Do(context.TODO(), store, "charge#o-1", payload,
+		func(ctx context.Context) (receipt, error) {
+			return receipt{ChargeID: "ch_1"}, nil // the effect, run at most once
+		},
+		func(o *idempotency.Options) { o.WaitForResult = true })
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(r.ChargeID, replayed)
+}
