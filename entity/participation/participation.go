@@ -1,0 +1,175 @@
+// Package participation holds the entities of the participation-event
+// system of seed 004 ("Access Pattern 매핑 표"), all in one table with the
+// primary key PK/SK and two global secondary indexes, GSI1 (GSI1PK/GSI1SK)
+// and GSI2 (GSI2PK/GSI2SK), projection ALL:
+//
+//	IdempotencyLock   IDEMP#<eventId>#<userId>  LOCK
+//	Request           REQ#<requestId>           META
+//	  GSI1            USER#<userId>             RAT#<requestedAt>#REQ#<requestId>
+//	  GSI2 (sparse)   EVENT#<eventId>           QAT#<queuedAt>#REQ#<requestId>
+//	EventCapacity     EVENT#<eventId>           CAPACITY
+//	RequestStatusLog  REQ#<requestId>           LOG#<occurredAt>
+//
+// The seed fixes every string above except GSI1SK, which it leaves open
+// ("newest first"): tablekit uses RAT#<requestedAt>#REQ#<requestId>, the
+// twin of GSI2SK. Times in keys are fixed-width ISO 8601 UTC
+// ("2025-10-29T10:00:00.000Z", nanoseconds for occurredAt), so string
+// order is time order. Values are escaped by package keys, so an ID that
+// contains '#' can never forge another key.
+//
+// # The request lifecycle
+//
+// [Service] implements the write side of the seed's tables A and B:
+// [Service.Participate] (the API) and [Service.Process] (the worker), with
+// the status machine
+//
+//	RECEIVED -> QUEUED -> PROCESSING -> SUCCEEDED | REJECTED | FAILED_FINAL
+//	RECEIVED -> FAILED_FINAL            (enqueue failed: FAILED_INGEST_ENQUEUE)
+//
+// Every transition is one conditional write (status = the expected
+// status); an illegal or lost transition is a [*TransitionError]
+// (errors.Is [ErrIllegalTransition]). Enum attributes (status, mode,
+// uiResult, errorCode, failureClass) refuse unknown values on encode and
+// decode with an [*EnumError] (errors.Is [ErrUnknownEnum]).
+//
+// # The five easy mistakes, enforced
+//
+//  1. No Request before its IdempotencyLock: Participate writes the lock
+//     and the Request in one TransactWriteItems, so a Request exists only
+//     if its lock was won; a duplicate writes nothing and gets the first
+//     requestId.
+//  2. queuedAt only after the enqueue succeeded: Participate sends to the
+//     [Queue] first and only then sets QUEUED, queuedAt and the GSI2 key;
+//     a failed send ends in FAILED_FINAL with no queuedAt and no GSI2 key.
+//  3. GSI2SK and queuedAt are never modified after QUEUED: they are set
+//     by the RECEIVED -> QUEUED transition alone, conditioned on
+//     attribute_not_exists(queuedAt); no other transition touches them.
+//  4. Worker transitions are always conditional: each update carries
+//     status = <expected> (tests check every UpdateItem and transaction).
+//  5. GSI attributes exist only on Request items: no other entity declares
+//     an index key, and the GSI2 key is sparse until QUEUED.
+//
+// # Errors
+//
+// Bad input (an empty ID, a capacity below 1, an unknown mode) is an
+// *entity.ValidationError (errors.Is entity.ErrValidation, and
+// keys.ErrMissingField for an empty ID); a missing item matches
+// entity.ErrNotFound; see also [ErrIllegalTransition], [ErrUnknownEnum],
+// [ErrNotReady] and [ErrEnqueue].
+//
+// The key builders, codecs and typed fields (participation_keys.go) are
+// in keygen's generated form; keygen could not generate yet when this
+// package was written, so they are written by hand to its specification.
+package participation
+
+//go:generate go run github.com/tablekit/tablekit/keys/keygen
+
+import (
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/entity"
+)
+
+// DefaultTableName is the table name used when NewTable gets "".
+const DefaultTableName = "ParticipationTable"
+
+// Index names.
+const (
+	GSI1 = "GSI1" // a user's requests, newest first
+	GSI2 = "GSI2" // an event's requests in queue order
+)
+
+// TTLAttr is the table's time-to-live attribute (epoch seconds). No
+// entity of the seed expires; it is enabled for users' own entities.
+const TTLAttr = "ttl"
+
+// TableOptions configures an entity.Table with the seed 004 layout: PK
+// and SK strings, the Type attribute, GSI1 and GSI2 (projection ALL), the
+// TTL attribute "ttl" and on-demand billing.
+func TableOptions(o *entity.Options) {
+	o.PK, o.SK, o.TypeAttr = "PK", "SK", "Type"
+	o.TTLAttr = TTLAttr
+	o.BillingMode = types.BillingModePayPerRequest
+	o.GSIs = append(o.GSIs,
+		entity.Index{Name: GSI1, PK: "GSI1PK", SK: "GSI1SK", Projection: types.ProjectionTypeAll},
+		entity.Index{Name: GSI2, PK: "GSI2PK", SK: "GSI2SK", Projection: types.ProjectionTypeAll},
+	)
+}
+
+// NewTable returns the participation table on client. name "" means
+// [DefaultTableName]; optFns run after [TableOptions].
+func NewTable(client entity.Client, name string, optFns ...func(*entity.Options)) *entity.Table {
+	if name == "" {
+		name = DefaultTableName
+	}
+	return entity.NewTable(client, name, append([]func(*entity.Options){TableOptions}, optFns...)...)
+}
+
+// IdempotencyLock is the first write of a participation: one per event
+// and user. Its conditional put decides which click is the first one; it
+// keeps that click's requestId for the duplicates.
+//
+//keygen:entity IdempotencyLock
+//keygen:key PK=IDEMP#{EventID}#{UserID} SK=LOCK
+type IdempotencyLock struct {
+	EventID   string    `ddb:"eventId"`
+	UserID    string    `ddb:"userId"`
+	RequestID string    `ddb:"requestId"`
+	CreatedAt time.Time `ddb:"createdAt,created"`
+}
+
+// Request is one participation request and its processing state.
+// GSI1 lists a user's requests (newest first when read descending); GSI2
+// lists an event's requests in the order they were queued. The GSI2 key
+// is absent until the request is QUEUED, and never changes afterwards.
+//
+//keygen:entity Request
+//keygen:key PK=REQ#{RequestID} SK=META
+//keygen:gsi GSI1 GSI1PK=USER#{UserID} GSI1SK=RAT#{RequestedAt}#REQ#{RequestID}
+//keygen:gsi GSI2 GSI2PK=EVENT#{EventID} GSI2SK=QAT#{QueuedAt}#REQ#{RequestID} sparse
+type Request struct {
+	RequestID    string       `ddb:"requestId"`
+	EventID      string       `ddb:"eventId"`
+	UserID       string       `ddb:"userId"`
+	Mode         Mode         `ddb:"mode,av"`
+	Status       Status       `ddb:"status,av"`
+	UIResult     UIResult     `ddb:"uiResult,av,omitempty"`
+	RequestedAt  time.Time    `ddb:"requestedAt"`
+	QueuedAt     time.Time    `ddb:"queuedAt,omitempty"`
+	StartedAt    time.Time    `ddb:"startedAt,omitempty"`
+	FinishedAt   time.Time    `ddb:"finishedAt,omitempty"`
+	FailureClass FailureClass `ddb:"failureClass,av,omitempty"`
+	ErrorCode    ErrorCode    `ddb:"errorCode,av,omitempty"`
+	ErrorMessage string       `ddb:"errorMessage,omitempty"`
+	UpdatedAt    time.Time    `ddb:"updatedAt,updated"`
+}
+
+// EventCapacity is the seat counter of a FIRST_COME event. The worker
+// decrements CapacityRemaining atomically under the condition
+// capacityRemaining > 0, so exactly CapacityTotal requests succeed.
+// LOTTERY events have no EventCapacity.
+//
+//keygen:entity EventCapacity
+//keygen:key PK=EVENT#{EventID} SK=CAPACITY
+type EventCapacity struct {
+	EventID           string    `ddb:"eventId"`
+	CapacityTotal     int64     `ddb:"capacityTotal"`
+	CapacityRemaining int64     `ddb:"capacityRemaining"`
+	CreatedAt         time.Time `ddb:"createdAt,created"`
+	UpdatedAt         time.Time `ddb:"updatedAt,updated"`
+}
+
+// RequestStatusLog is one status change of a request (the seed's optional
+// audit log), in the request's partition, sorted by time.
+//
+//keygen:entity RequestStatusLog
+//keygen:key PK=REQ#{RequestID} SK=LOG#{OccurredAt}
+type RequestStatusLog struct {
+	RequestID  string    `ddb:"requestId"`
+	OccurredAt time.Time `ddb:"occurredAt,isonano"`
+	From       Status    `ddb:"fromStatus,av,omitempty"`
+	To         Status    `ddb:"toStatus,av"`
+	Detail     string    `ddb:"detail,omitempty"`
+}
