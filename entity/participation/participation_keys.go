@@ -881,7 +881,9 @@ func kgDecAV(name string, av types.AttributeValue, dst interface {
 	return nil
 }
 
-func kgEncAV[V kgMarshaler](v V) (types.AttributeValue, error) { return v.MarshalDynamoDBAttributeValue() }
+func kgEncAV[V kgMarshaler](v V) (types.AttributeValue, error) {
+	return v.MarshalDynamoDBAttributeValue()
+}
 
 func kgEncAVOmit[V interface {
 	kgMarshaler

@@ -448,7 +448,9 @@ type extraFailed struct {
 	old   map[string]types.AttributeValue
 }
 
-func (e *extraFailed) Error() string { return fmt.Sprintf("participation: item %d condition failed", e.index) }
+func (e *extraFailed) Error() string {
+	return fmt.Sprintf("participation: item %d condition failed", e.index)
+}
 
 // apply performs one transition of r, always conditioned on
 // status = r.Status (easy mistake 4). On success r is the new state. A
