@@ -307,11 +307,19 @@ func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create bool) (map
 	if err != nil {
 		return nil, key, &ValidationError{Op: op, Type: sc.Type, Err: err}
 	}
-	item[s.t.opts.PK] = str(key.PK)
-	if s.t.opts.SK != "" {
-		item[s.t.opts.SK] = str(key.SK)
+	// The codec writes the key and Type attributes; set them only when it
+	// did not (or wrote something else).
+	if v, ok := item[s.t.opts.PK].(*types.AttributeValueMemberS); !ok || v.Value != key.PK {
+		item[s.t.opts.PK] = str(key.PK)
 	}
-	item[s.t.opts.TypeAttr] = str(sc.Type)
+	if s.t.opts.SK != "" {
+		if v, ok := item[s.t.opts.SK].(*types.AttributeValueMemberS); !ok || v.Value != key.SK {
+			item[s.t.opts.SK] = str(key.SK)
+		}
+	}
+	if v, ok := item[s.t.opts.TypeAttr].(*types.AttributeValueMemberS); !ok || v.Value != sc.Type {
+		item[s.t.opts.TypeAttr] = str(sc.Type)
+	}
 	for _, k := range s.derived {
 		if _, ok := item[k.Attr]; ok {
 			continue

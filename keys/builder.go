@@ -1,30 +1,39 @@
 package keys
 
 import (
+	"fmt"
 	"strings"
 	"time"
 	"unsafe"
 )
 
-// Builder assembles one key segment by segment. It is the low-level form
-// of [Template.Build] that generated code uses: with a good size hint, a
-// key costs one allocation. Methods keep the first error; [Builder.Key]
-// returns it. A Builder is not safe for concurrent use.
+// Builder assembles keys segment by segment. It is the low-level form of
+// [Template.Build] that generated code uses: with a good size hint, a key
+// costs one allocation, and several keys built in turn after [Builder.Reset]
+// share it. Methods keep the first error; [Builder.Key] returns it. A
+// Builder is not safe for concurrent use.
 type Builder struct {
 	template string
 	max      int
+	start    int
 	buf      []byte
 	err      error
 }
 
-// NewBuilder returns a Builder for a key of the given template layout (used
-// in errors only), at most max bytes long (0 means [MaxPartitionKeyLen]),
-// with room for size bytes.
-func NewBuilder(template string, max, size int) Builder {
+// NewBuilder returns a Builder with room for size bytes, ready for a key of
+// at most MaxPartitionKeyLen bytes.
+func NewBuilder(size int) Builder {
+	return Builder{max: MaxPartitionKeyLen, buf: make([]byte, 0, size)}
+}
+
+// Reset starts a new key for the given template layout (used in errors)
+// and size limit in bytes (0 means [MaxPartitionKeyLen]). Keys already
+// returned by [Builder.Key] stay valid.
+func (b *Builder) Reset(template string, max int) {
 	if max <= 0 {
 		max = MaxPartitionKeyLen
 	}
-	return Builder{template: template, max: max, buf: make([]byte, 0, size)}
+	b.template, b.max, b.start, b.err = template, max, len(b.buf), nil
 }
 
 func (b *Builder) fail(field string, err error) {
@@ -78,22 +87,27 @@ func (b *Builder) Time(field string, t time.Time, f TimeFormat) {
 	}
 }
 
-// Key returns the key, or the first error recorded. A key longer than the
-// Builder's limit is an error wrapping [ErrTooLarge]. The Builder must not
-// be used afterwards.
+// Key returns the key built since [Builder.Reset] (or [NewBuilder]), or
+// the first error recorded. A key longer than the limit is an error
+// wrapping [ErrTooLarge]. The bytes of a returned key are never written
+// again, so the Builder can go on with another key after Reset.
 func (b *Builder) Key() (string, error) {
 	if b.err != nil {
 		return "", b.err
 	}
-	if len(b.buf) > b.max {
+	n := len(b.buf) - b.start
+	if n > b.max {
 		return "", &Error{Template: b.template, Err: ErrTooLarge}
 	}
-	if len(b.buf) == 0 {
+	if n == 0 {
 		return "", nil
 	}
-	// The bytes are never written again: hand them over without a copy,
-	// as strings.Builder does.
-	return unsafe.String(unsafe.SliceData(b.buf), len(b.buf)), nil
+	// Hand the bytes over without a copy, as strings.Builder does; the
+	// next key appends after them (or into a new array) and never
+	// overwrites them.
+	key := unsafe.String(&b.buf[b.start], n)
+	b.start = len(b.buf)
+	return key, nil
 }
 
 // Scanner reads a key back segment by segment, the low-level form of
@@ -163,28 +177,38 @@ func (s *Scanner) String(field string) string {
 	return v
 }
 
-// Int consumes an integer of the given width, as by [ParseInt].
-func (s *Scanner) Int(field string, width int) int64 {
+// Int consumes an integer of the given width, as by [ParseInt], that must
+// fit in a signed integer of the given bit size (8, 16, 32 or 64).
+func (s *Scanner) Int(field string, width, bits int) int64 {
 	seg, ok := s.segment(field)
 	if !ok {
 		return 0
 	}
 	v, err := ParseInt(seg, width)
+	if err == nil && bits < 64 && (v < -1<<(bits-1) || v >= 1<<(bits-1)) {
+		err = fmt.Errorf("%w: %d overflows int%d", ErrMalformed, v, bits)
+	}
 	if err != nil {
 		s.fail(field, err)
+		return 0
 	}
 	return v
 }
 
-// Uint consumes an unsigned integer of the given width, as by [ParseUint].
-func (s *Scanner) Uint(field string, width int) uint64 {
+// Uint consumes an unsigned integer of the given width, as by
+// [ParseUint], that must fit in the given bit size (8, 16, 32 or 64).
+func (s *Scanner) Uint(field string, width, bits int) uint64 {
 	seg, ok := s.segment(field)
 	if !ok {
 		return 0
 	}
 	v, err := ParseUint(seg, width)
+	if err == nil && bits < 64 && v >= 1<<bits {
+		err = fmt.Errorf("%w: %d overflows uint%d", ErrMalformed, v, bits)
+	}
 	if err != nil {
 		s.fail(field, err)
+		return 0
 	}
 	return v
 }

@@ -244,7 +244,8 @@ func TestBuilderScannerAllocs(t *testing.T) {
 	user, proj := "u001", "p001"
 	var key string
 	build := testing.AllocsPerRun(100, func() {
-		b := keys.NewBuilder("USR#{UserID}#PROJ#{ProjectID}", 0, 10+len(user)+len(proj))
+		b := keys.NewBuilder(10 + len(user) + len(proj))
+		b.Reset("USR#{UserID}#PROJ#{ProjectID}", keys.MaxPartitionKeyLen)
 		b.Literal("USR#")
 		b.String("UserID", user)
 		b.Literal("#PROJ#")

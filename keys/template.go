@@ -151,7 +151,8 @@ func (t *Template) Prefix(vals ...any) (string, error) {
 }
 
 func (t *Template) build(vals []any, prefix bool) (string, error) {
-	b := NewBuilder(t.layout, t.opts.MaxLen, len(t.layout)+16*len(vals))
+	b := NewBuilder(len(t.layout) + 16*len(vals))
+	b.Reset(t.layout, t.opts.MaxLen)
 	k := 0
 	for i, seg := range t.segs {
 		if i > 0 {

@@ -132,6 +132,13 @@ func (s *spec) input() (*dynamodb.QueryInput, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.filter == nil && len(s.proj) == 0 {
+		in, err := s.fastInput(pk, sk)
+		if err != nil {
+			return nil, err
+		}
+		return s.finish(in)
+	}
 	kc := expression.Key(pk).Equal(expression.Value(&types.AttributeValueMemberS{Value: s.partition}))
 	if s.sort != nil {
 		if sk == "" {
@@ -196,6 +203,51 @@ func (s *spec) input() (*dynamodb.QueryInput, error) {
 		ExpressionAttributeNames:  e.Names(),
 		ExpressionAttributeValues: e.Values(),
 	}
+	return s.finish(in)
+}
+
+// fastInput writes the key condition by hand, for queries without filter
+// or projection (the common case): the same expression the expression
+// package would build, without its allocations.
+func (s *spec) fastInput(pk, sk string) (*dynamodb.QueryInput, error) {
+	names := map[string]string{"#0": pk}
+	values := map[string]types.AttributeValue{":0": &types.AttributeValueMemberS{Value: s.partition}}
+	cond := "#0 = :0"
+	if s.sort != nil {
+		if sk == "" {
+			return nil, invalid("index %q has no sort key", s.index)
+		}
+		names["#1"] = sk
+		values[":1"] = &types.AttributeValueMemberS{Value: s.sort.a}
+		switch s.sort.op {
+		case "=", "<", "<=", ">", ">=":
+			cond = "(#0 = :0) AND (#1 " + s.sort.op + " :1)"
+		case "begins_with":
+			if s.sort.a == "" {
+				return nil, invalid("empty begins_with prefix")
+			}
+			cond = "(#0 = :0) AND (begins_with (#1, :1))"
+		case "between":
+			if s.sort.a > s.sort.b {
+				return nil, invalid("between %q and %q: low bound above high bound", s.sort.a, s.sort.b)
+			}
+			values[":2"] = &types.AttributeValueMemberS{Value: s.sort.b}
+			cond = "(#0 = :0) AND (#1 BETWEEN :1 AND :2)"
+		default:
+			return nil, invalid("zero SortCond")
+		}
+	}
+	tn := s.t.Name()
+	return &dynamodb.QueryInput{
+		TableName:                 &tn,
+		KeyConditionExpression:    &cond,
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	}, nil
+}
+
+// finish sets the options common to both ways of building the input.
+func (s *spec) finish(in *dynamodb.QueryInput) (*dynamodb.QueryInput, error) {
 	if s.index != "" {
 		in.IndexName = aws.String(s.index)
 	}
@@ -208,7 +260,7 @@ func (s *spec) input() (*dynamodb.QueryInput, error) {
 		}
 		in.ConsistentRead = aws.Bool(true)
 	}
-	if s.limit > 0 {
+	if s.limit > 0 && s.filter == nil {
 		in.Limit = aws.Int32(int32(s.limit))
 	}
 	if s.cursor != "" {
@@ -276,7 +328,12 @@ func (s *spec) run(ctx context.Context, keep func(map[string]types.AttributeValu
 	}
 	n := 0
 	for {
-		if s.limit > 0 {
+		// Without a filter, ask for exactly what is missing. With one,
+		// DynamoDB's Limit would count items the filter drops, so read
+		// whole response pages and stop inside one (the cursor is then
+		// built from the last item returned).
+		in.Limit = nil
+		if s.limit > 0 && s.filter == nil {
 			in.Limit = aws.Int32(int32(s.limit - n))
 		}
 		out, err := s.send(ctx, in)
@@ -377,8 +434,9 @@ func (q Query[T, PT]) Desc() Query[T, PT] {
 }
 
 // Limit caps a page at n items (0, the default, means one DynamoDB
-// response page, up to 1 MB). With a filter the runtime keeps reading
-// until n items pass it or the partition ends.
+// response page, up to 1 MB). Without a filter the request asks for
+// exactly n items; with one, whole response pages are read until n items
+// pass it or the range ends, and the page stops inside a response.
 func (q Query[T, PT]) Limit(n int) Query[T, PT] {
 	q.s.limit = n
 	return q

@@ -148,7 +148,7 @@ type CategoryPage struct {
 
 // CategoryWithPosts reads a category's partition in one request: the
 // category item (SK METADATA) and its posts (SK POST#...), in SK order
-// (METADATA sorts after POST#, so the category comes last).
+// (METADATA sorts before POST#, so the category comes first).
 func CategoryWithPosts(ctx context.Context, t *entity.Table, categoryID string, o Opts) (CategoryPage, error) {
 	pk, err := cx.CategoryPK(categoryID)
 	if err != nil {

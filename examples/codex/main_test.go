@@ -1,0 +1,28 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/internal/testenv"
+)
+
+// TestRun runs the example against DynamoDB Local and checks that every
+// access pattern printed its results.
+func TestRun(t *testing.T) {
+	client := testenv.DynamoDB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	if err := run(ctx, &out, client, testenv.UniqueName("FMWebAppTable-example"), true); err != nil {
+		t.Fatal(err, out.String())
+	}
+	for _, want := range []string{"김대연 (u001)", "회사 소식", "page 2:", "2025년 3월 사업보고서", "Year-end event", "패밀리매니지먼트", "Single-table design in Go", "홍길동", "with 1 posts", "done"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -1,0 +1,671 @@
+package keygen
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/tablekit/tablekit/keys"
+)
+
+// Kinds of fields the codec knows.
+const (
+	kindString    = "string"
+	kindBool      = "bool"
+	kindInt       = "int"
+	kindUint      = "uint"
+	kindFloat     = "float"
+	kindTime      = "time"
+	kindBytes     = "bytes"
+	kindStrings   = "strings"
+	kindStringMap = "stringmap"
+	kindAV        = "av" // attributevalue.Marshaler fallback
+)
+
+// Time formats of the tag options.
+var timeFormats = map[string]string{
+	"iso":     "keys.TimeMillis",
+	"isosec":  "keys.TimeSeconds",
+	"isonano": "keys.TimeNanos",
+	"unix":    "unix",
+	"unixms":  "unixms",
+}
+
+type pkg struct {
+	dir   string
+	name  string
+	fset  *token.FileSet
+	files []*srcFile
+	// named maps local type names to their declared type expression.
+	named map[string]ast.Expr
+	// avTypes holds local type names with a MarshalDynamoDBAttributeValue method.
+	avTypes map[string]bool
+	// decls holds top-level identifiers of the hand-written files.
+	decls map[string]bool
+}
+
+type srcFile struct {
+	path     string
+	ast      *ast.File
+	imports  map[string]string // local name -> path
+	entities []*Entity
+}
+
+// Entity is one struct type with keygen directives.
+type Entity struct {
+	Name    string // Go type name
+	Type    string // value of the Type attribute
+	Fields  []*Field
+	Keys    []*Key
+	Guard   string // the struct type text for the staleness guard
+	srcFile *srcFile
+	pos     token.Position
+}
+
+// Field is one attribute field.
+type Field struct {
+	Name      string // Go field name
+	Attr      string
+	Kind      string
+	GoType    string // the field's type expression, e.g. "*Status"
+	Elem      string // without the pointer
+	Ptr       bool
+	Named     bool   // Elem is a named type: convert to/from Base
+	Base      string // the Go type the codec works with: string, int64, time.Time...
+	Bits      int    // for int, uint, float
+	OmitEmpty bool
+	Set       bool
+	TimeFmt   string // keys.TimeMillis..., "unix", "unixms"
+	Width     int    // key width of an integer field; 0 = default
+	Version   bool
+	Created   bool
+	Updated   bool
+	TTL       bool
+}
+
+// Key is one key attribute.
+type Key struct {
+	Index    string // "" for the table's key
+	Role     string // "pk" or "sk"
+	Attr     string
+	Template string
+	Segs     []Seg
+	Sparse   bool
+	// TypeAttr: the Type attribute, its template the entity type.
+	TypeAttr bool
+	// FieldAttr: the field's own attribute, a bare template of it.
+	FieldAttr *Field
+	Max       string // keys.MaxPartitionKeyLen or keys.MaxSortKeyLen
+}
+
+// Seg is a template segment: literal text (delimiter included) or a field.
+type Seg struct {
+	Lit   string
+	Field *Field
+	Width int
+}
+
+func (k *Key) fields() []*Field {
+	var out []*Field
+	for _, s := range k.Segs {
+		if s.Field != nil {
+			out = append(out, s.Field)
+		}
+	}
+	return out
+}
+
+// errorf formats a generation error with its position.
+func errorf(pos token.Position, format string, args ...any) error {
+	return fmt.Errorf("%s: %s", pos, fmt.Sprintf(format, args...))
+}
+
+func loadPackage(dir string) (*pkg, error) {
+	p := &pkg{dir: dir, fset: token.NewFileSet(), named: map[string]ast.Expr{}, avTypes: map[string]bool{}, decls: map[string]bool{}}
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		if isGenerated(src) {
+			continue
+		}
+		f, err := parser.ParseFile(p.fset, name, src, parser.ParseComments)
+		if err != nil {
+			return nil, err
+		}
+		if p.name == "" {
+			p.name = f.Name.Name
+		} else if p.name != f.Name.Name {
+			return nil, fmt.Errorf("%s: package %s, want %s", name, f.Name.Name, p.name)
+		}
+		sf := &srcFile{path: name, ast: f, imports: map[string]string{}}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			local := path[strings.LastIndex(path, "/")+1:]
+			if imp.Name != nil {
+				local = imp.Name.Name
+			}
+			sf.imports[local] = path
+		}
+		p.files = append(p.files, sf)
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						p.decls[s.Name.Name] = true
+						p.named[s.Name.Name] = s.Type
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							p.decls[n.Name] = true
+						}
+					}
+				}
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					p.decls[d.Name.Name] = true
+					continue
+				}
+				if d.Name.Name == "MarshalDynamoDBAttributeValue" && len(d.Recv.List) == 1 {
+					t := d.Recv.List[0].Type
+					if s, ok := t.(*ast.StarExpr); ok {
+						t = s.X
+					}
+					if id, ok := t.(*ast.Ident); ok {
+						p.avTypes[id.Name] = true
+					}
+				}
+			}
+		}
+	}
+	return p, nil
+}
+
+// isGenerated reports whether src carries keygen's header.
+func isGenerated(src []byte) bool {
+	return bytes.HasPrefix(src, []byte(header))
+}
+
+func (p *pkg) parseEntities() error {
+	for _, sf := range p.files {
+		for _, d := range sf.ast.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, s := range gd.Specs {
+				ts := s.(*ast.TypeSpec)
+				doc := ts.Doc
+				if doc == nil && len(gd.Specs) == 1 {
+					doc = gd.Doc
+				}
+				dirs := directives(doc)
+				if len(dirs) == 0 {
+					continue
+				}
+				e, err := p.parseEntity(sf, ts, dirs)
+				if err != nil {
+					return err
+				}
+				sf.entities = append(sf.entities, e)
+			}
+		}
+	}
+	return nil
+}
+
+type directive struct {
+	at   token.Pos
+	pos  token.Position
+	verb string
+	args []string
+}
+
+func directives(doc *ast.CommentGroup) []directive {
+	if doc == nil {
+		return nil
+	}
+	var out []directive
+	for _, c := range doc.List {
+		text, ok := strings.CutPrefix(c.Text, "//keygen:")
+		if !ok {
+			continue
+		}
+		parts := strings.Fields(text)
+		if len(parts) == 0 {
+			continue
+		}
+		out = append(out, directive{at: c.Slash, verb: parts[0], args: parts[1:]})
+	}
+	return out
+}
+
+func (p *pkg) parseEntity(sf *srcFile, ts *ast.TypeSpec, dirs []directive) (*Entity, error) {
+	pos := p.fset.Position(ts.Pos())
+	for i := range dirs {
+		dirs[i].pos = p.fset.Position(dirs[i].at)
+	}
+	st, ok := ts.Type.(*ast.StructType)
+	if !ok || ts.TypeParams != nil {
+		return nil, errorf(pos, "keygen: %s is not a non-generic struct type", ts.Name.Name)
+	}
+	e := &Entity{Name: ts.Name.Name, srcFile: sf, pos: pos}
+	if err := p.parseFields(e, sf, st); err != nil {
+		return nil, err
+	}
+	for i, d := range dirs {
+		unquote := func(s string) string {
+			if u, err := strconv.Unquote(s); err == nil {
+				return u
+			}
+			return s
+		}
+		switch d.verb {
+		case "entity":
+			if i != 0 || len(d.args) != 1 {
+				return nil, errorf(d.pos, "keygen: want //keygen:entity TYPE as the first directive")
+			}
+			e.Type = unquote(d.args[0])
+		case "key", "gsi", "lsi":
+			if e.Type == "" {
+				return nil, errorf(d.pos, "keygen: //keygen:entity must come first")
+			}
+			args := d.args
+			index := ""
+			if d.verb != "key" {
+				if len(args) == 0 {
+					return nil, errorf(d.pos, "keygen: //keygen:%s needs an index name", d.verb)
+				}
+				index, args = args[0], args[1:]
+			}
+			sparse := false
+			if n := len(args); n > 0 && args[n-1] == "sparse" {
+				if d.verb == "key" {
+					return nil, errorf(d.pos, "keygen: the primary key cannot be sparse")
+				}
+				sparse, args = true, args[:n-1]
+			}
+			roles := []string{"pk", "sk"}
+			if d.verb == "lsi" {
+				roles = []string{"sk"}
+			}
+			if len(args) < 1 || len(args) > len(roles) || (d.verb == "lsi" && len(args) != 1) {
+				return nil, errorf(d.pos, "keygen: //keygen:%s takes %d ATTR=TEMPLATE arguments", d.verb, len(roles))
+			}
+			if d.verb == "key" && len(e.Keys) > 0 || d.verb != "key" && len(e.Keys) == 0 {
+				return nil, errorf(d.pos, "keygen: exactly one //keygen:key, before any index")
+			}
+			for j, a := range args {
+				attr, tmpl, ok := strings.Cut(a, "=")
+				if !ok || attr == "" {
+					return nil, errorf(d.pos, "keygen: %q is not ATTR=TEMPLATE", a)
+				}
+				k, err := p.parseKey(e, d.pos, index, roles[j], unquote(attr), unquote(tmpl), sparse)
+				if err != nil {
+					return nil, err
+				}
+				e.Keys = append(e.Keys, k)
+			}
+		default:
+			return nil, errorf(d.pos, "keygen: unknown directive //keygen:%s", d.verb)
+		}
+	}
+	if len(e.Keys) == 0 {
+		return nil, errorf(pos, "keygen: %s has no //keygen:key", e.Name)
+	}
+	seen := map[string]bool{"Type": true}
+	for _, f := range e.Fields {
+		if seen[f.Attr] {
+			return nil, errorf(pos, "keygen: attribute %q declared twice", f.Attr)
+		}
+		seen[f.Attr] = true
+	}
+	keyAttrs := map[string]bool{}
+	for _, k := range e.Keys {
+		if keyAttrs[k.Attr] {
+			return nil, errorf(pos, "keygen: key attribute %q declared twice", k.Attr)
+		}
+		keyAttrs[k.Attr] = true
+		if seen[k.Attr] && !k.TypeAttr && k.FieldAttr == nil {
+			return nil, errorf(pos, "keygen: key attribute %q is also an attribute; only Type=%s or %s={Field} of that field may share a name", k.Attr, e.Type, k.Attr)
+		}
+	}
+	return e, nil
+}
+
+func (p *pkg) parseKey(e *Entity, pos token.Position, index, role, attr, tmpl string, sparse bool) (*Key, error) {
+	k := &Key{Index: index, Role: role, Attr: attr, Template: tmpl, Sparse: sparse, Max: "keys.MaxPartitionKeyLen"}
+	if role == "sk" {
+		k.Max = "keys.MaxSortKeyLen"
+	}
+	t, err := keys.New(tmpl)
+	if err != nil {
+		return nil, errorf(pos, "keygen: %v", err)
+	}
+	_ = t
+	byName := map[string]*Field{}
+	for _, f := range e.Fields {
+		byName[f.Name] = f
+	}
+	segs := strings.Split(tmpl, "#")
+	lit := ""
+	for i, s := range segs {
+		if i > 0 {
+			lit += "#"
+		}
+		if s[0] != '{' {
+			lit += s
+			continue
+		}
+		name, w, _ := strings.Cut(s[1:len(s)-1], ":")
+		f := byName[name]
+		if f == nil {
+			return nil, errorf(pos, "keygen: template %q: %s has no field %s", tmpl, e.Name, name)
+		}
+		if f.Ptr {
+			return nil, errorf(pos, "keygen: template %q: pointer field %s cannot be part of a key", tmpl, name)
+		}
+		seg := Seg{Field: f}
+		switch f.Kind {
+		case kindString:
+		case kindInt, kindUint:
+			seg.Width = f.Width
+			if w != "" {
+				seg.Width, _ = strconv.Atoi(w)
+			}
+			maxw := digits(f.Kind, f.Bits)
+			if seg.Width == 0 {
+				seg.Width = maxw
+			}
+			if seg.Width > maxw {
+				return nil, errorf(pos, "keygen: template %q: width %d of %s exceeds the %d digits of %s", tmpl, seg.Width, name, maxw, f.Base)
+			}
+		case kindTime:
+			if !strings.HasPrefix(f.TimeFmt, "keys.") {
+				return nil, errorf(pos, "keygen: template %q: time field %s must use a string format (iso, isosec, isonano)", tmpl, name)
+			}
+		default:
+			return nil, errorf(pos, "keygen: template %q: field %s of type %s cannot be part of a key", tmpl, name, f.GoType)
+		}
+		if w != "" && f.Kind != kindInt && f.Kind != kindUint {
+			return nil, errorf(pos, "keygen: template %q: width given for non-integer field %s", tmpl, name)
+		}
+		if lit != "" {
+			k.Segs = append(k.Segs, Seg{Lit: lit})
+			lit = ""
+		}
+		k.Segs = append(k.Segs, seg)
+	}
+	if lit != "" {
+		k.Segs = append(k.Segs, Seg{Lit: lit})
+	}
+	if attr == "Type" {
+		if tmpl != e.Type {
+			return nil, errorf(pos, "keygen: key attribute Type must have the template %q, the entity type", e.Type)
+		}
+		k.TypeAttr = true
+	}
+	for _, f := range e.Fields {
+		if f.Attr == attr {
+			if len(k.Segs) != 1 || k.Segs[0].Field != f {
+				return nil, errorf(pos, "keygen: key attribute %q is the attribute of field %s: its template must be {%s}", attr, f.Name, f.Name)
+			}
+			if f.Kind != kindString && f.Kind != kindTime {
+				return nil, errorf(pos, "keygen: key attribute %q: field %s must be a string or a time", attr, f.Name)
+			}
+			k.FieldAttr = f
+		}
+	}
+	return k, nil
+}
+
+func digits(kind string, bits int) int {
+	if kind == kindUint {
+		return map[int]int{8: 3, 16: 5, 32: 10, 64: 20}[bits]
+	}
+	return map[int]int{8: 3, 16: 5, 32: 10, 64: 19}[bits]
+}
+
+func (p *pkg) parseFields(e *Entity, sf *srcFile, st *ast.StructType) error {
+	var guard strings.Builder
+	guard.WriteString("struct {\n")
+	for _, fl := range st.Fields.List {
+		pos := p.fset.Position(fl.Pos())
+		typeText := p.exprString(fl.Type)
+		tag := ""
+		if fl.Tag != nil {
+			tag, _ = strconv.Unquote(fl.Tag.Value)
+		}
+		if len(fl.Names) == 0 {
+			return errorf(pos, "keygen: embedded field %s is not supported", typeText)
+		}
+		for _, n := range fl.Names {
+			guard.WriteString(n.Name + " " + typeText)
+			if fl.Tag != nil {
+				guard.WriteString(" " + fl.Tag.Value)
+			}
+			guard.WriteString("\n")
+			if !n.IsExported() {
+				continue
+			}
+			f, err := p.parseField(sf, pos, n.Name, fl.Type, tag)
+			if err != nil {
+				return err
+			}
+			if f != nil {
+				e.Fields = append(e.Fields, f)
+			}
+		}
+	}
+	guard.WriteString("}")
+	e.Guard = guard.String()
+	return nil
+}
+
+func (p *pkg) exprString(x ast.Expr) string {
+	var b bytes.Buffer
+	printer.Fprint(&b, p.fset, x)
+	return b.String()
+}
+
+func (p *pkg) parseField(sf *srcFile, pos token.Position, name string, typ ast.Expr, tag string) (*Field, error) {
+	f := &Field{Name: name, Attr: name, GoType: p.exprString(typ)}
+	opts := []string{}
+	if v, ok := reflect.StructTag(tag).Lookup("ddb"); ok {
+		parts := strings.Split(v, ",")
+		if parts[0] == "-" && len(parts) == 1 {
+			return nil, nil
+		}
+		if parts[0] != "" {
+			f.Attr = parts[0]
+		}
+		opts = parts[1:]
+	}
+	elem := typ
+	if s, ok := typ.(*ast.StarExpr); ok {
+		f.Ptr, elem = true, s.X
+	}
+	f.Elem = p.exprString(elem)
+	forceAV := false
+	for _, o := range opts {
+		switch {
+		case o == "omitempty":
+			f.OmitEmpty = true
+		case o == "set":
+			f.Set = true
+		case timeFormats[o] != "":
+			if f.TimeFmt != "" {
+				return nil, errorf(pos, "keygen: field %s: two time formats", name)
+			}
+			f.TimeFmt = timeFormats[o]
+		case strings.HasPrefix(o, "width="):
+			w, err := strconv.Atoi(o[len("width="):])
+			if err != nil || w < 1 || w > keys.MaxUintWidth {
+				return nil, errorf(pos, "keygen: field %s: bad %q", name, o)
+			}
+			f.Width = w
+		case o == "version":
+			f.Version = true
+		case o == "created":
+			f.Created = true
+		case o == "updated":
+			f.Updated = true
+		case o == "ttl":
+			f.TTL = true
+		case o == "av":
+			forceAV = true
+		default:
+			return nil, errorf(pos, "keygen: field %s: unknown tag option %q", name, o)
+		}
+	}
+	kind, base, bits, named := p.classify(sf, elem, 0)
+	if forceAV {
+		kind, base, bits, named = kindAV, "", 0, false
+	}
+	f.Kind, f.Base, f.Bits, f.Named = kind, base, bits, named
+	if kind == kindTime {
+		if f.TimeFmt == "" {
+			f.TimeFmt = "keys.TimeMillis"
+			if f.TTL {
+				f.TimeFmt = "unix"
+			}
+		}
+	} else if f.TimeFmt != "" {
+		return nil, errorf(pos, "keygen: field %s: a time format on a %s", name, f.GoType)
+	}
+	if f.Set && kind != kindStrings {
+		return nil, errorf(pos, "keygen: field %s: set applies to []string only", name)
+	}
+	if f.Width > 0 && kind != kindInt && kind != kindUint {
+		return nil, errorf(pos, "keygen: field %s: width applies to integers only", name)
+	}
+	if f.Width > digits(kind, bits) {
+		return nil, errorf(pos, "keygen: field %s: width %d exceeds the %d digits of %s", name, f.Width, digits(kind, bits), base)
+	}
+	if f.Version && (kind != kindInt && kind != kindUint || f.Ptr) {
+		return nil, errorf(pos, "keygen: field %s: version needs an integer", name)
+	}
+	if (f.Created || f.Updated) && (kind != kindTime || f.Ptr) {
+		return nil, errorf(pos, "keygen: field %s: created/updated need a time.Time", name)
+	}
+	if f.TTL && (kind != kindTime && kind != kindInt && kind != kindUint) {
+		return nil, errorf(pos, "keygen: field %s: ttl needs a time.Time or an integer", name)
+	}
+	if f.TTL && kind == kindTime && f.TimeFmt != "unix" {
+		return nil, errorf(pos, "keygen: field %s: ttl needs epoch seconds (unix)", name)
+	}
+	if f.Ptr && kind == kindAV {
+		// fine: *T with methods on *T or T
+	}
+	if f.Ptr && (kind == kindBytes || kind == kindStrings || kind == kindStringMap) {
+		return nil, errorf(pos, "keygen: field %s: a pointer to %s is not supported (nil already means absent)", name, f.Elem)
+	}
+	return f, nil
+}
+
+// classify resolves a type expression to a codec kind.
+func (p *pkg) classify(sf *srcFile, x ast.Expr, depth int) (kind, base string, bits int, named bool) {
+	switch t := x.(type) {
+	case *ast.Ident:
+		switch t.Name {
+		case "string":
+			return kindString, "string", 0, false
+		case "bool":
+			return kindBool, "bool", 0, false
+		case "int", "int64":
+			return kindInt, t.Name, 64, false
+		case "int8", "int16", "int32", "rune":
+			return kindInt, t.Name, map[string]int{"int8": 8, "int16": 16, "int32": 32, "rune": 32}[t.Name], false
+		case "uint", "uint64", "uintptr":
+			return kindUint, t.Name, 64, false
+		case "uint8", "byte", "uint16", "uint32":
+			return kindUint, t.Name, map[string]int{"uint8": 8, "byte": 8, "uint16": 16, "uint32": 32}[t.Name], false
+		case "float32":
+			return kindFloat, "float32", 32, false
+		case "float64":
+			return kindFloat, "float64", 64, false
+		}
+		if under, ok := p.named[t.Name]; ok && !p.avTypes[t.Name] && depth < 8 {
+			k, b, n, _ := p.classify(sf, under, depth+1)
+			if k != kindAV {
+				return k, b, n, true
+			}
+		}
+	case *ast.SelectorExpr:
+		if id, ok := t.X.(*ast.Ident); ok && sf.imports[id.Name] == "time" && t.Sel.Name == "Time" {
+			return kindTime, "time.Time", 0, false
+		}
+	case *ast.ArrayType:
+		if t.Len == nil {
+			if id, ok := t.Elt.(*ast.Ident); ok {
+				switch id.Name {
+				case "byte", "uint8":
+					return kindBytes, "[]byte", 0, false
+				case "string":
+					return kindStrings, "[]string", 0, false
+				}
+			}
+		}
+	case *ast.MapType:
+		k, ok1 := t.Key.(*ast.Ident)
+		v, ok2 := t.Value.(*ast.Ident)
+		if ok1 && ok2 && k.Name == "string" && v.Name == "string" {
+			return kindStringMap, "map[string]string", 0, false
+		}
+	}
+	return kindAV, "", 0, false
+}
+
+// lowerFirst turns a Go field name into a parameter name: ID -> id,
+// CategoryID -> categoryID, URL -> url.
+func lowerFirst(s string) string {
+	r := []rune(s)
+	i := 0
+	for i < len(r) && unicode.IsUpper(r[i]) {
+		i++
+	}
+	switch {
+	case i == 0:
+	case i == 1 || i == len(r):
+		for j := 0; j < i; j++ {
+			r[j] = unicode.ToLower(r[j])
+		}
+	default: // "IDToken" -> "idToken"
+		for j := 0; j < i-1; j++ {
+			r[j] = unicode.ToLower(r[j])
+		}
+	}
+	out := string(r)
+	if token.Lookup(out).IsKeyword() || reserved[out] {
+		out += "_"
+	}
+	return out
+}
+
+// reserved are names generated code uses for itself or its imports.
+var reserved = map[string]bool{
+	"b": true, "s": true, "err": true, "item": true, "p": true, "key": true, "k": true,
+	"v": true, "x": true, "y": true, "av": true, "ok": true, "buf": true, "present": true,
+	"keys": true, "codec": true, "entity": true, "types": true, "time": true, "strconv": true,
+	"string": true, "bool": true, "int": true, "len": true, "new": true, "nil": true,
+}

@@ -1,0 +1,5 @@
+package sample
+
+import "errors"
+
+var errNotS = errors.New("sample: not an S")

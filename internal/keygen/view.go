@@ -1,0 +1,765 @@
+package keygen
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The views hold what the templates print; code too intricate for a
+// template is assembled here as lines.
+
+type entityView struct {
+	Name, Type, Lower, Guard                           string
+	Keys                                               []*keyView
+	Fields                                             []*fieldView
+	KeyParams, KeyArgs, KeySize, ParseResults          string
+	KeyLines, ParseLines, MarshalLines, UnmarshalLines []string
+	Members                                            []string
+	Attrs                                              string
+	VersionAttr, CreatedAttr, UpdatedAttr, TTLAttr     string
+}
+
+type keyView struct {
+	*Key
+	Entity, Public, Private, FromItem                   string
+	Const, HasFields, Exported                          bool
+	Params, Args, Size, PrefixConst                     string
+	ParseResults, ZeroResults, Results, Sources, Member string
+	BuildLines, ScanLines, FromItemLines                []string
+	Prefixes                                            []prefixView
+	fields                                              []*Field
+}
+
+type prefixView struct {
+	Name, Attr, Entity, Template, Max, Params, Size string
+	Lines                                           []string
+}
+
+type fieldView struct {
+	*Field
+	Entity, Var string
+	EncodeLines []string
+}
+
+func ident(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func lowerType(name string) string {
+	r := []rune(lowerFirst(name))
+	if r[len(r)-1] == '_' {
+		r = r[:len(r)-1]
+	}
+	return string(r)
+}
+
+// call parenthesises a dereference before a method call.
+func call(x string) string {
+	if strings.HasPrefix(x, "*") {
+		return "(" + x + ")"
+	}
+	return x
+}
+
+// base converts x (of the field's element type) to the type the codec
+// works with.
+func (f *Field) base(x string) string {
+	switch f.Kind {
+	case kindInt:
+		return "int64(" + x + ")"
+	case kindUint:
+		return "uint64(" + x + ")"
+	case kindFloat:
+		return "float64(" + x + ")"
+	}
+	if f.Named {
+		return f.Base + "(" + x + ")"
+	}
+	return x
+}
+
+// fromBase converts x (of the codec's type) to the field's element type.
+func (f *Field) fromBase(x string) string {
+	switch {
+	case f.Named:
+		return f.Elem + "(" + x + ")"
+	case f.Kind == kindInt && f.Elem != "int64",
+		f.Kind == kindUint && f.Elem != "uint64",
+		f.Kind == kindFloat && f.Elem != "float64":
+		return f.Elem + "(" + x + ")"
+	}
+	return x
+}
+
+// nonZero is the omitempty test.
+func (f *Field) nonZero(x string) string {
+	switch f.Kind {
+	case kindString:
+		return x + ` != ""`
+	case kindBool:
+		return x
+	case kindInt, kindUint, kindFloat:
+		return x + " != 0"
+	case kindTime:
+		return "!" + call(f.base(x)) + ".IsZero()"
+	case kindBytes, kindStrings, kindStringMap:
+		return "len(" + x + ") != 0"
+	}
+	return ""
+}
+
+// encode returns an expression of the attribute value of x, and whether
+// it also yields an error.
+func (f *Field) encode(x string) (string, bool) {
+	q := strconv.Quote(f.Attr)
+	switch f.Kind {
+	case kindString:
+		return "&types.AttributeValueMemberS{Value: " + f.base(x) + "}", false
+	case kindBool:
+		return "&types.AttributeValueMemberBOOL{Value: " + f.base(x) + "}", false
+	case kindInt:
+		return "codec.Number(" + f.base(x) + ")", false
+	case kindUint:
+		return "codec.UnsignedNumber(" + f.base(x) + ")", false
+	case kindFloat:
+		return fmt.Sprintf("codec.FloatNumber(%s, %s, %d)", q, f.base(x), f.Bits), true
+	case kindTime:
+		switch f.TimeFmt {
+		case "unix":
+			return "codec.Number(" + call(f.base(x)) + ".Unix())", false
+		case "unixms":
+			return "codec.Number(" + call(f.base(x)) + ".UnixMilli())", false
+		}
+		return fmt.Sprintf("codec.TimeString(%s, %s, %s)", q, f.base(x), f.TimeFmt), true
+	case kindBytes:
+		return "&types.AttributeValueMemberB{Value: " + f.base(x) + "}", false
+	case kindStrings:
+		if f.Set {
+			return "codec.StringSet(" + f.base(x) + ")", false
+		}
+		return "codec.StringList(" + f.base(x) + ")", false
+	case kindStringMap:
+		return "codec.StringMapValue(" + f.base(x) + ")", false
+	}
+	return strings.TrimPrefix(x, "*") + ".MarshalDynamoDBAttributeValue()", true
+}
+
+// decode returns a call decoding av into the codec's type, with an error.
+func (f *Field) decode(av string) string {
+	q := strconv.Quote(f.Attr)
+	switch f.Kind {
+	case kindString:
+		return "codec.String(" + q + ", " + av + ")"
+	case kindBool:
+		return "codec.Bool(" + q + ", " + av + ")"
+	case kindInt:
+		return fmt.Sprintf("codec.Int(%s, %s, %d)", q, av, f.Bits)
+	case kindUint:
+		return fmt.Sprintf("codec.Uint(%s, %s, %d)", q, av, f.Bits)
+	case kindFloat:
+		return fmt.Sprintf("codec.Float(%s, %s, %d)", q, av, f.Bits)
+	case kindTime:
+		switch f.TimeFmt {
+		case "unix":
+			return "codec.UnixTime(" + q + ", " + av + ")"
+		case "unixms":
+			return "codec.UnixMilliTime(" + q + ", " + av + ")"
+		}
+		return fmt.Sprintf("codec.Time(%s, %s, %s)", q, av, f.TimeFmt)
+	case kindBytes:
+		return "codec.Bytes(" + q + ", " + av + ")"
+	case kindStrings:
+		return "codec.Strings(" + q + ", " + av + ")"
+	case kindStringMap:
+		return "codec.StringMap(" + q + ", " + av + ")"
+	}
+	return ""
+}
+
+// decodeInto returns the lines decoding av into target, returning ret
+// (followed by the error) on failure.
+func (f *Field) decodeInto(av, target, ret string) []string {
+	q := strconv.Quote(f.Attr)
+	if f.Kind == kindAV {
+		if f.Ptr {
+			return []string{
+				"y := new(" + f.Elem + ")",
+				"if err := y.UnmarshalDynamoDBAttributeValue(" + av + "); err != nil {",
+				"return " + ret + "codec.Wrap(" + q + ", err)",
+				"}",
+				target + " = y",
+			}
+		}
+		return []string{
+			"if err := " + target + ".UnmarshalDynamoDBAttributeValue(" + av + "); err != nil {",
+			"return " + ret + "codec.Wrap(" + q + ", err)",
+			"}",
+		}
+	}
+	lines := []string{
+		"x, err := " + f.decode(av),
+		"if err != nil {",
+		"return " + ret + "err",
+		"}",
+	}
+	conv := f.fromBase("x")
+	switch {
+	case !f.Ptr:
+		lines = append(lines, target+" = "+conv)
+	case conv == "x":
+		lines = append(lines, target+" = &x")
+	default:
+		lines = append(lines, "y := "+conv, target+" = &y")
+	}
+	return lines
+}
+
+// size is the builder capacity a field needs.
+func (s Seg) size(x string) (string, int) {
+	switch s.Field.Kind {
+	case kindString:
+		return "len(" + x + ")", 0
+	case kindTime:
+		return "", map[string]int{"keys.TimeSeconds": 20, "keys.TimeMillis": 24, "keys.TimeNanos": 30}[s.Field.TimeFmt]
+	}
+	return "", s.Width + 1
+}
+
+// buildLine appends the field's value x to the builder b.
+func (s Seg) buildLine(x string) string {
+	f := s.Field
+	q := strconv.Quote(f.Name)
+	switch f.Kind {
+	case kindString:
+		return "b.String(" + q + ", " + f.base(x) + ")"
+	case kindInt:
+		return fmt.Sprintf("b.Int(%s, %s, %d)", q, f.base(x), s.Width)
+	case kindUint:
+		return fmt.Sprintf("b.Uint(%s, %s, %d)", q, f.base(x), s.Width)
+	}
+	return fmt.Sprintf("b.Time(%s, %s, %s)", q, f.base(x), f.TimeFmt)
+}
+
+// scanExpr reads the field from the scanner s.
+func (s Seg) scanExpr() string {
+	f := s.Field
+	q := strconv.Quote(f.Name)
+	switch f.Kind {
+	case kindString:
+		return f.fromBase("s.String(" + q + ")")
+	case kindInt:
+		return f.fromBase(fmt.Sprintf("s.Int(%s, %d, %d)", q, s.Width, f.Bits))
+	case kindUint:
+		return f.fromBase(fmt.Sprintf("s.Uint(%s, %d, %d)", q, s.Width, f.Bits))
+	}
+	return f.fromBase(fmt.Sprintf("s.Time(%s, %s)", q, f.TimeFmt))
+}
+
+func zeroOf(f *Field) string {
+	switch f.Kind {
+	case kindString:
+		if f.Named {
+			return f.Elem + `("")`
+		}
+		return `""`
+	case kindInt, kindUint:
+		return "0"
+	}
+	return f.Elem + "{}"
+}
+
+// sizeExpr sums the builder sizes of segs with fields read through arg.
+func sizeExpr(segs []Seg, arg func(*Field) string) string {
+	n := 0
+	var parts []string
+	for _, s := range segs {
+		if s.Field == nil {
+			n += len(s.Lit)
+			continue
+		}
+		expr, c := s.size(arg(s.Field))
+		n += c
+		if expr != "" {
+			parts = append(parts, expr)
+		}
+	}
+	if n > 0 || len(parts) == 0 {
+		parts = append([]string{strconv.Itoa(n)}, parts...)
+	}
+	return strings.Join(parts, " + ")
+}
+
+func (e *Entity) view() *entityView {
+	v := &entityView{Name: e.Name, Type: e.Type, Lower: lowerType(e.Name), Guard: e.Guard}
+	param := func(f *Field) string { return lowerFirst(f.Name) }
+	field := func(f *Field) string { return "p." + f.Name }
+	for i, k := range e.Keys {
+		kv := &keyView{Key: k, Entity: e.Name, Public: e.Name + ident(k.Attr), fields: k.fields()}
+		kv.Private = "build" + kv.Public
+		kv.FromItem = v.Lower + ident(k.Attr) + "FromItem"
+		kv.HasFields = len(kv.fields) > 0
+		kv.Const = !kv.HasFields && !k.TypeAttr
+		kv.Exported = kv.HasFields && !k.TypeAttr && k.FieldAttr == nil
+		kv.Member = "k" + strconv.Itoa(i)
+		var params, args, results, zeros, sources []string
+		for _, f := range kv.fields {
+			params = append(params, param(f)+" "+f.GoType)
+			args = append(args, param(f))
+			results = append(results, param(f)+" "+f.GoType)
+			zeros = append(zeros, zeroOf(f))
+			sources = append(sources, strconv.Quote(f.Attr))
+		}
+		kv.Params, kv.Args = strings.Join(params, ", "), strings.Join(args, ", ")
+		kv.ParseResults = strings.Join(append(results, "err error"), ", ")
+		for j := range zeros {
+			kv.ZeroResults += zeros[j] + ", "
+			kv.Results += args[j] + ", "
+		}
+		kv.Sources = "nil"
+		if len(sources) > 0 {
+			kv.Sources = "[]string{" + strings.Join(sources, ", ") + "}"
+		}
+		kv.Size = sizeExpr(k.Segs, param)
+		for _, s := range k.Segs {
+			if s.Field == nil {
+				kv.BuildLines = append(kv.BuildLines, "b.Literal("+strconv.Quote(s.Lit)+")")
+				kv.ScanLines = append(kv.ScanLines, "s.Literal("+strconv.Quote(s.Lit)+")")
+				continue
+			}
+			kv.BuildLines = append(kv.BuildLines, s.buildLine(param(s.Field)))
+			kv.ScanLines = append(kv.ScanLines, param(s.Field)+" = "+s.scanExpr())
+		}
+		if kv.HasFields && k.Segs[0].Field == nil {
+			kv.PrefixConst = k.Segs[0].Lit
+		}
+		// Prefixes by the first n fields, n < all: up to the next field.
+		for n := 1; n < len(kv.fields); n++ {
+			px := prefixView{Attr: k.Attr, Entity: e.Name, Template: k.Template, Max: k.Max, Name: kv.Public + "PrefixBy"}
+			var pp []string
+			seen := 0
+			var segs []Seg
+			for _, s := range k.Segs {
+				if s.Field != nil {
+					if seen == n {
+						break
+					}
+					seen++
+					px.Name += s.Field.Name
+					pp = append(pp, param(s.Field)+" "+s.Field.GoType)
+					px.Lines = append(px.Lines, s.buildLine(param(s.Field)))
+				} else {
+					px.Lines = append(px.Lines, "b.Literal("+strconv.Quote(s.Lit)+")")
+				}
+				segs = append(segs, s)
+			}
+			px.Params = strings.Join(pp, ", ")
+			px.Size = sizeExpr(segs, param)
+			kv.Prefixes = append(kv.Prefixes, px)
+		}
+		kv.FromItemLines = e.fromItemLines(kv)
+		v.Keys = append(v.Keys, kv)
+	}
+	for _, f := range e.Fields {
+		v.Fields = append(v.Fields, &fieldView{Field: f, Entity: e.Name, Var: e.Name + f.Name, EncodeLines: encodeLines(f)})
+		switch {
+		case f.Version:
+			v.VersionAttr = f.Attr
+		}
+		if f.Created {
+			v.CreatedAttr = f.Attr
+		}
+		if f.Updated {
+			v.UpdatedAttr = f.Attr
+		}
+		if f.TTL {
+			v.TTLAttr = f.Attr
+		}
+	}
+	e.primaryKey(v, param, field)
+	e.marshal(v, field)
+	e.unmarshal(v)
+	keyAttr := map[string]bool{}
+	for _, k := range e.Keys {
+		keyAttr[k.Attr] = true
+	}
+	var attrs []string
+	if !keyAttr["Type"] {
+		attrs = append(attrs, strconv.Quote("Type"))
+	}
+	for _, f := range e.Fields {
+		if !keyAttr[f.Attr] {
+			attrs = append(attrs, strconv.Quote(f.Attr))
+		}
+	}
+	v.Attrs = "[]string{" + strings.Join(attrs, ", ") + "}"
+	return v
+}
+
+// valueOf is the expression of a key without fields.
+func (kv *keyView) valueOf() string {
+	if kv.TypeAttr {
+		return kv.Entity + "Type"
+	}
+	return kv.Public
+}
+
+func (e *Entity) primaryKey(v *entityView, param, field func(*Field) string) {
+	var params, args, results, zeros, names []string
+	seen := map[*Field]bool{}
+	var segs []Seg
+	prim := v.Keys[:1]
+	if len(v.Keys) > 1 && v.Keys[1].Index == "" {
+		prim = v.Keys[:2]
+	}
+	for _, kv := range prim {
+		segs = append(segs, kv.Segs...)
+		for _, f := range kv.fields {
+			if seen[f] {
+				continue
+			}
+			seen[f] = true
+			params = append(params, param(f)+" "+f.GoType)
+			args = append(args, field(f))
+			names = append(names, param(f))
+			results = append(results, param(f)+" "+f.GoType)
+			zeros = append(zeros, zeroOf(f))
+		}
+	}
+	v.KeyParams, v.KeyArgs = strings.Join(params, ", "), strings.Join(args, ", ")
+	v.KeySize = sizeExpr(segs, param)
+	v.ParseResults = strings.Join(append(results, "err error"), ", ")
+	zero := strings.Join(append(zeros, ""), ", ")
+	roles := []string{"PK", "SK"}
+	var vals []string
+	for i, kv := range prim {
+		name := strings.ToLower(roles[i])
+		vals = append(vals, roles[i]+": "+name)
+		if !kv.HasFields {
+			v.KeyLines = append(v.KeyLines, name+" := "+kv.valueOf())
+			continue
+		}
+		var a []string
+		for _, f := range kv.fields {
+			a = append(a, param(f))
+		}
+		v.KeyLines = append(v.KeyLines,
+			name+", err := "+kv.Private+"(&b, "+strings.Join(a, ", ")+")",
+			"if err != nil {", "return entity.Key{}, err", "}")
+	}
+	if !strings.Contains(strings.Join(v.KeyLines, "\n"), "&b") {
+		v.KeySize = "0"
+		v.KeyLines = append([]string{"_ = b"}, v.KeyLines...)
+	}
+	v.KeyLines = append(v.KeyLines, "return entity.Key{"+strings.Join(vals, ", ")+"}, nil")
+
+	// The parser.
+	declared := false
+	got := map[*Field]bool{}
+	for i, kv := range prim {
+		in := "k." + roles[i]
+		if !kv.HasFields {
+			v.ParseLines = append(v.ParseLines,
+				"if "+in+" != "+kv.valueOf()+" {",
+				"return "+zero+"&keys.Error{Template: "+strconv.Quote(kv.Template)+", Key: "+in+", Err: keys.ErrMalformed}",
+				"}")
+			continue
+		}
+		op := " = "
+		if !declared {
+			op, declared = " := ", true
+		}
+		v.ParseLines = append(v.ParseLines, "s"+op+"keys.NewScanner("+strconv.Quote(kv.Template)+", "+in+")")
+		var checks []string
+		for _, s := range kv.Segs {
+			switch {
+			case s.Field == nil:
+				v.ParseLines = append(v.ParseLines, "s.Literal("+strconv.Quote(s.Lit)+")")
+			case got[s.Field]:
+				again := param(s.Field) + "Again"
+				v.ParseLines = append(v.ParseLines, again+" := "+s.scanExpr())
+				checks = append(checks,
+					"if "+again+" != "+param(s.Field)+" {",
+					"return "+zero+"&keys.Error{Template: "+strconv.Quote(kv.Template)+", Field: "+strconv.Quote(s.Field.Name)+", Key: "+in+", Err: keys.ErrMalformed}",
+					"}")
+			default:
+				got[s.Field] = true
+				v.ParseLines = append(v.ParseLines, param(s.Field)+" = "+s.scanExpr())
+			}
+		}
+		v.ParseLines = append(v.ParseLines, "if err = s.End(); err != nil {", "return "+zero+"err", "}")
+		v.ParseLines = append(v.ParseLines, checks...)
+	}
+	if len(prim) == 1 {
+		v.ParseLines = append(v.ParseLines,
+			`if k.SK != "" {`,
+			"return "+zero+`&keys.Error{Template: "", Key: k.SK, Err: keys.ErrMalformed}`,
+			"}")
+	}
+	v.ParseLines = append(v.ParseLines, "return "+strings.Join(append(names, "nil"), ", "))
+}
+
+func (e *Entity) fromItemLines(kv *keyView) []string {
+	if !kv.HasFields {
+		return []string{"return " + kv.valueOf() + ", nil"}
+	}
+	var lines, args []string
+	for _, f := range kv.fields {
+		name := lowerFirst(f.Name)
+		args = append(args, name)
+		lines = append(lines, "var "+name+" "+f.GoType,
+			"if av, ok := codec.Lookup(item, "+strconv.Quote(f.Attr)+"); ok {")
+		lines = append(lines, f.decodeInto("av", name, `"", `)...)
+		lines = append(lines, "} else {",
+			`return "", &keys.Error{Template: `+strconv.Quote(kv.Template)+", Field: "+strconv.Quote(f.Name)+", Err: keys.ErrMissingField}",
+			"}")
+	}
+	lines = append(lines, "b := keys.NewBuilder("+kv.Size+")",
+		"return "+kv.Private+"(&b, "+strings.Join(args, ", ")+")")
+	return lines
+}
+
+func encodeLines(f *Field) []string {
+	var lines []string
+	x := "v"
+	if f.Ptr {
+		lines = append(lines, "if v == nil {", "return nil, nil", "}")
+		x = "*v"
+	} else if f.OmitEmpty && f.Kind != kindAV {
+		lines = append(lines, "if !("+f.nonZero(x)+") {", "return nil, nil", "}")
+	}
+	expr, fallible := f.encode(x)
+	switch {
+	case f.Kind == kindAV:
+		lines = append(lines, "av, err := "+expr, "return av, codec.Wrap("+strconv.Quote(f.Attr)+", err)")
+	case fallible:
+		lines = append(lines, "return "+expr)
+	default:
+		lines = append(lines, "return "+expr+", nil")
+	}
+	return simplifyNot(lines)
+}
+
+// simplifyNot rewrites "!(x != y)" forms into their plain negation.
+func simplifyNot(lines []string) []string {
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "if !(") || !strings.HasSuffix(l, ") {") {
+			continue
+		}
+		inner := l[len("if !(") : len(l)-len(") {")]
+		switch {
+		case strings.HasSuffix(inner, ` != ""`):
+			lines[i] = "if " + strings.TrimSuffix(inner, ` != ""`) + ` == "" {`
+		case strings.HasSuffix(inner, " != 0"):
+			lines[i] = "if " + strings.TrimSuffix(inner, " != 0") + " == 0 {"
+		case strings.HasPrefix(inner, "!"):
+			lines[i] = "if " + inner[1:] + " {"
+		case !strings.ContainsAny(inner, " !"):
+			lines[i] = "if !" + inner + " {"
+		}
+	}
+	return lines
+}
+
+// memberType is the attribute value type a field's member holds in the
+// values struct, or "" when the field is encoded on its own.
+func memberType(f *Field) string {
+	switch f.Kind {
+	case kindString:
+		return "types.AttributeValueMemberS"
+	case kindBool:
+		return "types.AttributeValueMemberBOOL"
+	case kindInt, kindUint:
+		return "types.AttributeValueMemberN"
+	case kindTime:
+		if strings.HasPrefix(f.TimeFmt, "keys.") {
+			return "types.AttributeValueMemberS"
+		}
+		return "types.AttributeValueMemberN"
+	}
+	return ""
+}
+
+func (e *Entity) marshal(v *entityView, field func(*Field) string) {
+	var body []string
+	members := []string{"typ types.AttributeValueMemberS"}
+	count := 1
+	bufSize := 0
+	usesAV := false
+	w := func(l ...string) { body = append(body, l...) }
+	w("v.typ.Value = "+e.Name+"Type", `item["Type"] = &v.typ`)
+
+	// Keys, index by index.
+	var keySegs []Seg
+	for i := 0; i < len(v.Keys); {
+		j := i + 1
+		for j < len(v.Keys) && v.Keys[j].Index == v.Keys[i].Index {
+			j++
+		}
+		group := v.Keys[i:j]
+		i = j
+		sparse := group[0].Sparse
+		var errs, assign []string
+		if group[0].Index != "" {
+			w("", "// Index "+group[0].Index+".")
+		}
+		for _, kv := range group {
+			if kv.TypeAttr {
+				continue
+			}
+			q := strconv.Quote(kv.Attr)
+			if kv.Const {
+				members = append(members, kv.Member+" types.AttributeValueMemberS")
+				count++
+				assign = append(assign, "v."+kv.Member+".Value = "+kv.Public, "item["+q+"] = &v."+kv.Member)
+				continue
+			}
+			keySegs = append(keySegs, kv.Segs...)
+			var a []string
+			for _, f := range kv.fields {
+				a = append(a, field(f))
+			}
+			callExpr := kv.Private + "(&b, " + strings.Join(a, ", ") + ")"
+			if !sparse {
+				if kv.FieldAttr != nil {
+					w("if _, err = "+callExpr+"; err != nil {", "return nil, err", "}")
+					continue
+				}
+				members = append(members, kv.Member+" types.AttributeValueMemberS")
+				count++
+				w("if v."+kv.Member+".Value, err = "+callExpr+"; err != nil {", "return nil, err", "}",
+					"item["+q+"] = &v."+kv.Member)
+				continue
+			}
+			name := kv.Member
+			errName := "err" + strings.TrimPrefix(kv.Member, "k")
+			errs = append(errs, errName)
+			if kv.FieldAttr != nil {
+				w("_, " + errName + " := " + callExpr)
+				continue
+			}
+			members = append(members, kv.Member+" types.AttributeValueMemberS")
+			count++
+			w(name + ", " + errName + " := " + callExpr)
+			assign = append(assign, "v."+kv.Member+".Value = "+name, "item["+q+"] = &v."+kv.Member)
+		}
+		if !sparse || len(errs) == 0 {
+			w(assign...)
+			continue
+		}
+		w("present, err := codec.Sparse("+strings.Join(errs, ", ")+")", "if err != nil {", "return nil, err", "}")
+		if len(assign) > 0 {
+			w("if present {")
+			w(assign...)
+			w("}")
+		}
+		// Scope the sparse group's names.
+		start := len(body) - 1
+		for start >= 0 && body[start] != "// Index "+group[0].Index+"." {
+			start--
+		}
+		body = append(body[:start+1], append([]string{"{"}, body[start+1:]...)...)
+		w("}")
+	}
+
+	// Fields.
+	w("")
+	for _, f := range e.Fields {
+		q := strconv.Quote(f.Attr)
+		x := field(f)
+		var open []string
+		if f.Ptr {
+			open = []string{"if " + x + " != nil {"}
+			x = "*" + x
+		} else if f.OmitEmpty && f.Kind != kindAV {
+			open = []string{"if " + f.nonZero(x) + " {"}
+		}
+		w(open...)
+		member := memberType(f)
+		m := "v." + f.Name
+		switch {
+		case member == "":
+			usesAV = true
+			expr, fallible := f.encode(x)
+			if fallible {
+				ret := "err"
+				if f.Kind == kindAV {
+					ret = "codec.Wrap(" + q + ", err)"
+				}
+				w("if av, err = "+expr+"; err != nil {", "return nil, "+ret, "}")
+				if f.Kind == kindFloat {
+					w("item[" + q + "] = av")
+					break
+				}
+				w("if av != nil {", "item["+q+"] = av", "}")
+			} else if f.Kind == kindBytes {
+				w("item[" + q + "] = " + expr)
+			} else {
+				w("if av = "+expr+"; av != nil {", "item["+q+"] = av", "}")
+			}
+		case f.Kind == kindString || f.Kind == kindBool:
+			w(m + ".Value = " + f.base(x))
+		case f.Kind == kindInt:
+			bufSize += 20
+			w(m + ".Value = buf.Int(" + f.base(x) + ")")
+		case f.Kind == kindUint:
+			bufSize += 20
+			w(m + ".Value = buf.Uint(" + f.base(x) + ")")
+		case f.TimeFmt == "unix" || f.TimeFmt == "unixms":
+			bufSize += 20
+			method := map[string]string{"unix": ".Unix()", "unixms": ".UnixMilli()"}[f.TimeFmt]
+			w(m + ".Value = buf.Int(" + call(f.base(x)) + method + ")")
+		default:
+			bufSize += Seg{Field: f}.sizeConst()
+			w("if "+m+".Value, err = buf.Time("+q+", "+f.base(x)+", "+f.TimeFmt+"); err != nil {", "return nil, err", "}")
+		}
+		if member != "" {
+			members = append(members, f.Name+" "+member)
+			w("item[" + q + "] = &" + m)
+		}
+		if len(open) > 0 {
+			w("}")
+		}
+		count++
+	}
+	w("return item, nil")
+
+	text := strings.Join(body, "\n")
+	decl := []string{"var ("}
+	if strings.Contains(text, "(&b,") {
+		decl = append(decl, "b = keys.NewBuilder("+sizeExpr(keySegs, field)+")")
+	}
+	if strings.Contains(text, "buf.") {
+		decl = append(decl, "buf = codec.NewBuffer("+strconv.Itoa(bufSize)+")")
+	}
+	decl = append(decl, "v = new("+v.Lower+"Values)",
+		"item = make(map[string]types.AttributeValue, "+strconv.Itoa(count)+")")
+	if usesAV {
+		decl = append(decl, "av types.AttributeValue")
+	}
+	if strings.Contains(text, "err =") || strings.Contains(text, "err = ") {
+		decl = append(decl, "err error")
+	}
+	decl = append(decl, ")")
+	v.MarshalLines = append(decl, body...)
+	v.Members = members
+}
+
+func (s Seg) sizeConst() int {
+	_, n := s.size("")
+	return n
+}
+
+func (e *Entity) unmarshal(v *entityView) {
+	for _, f := range e.Fields {
+		v.UnmarshalLines = append(v.UnmarshalLines, "if av, ok := codec.Lookup(item, "+strconv.Quote(f.Attr)+"); ok {")
+		v.UnmarshalLines = append(v.UnmarshalLines, f.decodeInto("av", "p."+f.Name, "")...)
+		v.UnmarshalLines = append(v.UnmarshalLines, "}")
+	}
+}
