@@ -123,7 +123,12 @@ const (
 // Valid reports whether c is a known failure class.
 func (c FailureClass) Valid() bool { return c == FailureTransient || c == FailurePermanent }
 
+// encEnum encodes an enum value; the zero value "" encodes as absent
+// (nil), which the codec leaves out of the item.
 func encEnum(enum, v string, ok bool) (types.AttributeValue, error) {
+	if v == "" {
+		return nil, nil
+	}
 	if !ok {
 		return nil, &EnumError{Enum: enum, Value: v}
 	}
@@ -143,7 +148,8 @@ func decEnum(enum string, av types.AttributeValue, valid func(string) bool) (str
 	return "", fmt.Errorf("participation: %s must be a string, got %T", enum, av)
 }
 
-// MarshalDynamoDBAttributeValue encodes s; an unknown status is an *EnumError.
+// MarshalDynamoDBAttributeValue encodes s; an unknown status is an
+// *EnumError, and "" is absent (nil).
 func (s Status) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
 	return encEnum("Status", string(s), s.Valid())
 }
