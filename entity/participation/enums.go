@@ -59,8 +59,13 @@ type Mode string
 
 // The modes of seed 004.
 const (
-	ModeFirstCome Mode = "FIRST_COME" // the first N requests in queue order win
-	ModeLottery   Mode = "LOTTERY"    // a draw per request; no EventCapacity
+	// ModeFirstCome: the first N requests the worker decides win (an
+	// atomic decrement of EventCapacity). With an unordered queue (SQS
+	// standard) that is close to, not exactly, queuedAt order; queuedAt
+	// and GSI2 keep the reference order for audits. Strict queuedAt
+	// order needs a FIFO queue with one consumer per event.
+	ModeFirstCome Mode = "FIRST_COME"
+	ModeLottery   Mode = "LOTTERY" // a draw per request; no EventCapacity
 )
 
 // Valid reports whether m is a known mode.
