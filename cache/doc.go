@@ -1,0 +1,72 @@
+// Package cache is a namespaced cache on Valkey (or Redis) through
+// valkey-glide, with cache-aside, write-through, sessions (cache/session)
+// and the key patterns of the design seeds.
+//
+// # Connection
+//
+// [New] builds a glide client from one [Options] struct: addresses,
+// standalone or cluster mode, credentials, request timeout, and TLS, which
+// is on whenever an endpoint is configured (seed 000) unless
+// Options.DisableTLS says otherwise (local test servers). The cache talks
+// to the server only through the narrow [Conn] interface, so unit tests
+// can pass a fake in Options.Conn.
+//
+// With no endpoint the cache is bypassed: [GetOrLoad] calls the loader
+// directly, reads miss, writes do nothing, metrics still count and
+// nothing fails (seed 000).
+//
+// # Keys
+//
+// Every key is {app_id}:{env}:{service}:{key} (seed 002). No part may be
+// empty, and the key part has no empty ':' segment. Braces are rejected
+// (the braces of the seeds are placeholders) unless Options.HashTags is set
+// by a caller that puts related keys into one cluster slot on purpose,
+// and then only as one non-empty {tag}.
+//
+// # Cache-aside and invalidation
+//
+// [GetOrLoad] loads once per key per process (singleflight, with the load
+// on a detached ctx bounded by Options.LoadTimeout, each waiter honouring
+// its own ctx), caches with TTL jitter (default 10 %), and optionally
+// caches "not found" (Options.NegativeTTL). [Cache.Invalidate] always
+// wins over a load in flight: each key has a companion generation key in
+// the same slot; an invalidation replaces the generation and deletes the
+// key, and a loaded value is written only by a Lua script that checks the
+// generation the loader saw before loading. [WriteThrough] and
+// [Cache.WriteThroughHash] write the store first, then the cache
+// (invalidating if that fails).
+//
+// # Faults
+//
+// Reads through [GetOrLoad] fail open: when the server is down or slow
+// the loader's value is returned without error and the failure is
+// counted. Connection errors are retried with exponential backoff
+// (Options.MaxRetries, RetryBaseDelay) within the ctx deadline; a circuit
+// breaker (Options.BreakerThreshold consecutive failures, then
+// BreakerCooldown) keeps a dead server from costing a timeout per call.
+// [Cache.Metrics] has seed 002's counters plus hit rate and mean latency;
+// [Cache.Health] adds PING and INFO (version, clients, memory, keyspace).
+//
+// # Seeds
+//
+// seedkeys.go holds the seed key patterns and TTLs as typed helpers:
+// seed 000's query_projects, session_list and agent_list (3600 s, with
+// their invalidation rules) and seed 003's job:{jobId} hash (write-through,
+// 1 h), image:{eventId}:{style}:{platform} (hash, cache-aside through
+// [Cache.GetOrLoadHash], 7 days) and ai:event:{eventId} (1 h). The AI
+// entry is cached as a JSON string rather than seed 003's hash: it holds
+// lists, which a flat hash cannot.
+//
+// # Errors
+//
+// [ErrMiss] (glide's nil result), [ErrInvalidKey], [ErrInvalidOptions],
+// [ErrUnavailable] (server or connection failure, after retries),
+// [ErrCircuitOpen] (wrapped in ErrUnavailable) and [ErrStale]. Loader
+// errors pass through unchanged.
+//
+// # Concurrency
+//
+// A [Cache] is safe for concurrent use. The glide data race of v2.5.3 is
+// avoided by internal/glidex, which initialises glide's global once before
+// a client is shared.
+package cache

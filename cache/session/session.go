@@ -1,0 +1,508 @@
+// Package session keeps login sessions in Valkey, after seed 002's
+// session management, on top of package cache.
+//
+// # Keys
+//
+// In the cache namespace {app_id}:{env}:session, each session has
+//
+//	accessToken:{token}    string "valid"                      TTL: sliding, Options.TTL
+//	sessionInfo:{token}    hash of every SessionInfo field     same TTL
+//
+// and each user has user:sessions:{user_account_id}, a sorted set of the
+// user's tokens scored by login time. Here the braces are real cluster
+// hash tags: both keys of a session share a slot, so validation is one
+// Lua script, one round trip, in cluster mode too.
+//
+// # Behaviour
+//
+//   - [Store.Create] writes both keys with every SessionInfo field of seed 002
+//     (shard_id from Options.ShardFunc) and registers the token in the user's
+//     sorted set; past Options.MaxSessions the sessions with the oldest
+//     login time are evicted. (The seed evicts set_members()[0], but a Redis
+//     set has no order: its first member is not the oldest session.)
+//   - [Store.Validate] checks the token, refreshes both TTLs and
+//     last_access_time in one round trip (a Lua script), and never extends a
+//     session past its absolute lifetime (Options.MaxLifetime from login).
+//   - [Store.Logout] deletes both keys and the tracking entry.
+//   - [Store.Rotate] replaces a token by a fresh one for the same session.
+//
+// Tokens are 256 random bits from crypto/rand, base64url-encoded. They
+// never appear in full in errors; [Redact] shortens one for logs.
+//
+// # Errors
+//
+// [ErrInvalidSession] for an unknown, expired, evicted or malformed
+// token ([ErrMalformedToken] wraps it); [ErrNoServer] from [New] when the
+// cache has no endpoint; cache.ErrUnavailable (wrapped) when the server
+// fails; cache.ErrInvalidKey for an empty user account id.
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/tablekit/tablekit/cache"
+)
+
+// Defaults applied by [New] to zero [Options] fields.
+const (
+	DefaultTTL         = 3600 * time.Second // seed 002's session_expire_time
+	DefaultMaxLifetime = 24 * time.Hour
+	DefaultMaxSessions = 5
+	DefaultService     = "session"
+)
+
+var (
+	// ErrInvalidSession is returned for a token that is unknown, expired,
+	// past its lifetime, evicted, logged out or rotated away.
+	ErrInvalidSession = errors.New("session: invalid or expired")
+	// ErrMalformedToken is returned (it wraps ErrInvalidSession) for a
+	// string that cannot be a token; nothing is sent to the server.
+	ErrMalformedToken = fmt.Errorf("%w: malformed token", ErrInvalidSession)
+	// ErrNoServer is returned by New for a cache without an endpoint:
+	// sessions cannot be bypassed.
+	ErrNoServer = errors.New("session: the cache has no endpoint")
+	// ErrInvalidOptions is returned (wrapped) by New for unusable options.
+	ErrInvalidOptions = errors.New("session: invalid options")
+)
+
+// Options configures a [Store]. The zero value gives the defaults.
+type Options struct {
+	// TTL is the sliding expiry renewed by each Validate. Zero means DefaultTTL.
+	TTL time.Duration
+	// MaxLifetime caps a session from its login time, however often it
+	// is renewed. Zero means DefaultMaxLifetime.
+	MaxLifetime time.Duration
+	// MaxSessions is the per-user limit of concurrent sessions; creating
+	// one more evicts the oldest by login time. Zero means
+	// DefaultMaxSessions; NoLimit disables the limit.
+	MaxSessions int
+	NoLimit     bool
+	// ShardFunc computes shard_id from account_db_key. Nil means every
+	// account is on shard 0.
+	ShardFunc func(accountDBKey int64) int64
+	// Service is the cache namespace's service part. Empty means DefaultService.
+	Service string
+	// Now is the clock; nil means the cache's clock.
+	Now func() time.Time
+}
+
+// Store manages sessions. It is safe for concurrent use.
+type Store struct {
+	c *cache.Cache
+	o Options
+}
+
+// New returns a store that keeps sessions in c (with service
+// Options.Service and hash tags enabled; c itself is unchanged).
+// It returns ErrNoServer when c has no endpoint and ErrInvalidOptions
+// (wrapped) for negative durations or limits.
+func New(c *cache.Cache, optFns ...func(*Options)) (*Store, error) {
+	var o Options
+	for _, f := range optFns {
+		f(&o)
+	}
+	if !c.Enabled() {
+		return nil, ErrNoServer
+	}
+	if o.TTL < 0 || o.MaxLifetime < 0 || o.MaxSessions < 0 {
+		return nil, fmt.Errorf("%w: negative TTL, lifetime or limit", ErrInvalidOptions)
+	}
+	if o.TTL == 0 {
+		o.TTL = DefaultTTL
+	}
+	if o.MaxLifetime == 0 {
+		o.MaxLifetime = DefaultMaxLifetime
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.ShardFunc == nil {
+		o.ShardFunc = func(int64) int64 { return 0 }
+	}
+	if o.Service == "" {
+		o.Service = DefaultService
+	}
+	if o.Now == nil {
+		o.Now = c.Now
+	}
+	v, err := c.WithService(o.Service, true)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	}
+	return &Store{c: v, o: o}, nil
+}
+
+// Info is seed 002's SessionInfo, plus the absolute expiry.
+type Info struct {
+	SessionID      string
+	UserAccountID  string
+	AccountDBKey   int64
+	ShardID        int64
+	LoginTime      time.Time
+	LastAccessTime time.Time
+	PlatformType   int
+	ClientVersion  string
+	DeviceInfo     *string
+	// ExpiresAt is when MaxLifetime ends the session, whatever its TTL.
+	ExpiresAt time.Time
+}
+
+// CreateInput is what a login knows about the user and the client.
+type CreateInput struct {
+	UserAccountID string
+	AccountDBKey  int64
+	PlatformType  int
+	ClientVersion string
+	DeviceInfo    *string // nil: no device_info field
+}
+
+const tokenBytes = 32 // 256 bits
+
+// NewToken returns a fresh random token (256 bits, base64url, 43 characters).
+func NewToken() string {
+	var b [tokenBytes]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("session: crypto/rand failed: " + err.Error())
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+var tokenLen = base64.RawURLEncoding.EncodedLen(tokenBytes)
+
+func checkToken(tok string) error {
+	if len(tok) != tokenLen {
+		return ErrMalformedToken
+	}
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return ErrMalformedToken
+		}
+	}
+	return nil
+}
+
+// Redact returns a log-safe form of token: its first six characters.
+func Redact(token string) string {
+	if len(token) <= 6 {
+		return "…"
+	}
+	return token[:6] + "…"
+}
+
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+func tokenKeys(tok string) []string {
+	tag := cache.HashTag(tok)
+	return []string{"accessToken:" + tag, "sessionInfo:" + tag}
+}
+
+func userKey(userID string) string { return "user:sessions:" + cache.HashTag(userID) }
+
+func fmtTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func msArg(d time.Duration) string {
+	n := d.Milliseconds()
+	if n < 1 {
+		n = 1
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func (i Info) fields() []string {
+	f := []string{
+		"session_id", i.SessionID,
+		"user_account_id", i.UserAccountID,
+		"account_db_key", strconv.FormatInt(i.AccountDBKey, 10),
+		"shard_id", strconv.FormatInt(i.ShardID, 10),
+		"login_time", fmtTime(i.LoginTime),
+		"last_access_time", fmtTime(i.LastAccessTime),
+		"platform_type", strconv.Itoa(i.PlatformType),
+		"client_version", i.ClientVersion,
+		"max_expire_ms", strconv.FormatInt(i.ExpiresAt.UnixMilli(), 10),
+	}
+	if i.DeviceInfo != nil {
+		f = append(f, "device_info", *i.DeviceInfo)
+	}
+	return f
+}
+
+func parseInfo(v any) (Info, error) {
+	arr, ok := v.([]any)
+	if !ok || len(arr)%2 != 0 {
+		return Info{}, fmt.Errorf("session: unexpected reply %T", v)
+	}
+	m := make(map[string]string, len(arr)/2)
+	for i := 0; i < len(arr); i += 2 {
+		k, _ := arr[i].(string)
+		s, _ := arr[i+1].(string)
+		m[k] = s
+	}
+	var (
+		in   Info
+		errs []error
+	)
+	num := func(k string) int64 {
+		n, err := strconv.ParseInt(m[k], 10, 64)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", k, err))
+		}
+		return n
+	}
+	tm := func(k string) time.Time {
+		t, err := time.Parse(time.RFC3339Nano, m[k])
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", k, err))
+		}
+		return t
+	}
+	in.SessionID, in.UserAccountID, in.ClientVersion = m["session_id"], m["user_account_id"], m["client_version"]
+	in.AccountDBKey, in.ShardID = num("account_db_key"), num("shard_id")
+	in.PlatformType = int(num("platform_type"))
+	in.LoginTime, in.LastAccessTime = tm("login_time"), tm("last_access_time")
+	in.ExpiresAt = time.UnixMilli(num("max_expire_ms")).UTC()
+	if d, ok := m["device_info"]; ok {
+		in.DeviceInfo = &d
+	}
+	if len(errs) > 0 {
+		return Info{}, fmt.Errorf("session: corrupt session hash: %w", errors.Join(errs...))
+	}
+	return in, nil
+}
+
+// writeScript stores a session's two keys. ARGV: ttl ms, then hash fields.
+var writeScript = cache.NewScript(`
+redis.call('SET', KEYS[1], 'valid', 'PX', ARGV[1])
+redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[2], unpack(ARGV, 2))
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+return 1`)
+
+// registerScript tracks a token in the user's sorted set and evicts the
+// oldest beyond the limit. Seed 002 evicts set_members()[0] of a plain
+// set, but a Redis set has no order: its "first" member is arbitrary, not
+// the oldest session. Here the score is the login time, so rank 0 is
+// truly the oldest login, and the check and eviction are one atomic step
+// however many logins of the user race. ARGV: token, login score (µs), limit (0: none),
+// prune-before score, set ttl ms. The score is bumped past the newest
+// entry so that the new session is never older than an existing one.
+// Returns the evicted tokens.
+var registerScript = cache.NewScript(`
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4])
+local score = tonumber(ARGV[2])
+local top = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if top[2] and tonumber(top[2]) >= score then score = tonumber(top[2]) + 1 end
+redis.call('ZADD', KEYS[1], string.format('%.0f', score), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+local limit = tonumber(ARGV[3])
+local n = redis.call('ZCARD', KEYS[1]) - limit
+if limit == 0 or n <= 0 then return {} end
+local old = redis.call('ZRANGE', KEYS[1], 0, n - 1)
+redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - 1)
+return old`)
+
+// validateScript: ARGV now ms, ttl ms, now (RFC 3339). Returns the hash
+// as a flat list, or nil.
+var validateScript = cache.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local cap = tonumber(redis.call('HGET', KEYS[2], 'max_expire_ms'))
+if not cap then return false end
+local left = cap - tonumber(ARGV[1])
+if left <= 0 then
+  redis.call('DEL', KEYS[1], KEYS[2])
+  return false
+end
+local ttl = tonumber(ARGV[2])
+if left < ttl then ttl = left end
+redis.call('HSET', KEYS[2], 'last_access_time', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+return redis.call('HGETALL', KEYS[2])`)
+
+// takeScript deletes a session's keys and returns its hash (nil if the
+// token is not valid).
+var takeScript = cache.NewScript(`
+local ok = redis.call('EXISTS', KEYS[1])
+local h = redis.call('HGETALL', KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2])
+if ok == 0 or #h == 0 then return false end
+return h`)
+
+// rotateScript moves a token's entry in the user set to a new token,
+// keeping its score. Returns 0 when the old token was evicted meanwhile.
+var rotateScript = cache.NewScript(`
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not s then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[1], s, ARGV[2])
+return 1`)
+
+func (s *Store) ttlFor(now, expires time.Time) time.Duration {
+	if left := expires.Sub(now); left < s.o.TTL {
+		return left
+	}
+	return s.o.TTL
+}
+
+// Create starts a session and returns its token. Beyond the user's limit
+// the sessions with the oldest login time are evicted (their tokens stop
+// validating). Errors: cache.ErrInvalidKey (wrapped) for an empty
+// UserAccountID, cache.ErrUnavailable (wrapped) on server failure, in
+// which case nothing is left behind.
+func (s *Store) Create(ctx context.Context, in CreateInput) (string, Info, error) {
+	if _, err := s.c.Key(userKey(in.UserAccountID)); err != nil || in.UserAccountID == "" {
+		return "", Info{}, fmt.Errorf("%w: empty or bad user account id", cache.ErrInvalidKey)
+	}
+	now := s.o.Now()
+	info := Info{
+		SessionID: newUUID(), UserAccountID: in.UserAccountID, AccountDBKey: in.AccountDBKey,
+		ShardID: s.o.ShardFunc(in.AccountDBKey), LoginTime: now, LastAccessTime: now,
+		PlatformType: in.PlatformType, ClientVersion: in.ClientVersion, DeviceInfo: in.DeviceInfo,
+		ExpiresAt: now.Add(s.o.MaxLifetime).Truncate(time.Millisecond), // stored in ms
+	}
+	tok := NewToken()
+	if err := s.write(ctx, tok, info, now); err != nil {
+		return "", Info{}, err
+	}
+	limit := s.o.MaxSessions
+	if s.o.NoLimit {
+		limit = 0
+	}
+	res, err := s.c.Eval(ctx, registerScript, []string{userKey(in.UserAccountID)},
+		tok, strconv.FormatInt(now.UnixMicro(), 10), strconv.Itoa(limit),
+		strconv.FormatInt(now.Add(-s.o.MaxLifetime).UnixMicro(), 10), msArg(s.o.MaxLifetime))
+	if err != nil {
+		_, _ = s.c.Delete(context.WithoutCancel(ctx), tokenKeys(tok)...)
+		return "", Info{}, fmt.Errorf("session: register: %w", err)
+	}
+	if old, _ := res.([]any); len(old) > 0 {
+		var keys []string
+		for _, o := range old {
+			if t, ok := o.(string); ok && checkToken(t) == nil {
+				keys = append(keys, tokenKeys(t)...)
+			}
+		}
+		if _, err := s.c.Delete(ctx, keys...); err != nil {
+			return tok, info, fmt.Errorf("session: evict: %w", err)
+		}
+	}
+	return tok, info, nil
+}
+
+func (s *Store) write(ctx context.Context, tok string, info Info, now time.Time) error {
+	args := append([]string{msArg(s.ttlFor(now, info.ExpiresAt))}, info.fields()...)
+	if _, err := s.c.Eval(ctx, writeScript, tokenKeys(tok), args...); err != nil {
+		return fmt.Errorf("session: write: %w", err)
+	}
+	return nil
+}
+
+// Validate returns the session of token, refreshing its TTL (never past
+// its lifetime) and last_access_time in one round trip. Errors:
+// ErrInvalidSession, ErrMalformedToken, cache.ErrUnavailable (wrapped).
+func (s *Store) Validate(ctx context.Context, token string) (Info, error) {
+	if err := checkToken(token); err != nil {
+		return Info{}, err
+	}
+	now := s.o.Now()
+	res, err := s.c.Eval(ctx, validateScript, tokenKeys(token),
+		strconv.FormatInt(now.UnixMilli(), 10), msArg(s.o.TTL), fmtTime(now))
+	if err != nil {
+		return Info{}, fmt.Errorf("session: validate %s: %w", Redact(token), err)
+	}
+	if res == nil {
+		return Info{}, ErrInvalidSession
+	}
+	return parseInfo(res)
+}
+
+// Logout ends the session of token. Logging out an unknown token is not
+// an error. Errors: ErrMalformedToken, cache.ErrUnavailable (wrapped).
+func (s *Store) Logout(ctx context.Context, token string) error {
+	if err := checkToken(token); err != nil {
+		return err
+	}
+	res, err := s.c.Eval(ctx, takeScript, tokenKeys(token))
+	if err != nil {
+		return fmt.Errorf("session: logout %s: %w", Redact(token), err)
+	}
+	if res == nil {
+		return nil
+	}
+	info, err := parseInfo(res)
+	if err != nil {
+		return err
+	}
+	if _, err := s.c.ZRem(ctx, userKey(info.UserAccountID), token); err != nil {
+		return fmt.Errorf("session: logout %s: untrack: %w", Redact(token), err)
+	}
+	return nil
+}
+
+// Rotate replaces token by a new one for the same session (same session
+// id, login time and lifetime; last access now). The old token stops
+// validating at once. Errors: ErrInvalidSession when token is not valid
+// (or was evicted meanwhile), ErrMalformedToken, cache.ErrUnavailable.
+func (s *Store) Rotate(ctx context.Context, token string) (string, Info, error) {
+	if err := checkToken(token); err != nil {
+		return "", Info{}, err
+	}
+	res, err := s.c.Eval(ctx, takeScript, tokenKeys(token))
+	if err != nil {
+		return "", Info{}, fmt.Errorf("session: rotate %s: %w", Redact(token), err)
+	}
+	if res == nil {
+		return "", Info{}, ErrInvalidSession
+	}
+	info, err := parseInfo(res)
+	if err != nil {
+		return "", Info{}, err
+	}
+	now := s.o.Now()
+	if !now.Before(info.ExpiresAt) {
+		_, _ = s.c.ZRem(ctx, userKey(info.UserAccountID), token)
+		return "", Info{}, ErrInvalidSession
+	}
+	info.LastAccessTime = now
+	nt := NewToken()
+	if err := s.write(ctx, nt, info, now); err != nil {
+		return "", Info{}, err
+	}
+	moved, err := s.c.Eval(ctx, rotateScript, []string{userKey(info.UserAccountID)}, token, nt)
+	if n, _ := moved.(int64); err != nil || n == 0 {
+		_, _ = s.c.Delete(context.WithoutCancel(ctx), tokenKeys(nt)...)
+		if err != nil {
+			return "", Info{}, fmt.Errorf("session: rotate %s: %w", Redact(token), err)
+		}
+		return "", Info{}, ErrInvalidSession
+	}
+	return nt, info, nil
+}
+
+// Sessions returns the user's tracked tokens, oldest login first. Tracked
+// tokens may include sessions that idled out and were not yet pruned.
+func (s *Store) Sessions(ctx context.Context, userAccountID string) ([]string, error) {
+	ms, err := s.c.ZRangeByRank(ctx, userKey(userAccountID), 0, -1, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Member
+	}
+	return out, nil
+}
