@@ -23,6 +23,11 @@ import (
 
 var t0 = time.Date(2025, 10, 29, 10, 0, 0, 0, time.UTC)
 
+// now is the clock of tests that write to DynamoDB Local. It must be
+// recent: DynamoDB Local deletes items whose TTL has passed (seen while
+// writing these tests), so a job stamped in 2025 would vanish mid-test.
+var now = time.Now().UTC().Truncate(time.Second)
+
 // TestSeedKeys pins every key string of the content table.
 func TestSeedKeys(t *testing.T) {
 	must := func(k entity.Key, err error) entity.Key {
@@ -230,7 +235,7 @@ func sv(m map[string]types.AttributeValue, k string) string {
 func TestContentAndImages(t *testing.T) {
 	ctx := context.Background()
 	tbl := newTable(t)
-	svc := content.NewService(tbl, func(o *content.Options) { o.Now = func() time.Time { return t0 } })
+	svc := content.NewService(tbl, func(o *content.Options) { o.Now = func() time.Time { return now } })
 	c := content.Content{EventID: "evt-draft-12345", EventTitle: "봄맞이 커피 할인 이벤트", EventDescription: "신메뉴 아메리카노 1+1 이벤트"}
 	if err := svc.CreateContent(ctx, &c); err != nil {
 		t.Fatal(err)
@@ -256,7 +261,7 @@ func TestContentAndImages(t *testing.T) {
 	}
 	k, _ := g.PrimaryKey()
 	it = raw(t, tbl, k)
-	if want := strconv.FormatInt(t0.Add(90*24*time.Hour).Unix(), 10); sv(it, "ttl") != want {
+	if want := strconv.FormatInt(now.Add(90*24*time.Hour).Unix(), 10); sv(it, "ttl") != want {
 		t.Fatalf("image ttl %s, want %s (90 days)", sv(it, "ttl"), want)
 	}
 	if sv(it, "SK") != "IMAGE#SIMPLE#INSTAGRAM#"+g.ID || sv(it, "width") != "1080" || sv(it, "selected") != "<absent>" && it["selected"].(*types.AttributeValueMemberBOOL).Value {
@@ -285,7 +290,7 @@ func TestContentAndImages(t *testing.T) {
 func TestJobLifecycle(t *testing.T) {
 	ctx := context.Background()
 	tbl := newTable(t)
-	svc := content.NewService(tbl, func(o *content.Options) { o.Now = func() time.Time { return t0 } })
+	svc := content.NewService(tbl, func(o *content.Options) { o.Now = func() time.Time { return now } })
 	j := content.Job{ID: "job-img-abc123", EventID: "evt-draft-12345", Kind: content.KindImageGeneration}
 	if err := svc.CreateJob(ctx, &j); err != nil {
 		t.Fatal(err)
@@ -305,8 +310,8 @@ func TestJobLifecycle(t *testing.T) {
 	key, _ := content.JobKey(j.ID)
 	it := raw(t, tbl, key)
 	if sv(it, "status") != "PENDING" || sv(it, "progress") != "0" || sv(it, "GSI2PK") != "JOBSTATUS#PENDING" ||
-		sv(it, "GSI1PK") != "EVENT#evt-draft-12345" || sv(it, "GSI1SK") != "JOB#2025-10-29T10:00:00.000Z#job-img-abc123" ||
-		sv(it, "ttl") != strconv.FormatInt(t0.Add(30*24*time.Hour).Unix(), 10) {
+		sv(it, "GSI1PK") != "EVENT#evt-draft-12345" || sv(it, "GSI1SK") != "JOB#"+now.Format("2006-01-02T15:04:05.000Z")+"#job-img-abc123" ||
+		sv(it, "ttl") != strconv.FormatInt(now.Add(30*24*time.Hour).Unix(), 10) {
 		t.Fatalf("job item %v", it)
 	}
 	var te *content.TransitionError
@@ -335,7 +340,7 @@ func TestJobLifecycle(t *testing.T) {
 		t.Fatal("GSI2 key did not follow the status")
 	}
 	got, err = svc.CompleteJob(ctx, j.ID, "4 images")
-	if err != nil || got.Status != content.StatusCompleted || got.Progress != 100 || !got.CompletedAt.Equal(t0) || got.ResultMessage != "4 images" {
+	if err != nil || got.Status != content.StatusCompleted || got.Progress != 100 || !got.CompletedAt.Equal(now) || got.ResultMessage != "4 images" {
 		t.Fatalf("complete: %+v %v", got, err)
 	}
 	if _, err := svc.FailJob(ctx, j.ID, "late"); !errors.As(err, &te) || te.From != content.StatusCompleted {
