@@ -72,6 +72,24 @@ func TestSeedKeys(t *testing.T) {
 			t.Errorf("case %d: got %q, want %q", i, c.got, c.want)
 		}
 	}
+	if k := must(content.ContentKey("e#1")); k.PK != "EVENT#e%231" {
+		t.Errorf("delimiter not escaped: %q", k.PK)
+	}
+	if k := must(content.JobKey("job-img-a#b")); k.PK != "JOB#job-img-a%23b" {
+		t.Errorf("delimiter not escaped: %q", k.PK)
+	}
+	for name, err := range map[string]error{
+		"content": func() error { _, err := content.ContentKey(""); return err }(),
+		"image": func() error {
+			_, err := content.GeneratedImageKey("e", content.StyleFancy, content.PlatformBlog, "")
+			return err
+		}(),
+		"job": func() error { _, err := content.JobKey(""); return err }(),
+	} {
+		if !errors.Is(err, keys.ErrMissingField) {
+			t.Errorf("empty %s id: %v", name, err)
+		}
+	}
 	ev, st, pl, id, err := content.ParseGeneratedImageKey(entity.Key{PK: "EVENT#e%231", SK: "IMAGE#TRENDY#BLOG#x"})
 	if err != nil || ev != "e#1" || st != content.StyleTrendy || pl != content.PlatformBlog || id != "x" {
 		t.Fatalf("parse: %q %q %q %q %v", ev, st, pl, id, err)

@@ -270,25 +270,31 @@ func (s *Service) Participate(ctx context.Context, eventID, userID string, mode 
 		return Receipt{RequestID: rid, Status: req.Status}, errors.Join(fmt.Errorf("%w: request %s: %w", ErrEnqueue, rid, sendErr), ferr)
 	}
 	// Easy mistake 2: queuedAt is written only now, after the send.
-	err = s.apply(ctx, &req, step{
+	if err := s.markQueued(ctx, &req); err != nil {
+		return Receipt{RequestID: rid, Status: req.Status}, err
+	}
+	return Receipt{RequestID: rid, Status: req.Status}, nil
+}
+
+// markQueued is RECEIVED -> QUEUED: it writes queuedAt and the GSI2 key
+// once (easy mistake 3), conditioned on status = RECEIVED AND
+// attribute_not_exists(queuedAt) AND attribute_not_exists(GSI2SK).
+func (s *Service) markQueued(ctx context.Context, r *Request) error {
+	return s.apply(ctx, r, step{
 		to: StatusQueued,
 		changes: entity.Changes[Request]{
 			entity.Set(RequestQueuedAt, s.now()),
 			// eventId is rewritten with its own value (checked below) so
 			// that the runtime can compute the GSI2 key in this update.
-			entity.Set(RequestEventID, eventID),
+			entity.Set(RequestEventID, r.EventID),
 		},
 		conds: []expression.ConditionBuilder{
 			expression.AttributeNotExists(expression.Name("queuedAt")),
 			expression.AttributeNotExists(expression.Name("GSI2SK")),
-			expression.Name("eventId").Equal(expression.Value(eventID)),
+			expression.Name("eventId").Equal(expression.Value(r.EventID)),
 		},
 		detail: "enqueued",
 	})
-	if err != nil {
-		return Receipt{RequestID: rid, Status: req.Status}, err
-	}
-	return Receipt{RequestID: rid, Status: req.Status}, nil
 }
 
 // firstRequestID reads the first requestId from the lock's old image, or
