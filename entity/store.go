@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/tablekit/tablekit/keys"
 )
@@ -222,7 +223,7 @@ func (s *Store[T, PT]) Get(ctx context.Context, key Key, optFns ...func(*CallOpt
 		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
 	}
 	start := time.Now()
-	out, err := s.t.client.GetItem(ctx, in)
+	out, err := s.t.client.GetItem(ctx, in, s.t.sdkOpts...)
 	if err != nil {
 		s.trace(&o, "GetItem", start, nil, err)
 		return v, fmt.Errorf("entity: get %s %s/%s: %w", s.schema.Type, key.PK, key.SK, err)
@@ -471,7 +472,8 @@ func (s *Store[T, PT]) writeErr(op string, key Key, o *CallOptions, create bool,
 		return s.condErr(op, key, o, create, ccf.Item, err)
 	}
 	var big *types.ItemCollectionSizeLimitExceededException
-	if errors.As(err, &big) {
+	var api smithy.APIError
+	if errors.As(err, &big) || (errors.As(err, &api) && api.ErrorCode() == "ValidationException" && strings.Contains(api.ErrorMessage(), "size has exceeded")) {
 		return fmt.Errorf("entity: %s %s %s/%s: %w: %w", op, s.schema.Type, key.PK, key.SK, ErrItemTooLarge, err)
 	}
 	return fmt.Errorf("entity: %s %s %s/%s: %w", op, s.schema.Type, key.PK, key.SK, err)

@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/entity/internal/ddbjson"
 )
 
 // Index describes a global or local secondary index of a [Table].
@@ -62,6 +64,12 @@ type Options struct {
 	Retry RetryStrategy
 	// Now is the clock of the automatic timestamps; nil means time.Now.
 	Now func() time.Time
+	// StandardDecoder turns off the runtime's fast decoder of item-bearing
+	// responses (GetItem, Query, Scan), which is on by default with
+	// *dynamodb.Client: it builds the same values as the SDK's decoder
+	// (and falls back to it for anything unusual) with far fewer
+	// allocations, its strings sharing the response's memory.
+	StandardDecoder bool
 	// CursorKey signs query cursors (HMAC-SHA256, package query). When
 	// empty, a random key generated once per process is used: cursors then
 	// do not survive a restart nor travel between processes. Configure a
@@ -72,9 +80,10 @@ type Options struct {
 // Table is one DynamoDB table and its schema. Build it with [NewTable]; it
 // is safe for concurrent use and must not be modified after first use.
 type Table struct {
-	client Client
-	name   string
-	opts   Options
+	client  Client
+	name    string
+	opts    Options
+	sdkOpts []func(*dynamodb.Options)
 }
 
 var processCursorKey = func() []byte {
@@ -125,7 +134,18 @@ func NewTable(client Client, name string, optFns ...func(*Options)) *Table {
 			o.LSIs[i].PK = o.PK
 		}
 	}
-	return &Table{client: client, name: name, opts: o}
+	t := &Table{client: client, name: name, opts: o}
+	if !o.StandardDecoder {
+		t.sdkOpts = []func(*dynamodb.Options){ddbjson.Use}
+	}
+	return t
+}
+
+// SDKOptions returns the per-call options the runtime passes to the
+// client's read calls (the fast response decoder unless
+// Options.StandardDecoder). Packages built on the runtime pass them too.
+func (t *Table) SDKOptions() []func(*dynamodb.Options) {
+	return t.sdkOpts
 }
 
 // Name returns the table name.

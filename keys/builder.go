@@ -26,6 +26,15 @@ func NewBuilder(size int) Builder {
 	return Builder{max: MaxPartitionKeyLen, buf: make([]byte, 0, size)}
 }
 
+// BuilderOn returns a Builder that appends to buf[len(buf):], in its spare
+// capacity while it lasts, ready for a key of at most MaxPartitionKeyLen
+// bytes. Generated code passes an array that lives in the same allocation
+// as the item's attribute values. Keys point into buf's array: nothing else
+// may write to it past len(buf) while they are in use.
+func BuilderOn(buf []byte) Builder {
+	return Builder{max: MaxPartitionKeyLen, buf: buf, start: len(buf)}
+}
+
 // Reset starts a new key for the given template layout (used in errors)
 // and size limit in bytes (0 means [MaxPartitionKeyLen]). Keys already
 // returned by [Builder.Key] stay valid.
@@ -56,6 +65,17 @@ func (b *Builder) String(field, v string) {
 		return
 	}
 	b.buf = AppendEscaped(b.buf, v)
+}
+
+// Raw appends v unescaped; an empty v records an error wrapping
+// [ErrMissingField]. It serves a template that is one bare field, whose
+// key is a copy of the value.
+func (b *Builder) Raw(field, v string) {
+	if v == "" {
+		b.fail(field, ErrMissingField)
+		return
+	}
+	b.buf = append(b.buf, v...)
 }
 
 // Int appends v as by [AppendInt].
@@ -174,6 +194,21 @@ func (s *Scanner) String(field string) string {
 	if err != nil {
 		s.fail(field, err)
 	}
+	return v
+}
+
+// Raw consumes the rest of the key, unescaped: the value of a template that
+// is one bare field. An empty rest is an error wrapping [ErrMalformed].
+func (s *Scanner) Raw(field string) string {
+	if s.err != nil {
+		return ""
+	}
+	if s.rest == "" {
+		s.fail(field, ErrMalformed)
+		return ""
+	}
+	v := s.rest
+	s.rest = ""
 	return v
 }
 

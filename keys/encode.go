@@ -235,17 +235,13 @@ func AppendTime(dst []byte, t time.Time, f TimeFormat) ([]byte, error) {
 		return dst, fmt.Errorf("%w: year %d outside 0000-9999", ErrOverflow, year)
 	}
 	hour, min, sec := t.Clock()
-	dst = appendDigits(dst, uint64(year), 4)
-	dst = append(dst, '-')
-	dst = appendDigits(dst, uint64(month), 2)
-	dst = append(dst, '-')
-	dst = appendDigits(dst, uint64(day), 2)
-	dst = append(dst, 'T')
-	dst = appendDigits(dst, uint64(hour), 2)
-	dst = append(dst, ':')
-	dst = appendDigits(dst, uint64(min), 2)
-	dst = append(dst, ':')
-	dst = appendDigits(dst, uint64(sec), 2)
+	dst = append(dst,
+		byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
+		byte('0'+month/10), byte('0'+month%10), '-',
+		byte('0'+day/10), byte('0'+day%10), 'T',
+		byte('0'+hour/10), byte('0'+hour%10), ':',
+		byte('0'+min/10), byte('0'+min%10), ':',
+		byte('0'+sec/10), byte('0'+sec%10))
 	if f != TimeSeconds {
 		dst = append(dst, '.')
 		dst = appendDigits(dst, uint64(t.Nanosecond())/pow10[9-int(f)], int(f))

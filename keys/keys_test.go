@@ -32,6 +32,7 @@ func TestTemplateBuildParse(t *testing.T) {
 		{"A#{V}", []any{"a#b%c"}, "A#a%23b%25c", []string{"a#b%c"}},
 		{"A#{V}", []any{"MiXeD Case é"}, "A#MiXeD Case é", []string{"MiXeD Case é"}},
 		{"{CreatedAt}", []any{at}, "2025-11-11T20:00:00.123Z", []string{"2025-11-11T20:00:00.123Z"}},
+		{"{ID}", []any{"a#b%"}, "a#b%", []string{"a#b%"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.layout, func(t *testing.T) {
@@ -321,5 +322,50 @@ func TestIDs(t *testing.T) {
 		if _, err := keys.IDTime(bad); !errors.Is(err, keys.ErrMalformed) {
 			t.Errorf("IDTime(%q) = %v", bad, err)
 		}
+	}
+}
+
+func TestIDClockBackwards(t *testing.T) {
+	at := time.Date(2025, 11, 12, 5, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	g := keys.NewIDGenerator(func(o *keys.IDOptions) {
+		o.Now = func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			at = at.Add(-time.Millisecond) // a clock that runs backwards
+			return at
+		}
+	})
+	prev := g.New()
+	for range 100 {
+		id := g.New()
+		if id <= prev {
+			t.Fatalf("%q after %q", id, prev)
+		}
+		prev = id
+	}
+}
+
+func TestNewIDConcurrent(t *testing.T) {
+	const goroutines, each = 8, 500
+	ids := make(chan string, goroutines*each)
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				ids <- keys.NewID()
+			}
+		}()
+	}
+	wg.Wait()
+	close(ids)
+	seen := map[string]bool{}
+	for id := range ids {
+		seen[id] = true
+	}
+	if len(seen) != goroutines*each {
+		t.Fatalf("%d unique IDs, want %d", len(seen), goroutines*each)
 	}
 }

@@ -21,7 +21,9 @@ type Options struct {
 // A layout is a list of segments separated by '#'; each segment is either
 // literal text (no '#', '{', '}', '%' or space) or exactly one field
 // reference: {Name} or {Name:W}, where W is the decimal width of an
-// integer field. A Template is immutable and safe for concurrent use.
+// integer field. A layout that is one bare string field ("{ID}") copies
+// the value unescaped: the key is the value itself. A Template is
+// immutable and safe for concurrent use.
 type Template struct {
 	layout string
 	segs   []segment
@@ -180,6 +182,10 @@ func (t *Template) value(b *Builder, seg segment, v any) {
 	}
 	switch v := v.(type) {
 	case string:
+		if len(t.segs) == 1 {
+			b.Raw(seg.field, v)
+			return
+		}
 		b.String(seg.field, v)
 	case time.Time:
 		b.Time(seg.field, v, t.opts.TimeFormat)
@@ -226,6 +232,10 @@ func (t *Template) Parse(key string) ([]string, error) {
 			if s.err == nil && s.rest != "" && s.rest[0] != Delimiter {
 				s.fail("", ErrMalformed)
 			}
+			continue
+		}
+		if len(t.segs) == 1 {
+			out = append(out, s.Raw(seg.field))
 			continue
 		}
 		out = append(out, s.String(seg.field))

@@ -134,7 +134,7 @@ func (c Collection) Page(ctx context.Context) (CollectionPage, error) {
 		}
 		p.Items = append(p.Items, v)
 		return true, nil
-	})
+	}, nil)
 	p.Next = next
 	return p, err
 }

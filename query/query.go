@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -288,7 +289,7 @@ func (s *spec) send(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.Que
 	if traced {
 		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
 	}
-	out, err := s.t.Client().Query(ctx, in)
+	out, err := s.t.Client().Query(ctx, in, s.t.SDKOptions()...)
 	if traced {
 		ev := entity.TraceEvent{Op: "Query", Index: s.index, Duration: time.Since(start), Err: err}
 		if err == nil && out.ConsumedCapacity != nil {
@@ -321,7 +322,7 @@ func (s *spec) cursorOf(start map[string]types.AttributeValue) (string, error) {
 // run fetches one page of at most s.limit items (one response when the
 // limit is 0), calling keep for each item; keep reports whether the item
 // counts toward the limit.
-func (s *spec) run(ctx context.Context, keep func(map[string]types.AttributeValue) (bool, error)) (string, error) {
+func (s *spec) run(ctx context.Context, keep func(map[string]types.AttributeValue) (bool, error), grow func(n int)) (string, error) {
 	in, err := s.input()
 	if err != nil {
 		return "", err
@@ -339,6 +340,9 @@ func (s *spec) run(ctx context.Context, keep func(map[string]types.AttributeValu
 		out, err := s.send(ctx, in)
 		if err != nil {
 			return "", err
+		}
+		if grow != nil {
+			grow(len(out.Items))
 		}
 		for i, item := range out.Items {
 			ok, err := keep(item)
@@ -498,11 +502,9 @@ func (q Query[T, PT]) decoder(typeAttr, want string, skipped *int, add func(T)) 
 // range are skipped and counted in Page.Skipped.
 func (q Query[T, PT]) Page(ctx context.Context) (Page[T], error) {
 	var p Page[T]
-	if q.s.limit > 0 {
-		p.Items = make([]T, 0, q.s.limit)
-	}
 	want := PT(new(T)).EntitySchema().Type
-	next, err := q.s.run(ctx, q.decoder(q.s.t.TypeAttr(), want, &p.Skipped, func(v T) { p.Items = append(p.Items, v) }))
+	next, err := q.s.run(ctx, q.decoder(q.s.t.TypeAttr(), want, &p.Skipped, func(v T) { p.Items = append(p.Items, v) }),
+		func(n int) { p.Items = slices.Grow(p.Items, n) })
 	p.Next = next
 	return p, err
 }

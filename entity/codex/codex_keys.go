@@ -33,6 +33,7 @@ func UserPK(id string) (string, error) {
 	return buildUserPK(&b, id)
 }
 
+// buildUserPK appends the PK to b and returns it.
 func buildUserPK(b *keys.Builder, id string) (string, error) {
 	b.Reset("USER#{ID}", keys.MaxPartitionKeyLen)
 	b.Literal("USER#")
@@ -54,6 +55,7 @@ func ParseUserPK(key string) (id string, err error) {
 	return id, nil
 }
 
+// userPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func userPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var id string
 	if av, ok := codec.Lookup(item, "id"); ok {
@@ -72,6 +74,7 @@ func userPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // UserSK is the SK of every User.
 const UserSK = "METADATA"
 
+// userSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func userSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return UserSK, nil
 }
@@ -176,14 +179,16 @@ type userValues struct {
 	Role        types.AttributeValueMemberS
 	CreatedAt   types.AttributeValueMemberS
 	UpdatedAt   types.AttributeValueMemberS
+	keyBuf      [29]byte
+	numBuf      [40]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *User) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(5 + len(p.ID))
-		buf  = codec.NewBuffer(40)
 		v    = new(userValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 8)
 		err  error
 	)
@@ -275,6 +280,7 @@ func CategoryPK(id string) (string, error) {
 	return buildCategoryPK(&b, id)
 }
 
+// buildCategoryPK appends the PK to b and returns it.
 func buildCategoryPK(b *keys.Builder, id string) (string, error) {
 	b.Reset("CATEGORY#{ID}", keys.MaxPartitionKeyLen)
 	b.Literal("CATEGORY#")
@@ -296,6 +302,7 @@ func ParseCategoryPK(key string) (id string, err error) {
 	return id, nil
 }
 
+// categoryPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func categoryPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var id string
 	if av, ok := codec.Lookup(item, "id"); ok {
@@ -314,6 +321,7 @@ func categoryPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // CategorySK is the SK of every Category.
 const CategorySK = "METADATA"
 
+// categorySKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func categorySKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return CategorySK, nil
 }
@@ -418,14 +426,16 @@ type categoryValues struct {
 	Desc      types.AttributeValueMemberS
 	CreatedAt types.AttributeValueMemberS
 	UpdatedAt types.AttributeValueMemberS
+	keyBuf    [33]byte
+	numBuf    [40]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Category) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(9 + len(p.ID))
-		buf  = codec.NewBuffer(40)
 		v    = new(categoryValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 8)
 		err  error
 	)
@@ -519,6 +529,7 @@ func PostPK(categoryID string) (string, error) {
 	return buildPostPK(&b, categoryID)
 }
 
+// buildPostPK appends the PK to b and returns it.
 func buildPostPK(b *keys.Builder, categoryID string) (string, error) {
 	b.Reset("CATEGORY#{CategoryID}", keys.MaxPartitionKeyLen)
 	b.Literal("CATEGORY#")
@@ -540,6 +551,7 @@ func ParsePostPK(key string) (categoryID string, err error) {
 	return categoryID, nil
 }
 
+// postPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func postPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var categoryID string
 	if av, ok := codec.Lookup(item, "categoryId"); ok {
@@ -561,6 +573,7 @@ func PostSK(id string) (string, error) {
 	return buildPostSK(&b, id)
 }
 
+// buildPostSK appends the SK to b and returns it.
 func buildPostSK(b *keys.Builder, id string) (string, error) {
 	b.Reset("POST#{ID}", keys.MaxSortKeyLen)
 	b.Literal("POST#")
@@ -582,6 +595,7 @@ func ParsePostSK(key string) (id string, err error) {
 	return id, nil
 }
 
+// postSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func postSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var id string
 	if av, ok := codec.Lookup(item, "id"); ok {
@@ -724,14 +738,16 @@ type postValues struct {
 	Contents   types.AttributeValueMemberS
 	CreatedAt  types.AttributeValueMemberS
 	UpdatedAt  types.AttributeValueMemberS
+	keyBuf     [62]byte
+	numBuf     [40]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Post) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(14 + len(p.CategoryID) + len(p.ID))
-		buf  = codec.NewBuffer(40)
 		v    = new(postValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 10)
 		err  error
 	)
@@ -848,6 +864,7 @@ func BannerPK(id string) (string, error) {
 	return buildBannerPK(&b, id)
 }
 
+// buildBannerPK appends the PK to b and returns it.
 func buildBannerPK(b *keys.Builder, id string) (string, error) {
 	b.Reset("BANNER#{ID}", keys.MaxPartitionKeyLen)
 	b.Literal("BANNER#")
@@ -869,6 +886,7 @@ func ParseBannerPK(key string) (id string, err error) {
 	return id, nil
 }
 
+// bannerPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func bannerPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var id string
 	if av, ok := codec.Lookup(item, "id"); ok {
@@ -887,6 +905,7 @@ func bannerPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // BannerSK is the SK of every Banner.
 const BannerSK = "METADATA"
 
+// bannerSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func bannerSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return BannerSK, nil
 }
@@ -1027,14 +1046,16 @@ type bannerValues struct {
 	Btn2Text  types.AttributeValueMemberS
 	CreatedAt types.AttributeValueMemberS
 	UpdatedAt types.AttributeValueMemberS
+	keyBuf    [31]byte
+	numBuf    [40]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Banner) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(7 + len(p.ID))
-		buf  = codec.NewBuffer(40)
 		v    = new(bannerValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 11)
 		err  error
 	)
@@ -1159,6 +1180,7 @@ var _ struct {
 // CorpInfoPK is the PK of every CorpInfo.
 const CorpInfoPK = "CORP#INFO"
 
+// corpInfoPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func corpInfoPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return CorpInfoPK, nil
 }
@@ -1166,6 +1188,7 @@ func corpInfoPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // CorpInfoSK is the SK of every CorpInfo.
 const CorpInfoSK = "METADATA"
 
+// corpInfoSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func corpInfoSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return CorpInfoSK, nil
 }
@@ -1301,13 +1324,14 @@ type corpInfoValues struct {
 	CorpNum   types.AttributeValueMemberS
 	CreatedAt types.AttributeValueMemberS
 	UpdatedAt types.AttributeValueMemberS
+	numBuf    [40]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *CorpInfo) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		buf  = codec.NewBuffer(40)
 		v    = new(corpInfoValues)
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 11)
 		err  error
 	)
@@ -1437,6 +1461,7 @@ func ContactInquiryPK(id string) (string, error) {
 	return buildContactInquiryPK(&b, id)
 }
 
+// buildContactInquiryPK appends the PK to b and returns it.
 func buildContactInquiryPK(b *keys.Builder, id string) (string, error) {
 	b.Reset("CONTACT#{ID}", keys.MaxPartitionKeyLen)
 	b.Literal("CONTACT#")
@@ -1458,6 +1483,7 @@ func ParseContactInquiryPK(key string) (id string, err error) {
 	return id, nil
 }
 
+// contactInquiryPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func contactInquiryPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var id string
 	if av, ok := codec.Lookup(item, "id"); ok {
@@ -1476,6 +1502,7 @@ func contactInquiryPKFromItem(item map[string]types.AttributeValue) (string, err
 // ContactInquirySK is the SK of every ContactInquiry.
 const ContactInquirySK = "METADATA"
 
+// contactInquirySKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func contactInquirySKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return ContactInquirySK, nil
 }
@@ -1655,14 +1682,16 @@ type contactInquiryValues struct {
 	NotifiedEmail types.AttributeValueMemberS
 	CreatedAt     types.AttributeValueMemberS
 	UpdatedAt     types.AttributeValueMemberS
+	keyBuf        [32]byte
+	numBuf        [40]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *ContactInquiry) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(8 + len(p.ID))
-		buf  = codec.NewBuffer(40)
 		v    = new(contactInquiryValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 15)
 		err  error
 	)

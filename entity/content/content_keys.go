@@ -33,6 +33,7 @@ func ContentPK(eventID string) (string, error) {
 	return buildContentPK(&b, eventID)
 }
 
+// buildContentPK appends the PK to b and returns it.
 func buildContentPK(b *keys.Builder, eventID string) (string, error) {
 	b.Reset("EVENT#{EventID}", keys.MaxPartitionKeyLen)
 	b.Literal("EVENT#")
@@ -54,6 +55,7 @@ func ParseContentPK(key string) (eventID string, err error) {
 	return eventID, nil
 }
 
+// contentPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func contentPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var eventID string
 	if av, ok := codec.Lookup(item, "eventId"); ok {
@@ -72,6 +74,7 @@ func contentPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // ContentSK is the SK of every Content.
 const ContentSK = "CONTENT"
 
+// contentSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func contentSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return ContentSK, nil
 }
@@ -176,14 +179,16 @@ type contentValues struct {
 	EventDescription types.AttributeValueMemberS
 	CreatedAt        types.AttributeValueMemberS
 	UpdatedAt        types.AttributeValueMemberS
+	keyBuf           [30]byte
+	numBuf           [48]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Content) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(6 + len(p.EventID))
-		buf  = codec.NewBuffer(48)
 		v    = new(contentValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 8)
 		err  error
 	)
@@ -284,6 +289,7 @@ func GeneratedImagePK(eventID string) (string, error) {
 	return buildGeneratedImagePK(&b, eventID)
 }
 
+// buildGeneratedImagePK appends the PK to b and returns it.
 func buildGeneratedImagePK(b *keys.Builder, eventID string) (string, error) {
 	b.Reset("EVENT#{EventID}", keys.MaxPartitionKeyLen)
 	b.Literal("EVENT#")
@@ -305,6 +311,7 @@ func ParseGeneratedImagePK(key string) (eventID string, err error) {
 	return eventID, nil
 }
 
+// generatedImagePKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func generatedImagePKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var eventID string
 	if av, ok := codec.Lookup(item, "eventId"); ok {
@@ -326,6 +333,7 @@ func GeneratedImageSK(style Style, platform Platform, id string) (string, error)
 	return buildGeneratedImageSK(&b, style, platform, id)
 }
 
+// buildGeneratedImageSK appends the SK to b and returns it.
 func buildGeneratedImageSK(b *keys.Builder, style Style, platform Platform, id string) (string, error) {
 	b.Reset("IMAGE#{Style}#{Platform}#{ID}", keys.MaxSortKeyLen)
 	b.Literal("IMAGE#")
@@ -377,6 +385,7 @@ func ParseGeneratedImageSK(key string) (style Style, platform Platform, id strin
 	return style, platform, id, nil
 }
 
+// generatedImageSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func generatedImageSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var style Style
 	if av, ok := codec.Lookup(item, "style"); ok {
@@ -606,14 +615,16 @@ type generatedImageValues struct {
 	CreatedAt   types.AttributeValueMemberS
 	UpdatedAt   types.AttributeValueMemberS
 	ExpiresAt   types.AttributeValueMemberN
+	keyBuf      [110]byte
+	numBuf      [128]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *GeneratedImage) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(14 + len(p.EventID) + len(p.Style) + len(p.Platform) + len(p.ID))
-		buf  = codec.NewBuffer(128)
 		v    = new(generatedImageValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 17)
 		err  error
 	)
@@ -796,6 +807,7 @@ func JobPK(id string) (string, error) {
 	return buildJobPK(&b, id)
 }
 
+// buildJobPK appends the PK to b and returns it.
 func buildJobPK(b *keys.Builder, id string) (string, error) {
 	b.Reset("JOB#{ID}", keys.MaxPartitionKeyLen)
 	b.Literal("JOB#")
@@ -817,6 +829,7 @@ func ParseJobPK(key string) (id string, err error) {
 	return id, nil
 }
 
+// jobPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func jobPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var id string
 	if av, ok := codec.Lookup(item, "id"); ok {
@@ -835,6 +848,7 @@ func jobPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // JobSK is the SK of every Job.
 const JobSK = "META"
 
+// jobSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func jobSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return JobSK, nil
 }
@@ -845,6 +859,7 @@ func JobGSI1PK(eventID string) (string, error) {
 	return buildJobGSI1PK(&b, eventID)
 }
 
+// buildJobGSI1PK appends the GSI1PK to b and returns it.
 func buildJobGSI1PK(b *keys.Builder, eventID string) (string, error) {
 	b.Reset("EVENT#{EventID}", keys.MaxPartitionKeyLen)
 	b.Literal("EVENT#")
@@ -866,6 +881,7 @@ func ParseJobGSI1PK(key string) (eventID string, err error) {
 	return eventID, nil
 }
 
+// jobGSI1PKFromItem computes the GSI1PK from item attributes (entity.KeyAttr.Build).
 func jobGSI1PKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var eventID string
 	if av, ok := codec.Lookup(item, "eventId"); ok {
@@ -887,6 +903,7 @@ func JobGSI1SK(createdAt time.Time, id string) (string, error) {
 	return buildJobGSI1SK(&b, createdAt, id)
 }
 
+// buildJobGSI1SK appends the GSI1SK to b and returns it.
 func buildJobGSI1SK(b *keys.Builder, createdAt time.Time, id string) (string, error) {
 	b.Reset("JOB#{CreatedAt}#{ID}", keys.MaxSortKeyLen)
 	b.Literal("JOB#")
@@ -922,6 +939,7 @@ func ParseJobGSI1SK(key string) (createdAt time.Time, id string, err error) {
 	return createdAt, id, nil
 }
 
+// jobGSI1SKFromItem computes the GSI1SK from item attributes (entity.KeyAttr.Build).
 func jobGSI1SKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var createdAt time.Time
 	if av, ok := codec.Lookup(item, "createdAt"); ok {
@@ -953,6 +971,7 @@ func JobGSI2PK(status Status) (string, error) {
 	return buildJobGSI2PK(&b, status)
 }
 
+// buildJobGSI2PK appends the GSI2PK to b and returns it.
 func buildJobGSI2PK(b *keys.Builder, status Status) (string, error) {
 	b.Reset("JOBSTATUS#{Status}", keys.MaxPartitionKeyLen)
 	b.Literal("JOBSTATUS#")
@@ -974,6 +993,7 @@ func ParseJobGSI2PK(key string) (status Status, err error) {
 	return status, nil
 }
 
+// jobGSI2PKFromItem computes the GSI2PK from item attributes (entity.KeyAttr.Build).
 func jobGSI2PKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var status Status
 	if av, ok := codec.Lookup(item, "status"); ok {
@@ -995,6 +1015,7 @@ func JobGSI2SK(createdAt time.Time, id string) (string, error) {
 	return buildJobGSI2SK(&b, createdAt, id)
 }
 
+// buildJobGSI2SK appends the GSI2SK to b and returns it.
 func buildJobGSI2SK(b *keys.Builder, createdAt time.Time, id string) (string, error) {
 	b.Reset("{CreatedAt}#{ID}", keys.MaxSortKeyLen)
 	b.Time("CreatedAt", createdAt, keys.TimeMillis)
@@ -1024,6 +1045,7 @@ func ParseJobGSI2SK(key string) (createdAt time.Time, id string, err error) {
 	return createdAt, id, nil
 }
 
+// jobGSI2SKFromItem computes the GSI2SK from item attributes (entity.KeyAttr.Build).
 func jobGSI2SKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var createdAt time.Time
 	if av, ok := codec.Lookup(item, "createdAt"); ok {
@@ -1220,14 +1242,16 @@ type jobValues struct {
 	UpdatedAt     types.AttributeValueMemberS
 	CompletedAt   types.AttributeValueMemberS
 	ExpiresAt     types.AttributeValueMemberN
+	keyBuf        [194]byte
+	numBuf        [112]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Job) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(74 + len(p.ID) + len(p.EventID) + len(p.ID) + len(p.Status) + len(p.ID))
-		buf  = codec.NewBuffer(112)
 		v    = new(jobValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 18)
 		av   types.AttributeValue
 		err  error

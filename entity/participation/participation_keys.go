@@ -4,6 +4,7 @@
 package participation
 
 import (
+	"errors"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -32,6 +33,7 @@ func IdempotencyLockPK(eventID string, userID string) (string, error) {
 	return buildIdempotencyLockPK(&b, eventID, userID)
 }
 
+// buildIdempotencyLockPK appends the PK to b and returns it.
 func buildIdempotencyLockPK(b *keys.Builder, eventID string, userID string) (string, error) {
 	b.Reset("IDEMP#{EventID}#{UserID}", keys.MaxPartitionKeyLen)
 	b.Literal("IDEMP#")
@@ -67,6 +69,7 @@ func ParseIdempotencyLockPK(key string) (eventID string, userID string, err erro
 	return eventID, userID, nil
 }
 
+// idempotencyLockPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func idempotencyLockPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var eventID string
 	if av, ok := codec.Lookup(item, "eventId"); ok {
@@ -95,6 +98,7 @@ func idempotencyLockPKFromItem(item map[string]types.AttributeValue) (string, er
 // IdempotencyLockSK is the SK of every IdempotencyLock.
 const IdempotencyLockSK = "LOCK"
 
+// idempotencyLockSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func idempotencyLockSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return IdempotencyLockSK, nil
 }
@@ -189,14 +193,16 @@ type idempotencyLockValues struct {
 	UserID    types.AttributeValueMemberS
 	RequestID types.AttributeValueMemberS
 	CreatedAt types.AttributeValueMemberS
+	keyBuf    [55]byte
+	numBuf    [24]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *IdempotencyLock) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(7 + len(p.EventID) + len(p.UserID))
-		buf  = codec.NewBuffer(24)
 		v    = new(idempotencyLockValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 7)
 		err  error
 	)
@@ -284,6 +290,7 @@ func RequestPK(requestID string) (string, error) {
 	return buildRequestPK(&b, requestID)
 }
 
+// buildRequestPK appends the PK to b and returns it.
 func buildRequestPK(b *keys.Builder, requestID string) (string, error) {
 	b.Reset("REQ#{RequestID}", keys.MaxPartitionKeyLen)
 	b.Literal("REQ#")
@@ -305,6 +312,7 @@ func ParseRequestPK(key string) (requestID string, err error) {
 	return requestID, nil
 }
 
+// requestPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func requestPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var requestID string
 	if av, ok := codec.Lookup(item, "requestId"); ok {
@@ -323,6 +331,7 @@ func requestPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // RequestSK is the SK of every Request.
 const RequestSK = "META"
 
+// requestSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func requestSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return RequestSK, nil
 }
@@ -333,6 +342,7 @@ func RequestGSI1PK(userID string) (string, error) {
 	return buildRequestGSI1PK(&b, userID)
 }
 
+// buildRequestGSI1PK appends the GSI1PK to b and returns it.
 func buildRequestGSI1PK(b *keys.Builder, userID string) (string, error) {
 	b.Reset("USER#{UserID}", keys.MaxPartitionKeyLen)
 	b.Literal("USER#")
@@ -354,6 +364,7 @@ func ParseRequestGSI1PK(key string) (userID string, err error) {
 	return userID, nil
 }
 
+// requestGSI1PKFromItem computes the GSI1PK from item attributes (entity.KeyAttr.Build).
 func requestGSI1PKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var userID string
 	if av, ok := codec.Lookup(item, "userId"); ok {
@@ -375,6 +386,7 @@ func RequestGSI1SK(requestedAt time.Time, requestID string) (string, error) {
 	return buildRequestGSI1SK(&b, requestedAt, requestID)
 }
 
+// buildRequestGSI1SK appends the GSI1SK to b and returns it.
 func buildRequestGSI1SK(b *keys.Builder, requestedAt time.Time, requestID string) (string, error) {
 	b.Reset("RAT#{RequestedAt}#REQ#{RequestID}", keys.MaxSortKeyLen)
 	b.Literal("RAT#")
@@ -410,6 +422,7 @@ func ParseRequestGSI1SK(key string) (requestedAt time.Time, requestID string, er
 	return requestedAt, requestID, nil
 }
 
+// requestGSI1SKFromItem computes the GSI1SK from item attributes (entity.KeyAttr.Build).
 func requestGSI1SKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var requestedAt time.Time
 	if av, ok := codec.Lookup(item, "requestedAt"); ok {
@@ -441,6 +454,7 @@ func RequestGSI2PK(eventID string) (string, error) {
 	return buildRequestGSI2PK(&b, eventID)
 }
 
+// buildRequestGSI2PK appends the GSI2PK to b and returns it.
 func buildRequestGSI2PK(b *keys.Builder, eventID string) (string, error) {
 	b.Reset("EVENT#{EventID}", keys.MaxPartitionKeyLen)
 	b.Literal("EVENT#")
@@ -462,6 +476,7 @@ func ParseRequestGSI2PK(key string) (eventID string, err error) {
 	return eventID, nil
 }
 
+// requestGSI2PKFromItem computes the GSI2PK from item attributes (entity.KeyAttr.Build).
 func requestGSI2PKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var eventID string
 	if av, ok := codec.Lookup(item, "eventId"); ok {
@@ -483,6 +498,7 @@ func RequestGSI2SK(queuedAt time.Time, requestID string) (string, error) {
 	return buildRequestGSI2SK(&b, queuedAt, requestID)
 }
 
+// buildRequestGSI2SK appends the GSI2SK to b and returns it.
 func buildRequestGSI2SK(b *keys.Builder, queuedAt time.Time, requestID string) (string, error) {
 	b.Reset("QAT#{QueuedAt}#REQ#{RequestID}", keys.MaxSortKeyLen)
 	b.Literal("QAT#")
@@ -518,6 +534,7 @@ func ParseRequestGSI2SK(key string) (queuedAt time.Time, requestID string, err e
 	return queuedAt, requestID, nil
 }
 
+// requestGSI2SKFromItem computes the GSI2SK from item attributes (entity.KeyAttr.Build).
 func requestGSI2SKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var queuedAt time.Time
 	if av, ok := codec.Lookup(item, "queuedAt"); ok {
@@ -741,14 +758,16 @@ type requestValues struct {
 	FinishedAt   types.AttributeValueMemberS
 	ErrorMessage types.AttributeValueMemberS
 	UpdatedAt    types.AttributeValueMemberS
+	keyBuf       [201]byte
+	numBuf       [120]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Request) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(81 + len(p.RequestID) + len(p.UserID) + len(p.RequestID) + len(p.EventID) + len(p.RequestID))
-		buf  = codec.NewBuffer(120)
 		v    = new(requestValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 21)
 		av   types.AttributeValue
 		err  error
@@ -772,20 +791,18 @@ func (p *Request) MarshalItem() (map[string]types.AttributeValue, error) {
 	}
 	item["GSI1SK"] = &v.k3
 
-	// Index GSI2.
-	{
-		k4, err4 := buildRequestGSI2PK(&b, p.EventID)
-		k5, err5 := buildRequestGSI2SK(&b, p.QueuedAt, p.RequestID)
-		present, err := codec.Sparse(err4, err5)
-		if err != nil {
-			return nil, err
-		}
-		if present {
-			v.k4.Value = k4
-			item["GSI2PK"] = &v.k4
-			v.k5.Value = k5
-			item["GSI2SK"] = &v.k5
-		}
+	// Index GSI2 (sparse: a key whose fields are empty is left out).
+	if key, err := buildRequestGSI2PK(&b, p.EventID); err == nil {
+		v.k4.Value = key
+		item["GSI2PK"] = &v.k4
+	} else if !errors.Is(err, keys.ErrMissingField) {
+		return nil, err
+	}
+	if key, err := buildRequestGSI2SK(&b, p.QueuedAt, p.RequestID); err == nil {
+		v.k5.Value = key
+		item["GSI2SK"] = &v.k5
+	} else if !errors.Is(err, keys.ErrMissingField) {
+		return nil, err
 	}
 
 	v.RequestID.Value = p.RequestID
@@ -970,6 +987,7 @@ func EventCapacityPK(eventID string) (string, error) {
 	return buildEventCapacityPK(&b, eventID)
 }
 
+// buildEventCapacityPK appends the PK to b and returns it.
 func buildEventCapacityPK(b *keys.Builder, eventID string) (string, error) {
 	b.Reset("EVENT#{EventID}", keys.MaxPartitionKeyLen)
 	b.Literal("EVENT#")
@@ -991,6 +1009,7 @@ func ParseEventCapacityPK(key string) (eventID string, err error) {
 	return eventID, nil
 }
 
+// eventCapacityPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func eventCapacityPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var eventID string
 	if av, ok := codec.Lookup(item, "eventId"); ok {
@@ -1009,6 +1028,7 @@ func eventCapacityPKFromItem(item map[string]types.AttributeValue) (string, erro
 // EventCapacitySK is the SK of every EventCapacity.
 const EventCapacitySK = "CAPACITY"
 
+// eventCapacitySKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func eventCapacitySKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return EventCapacitySK, nil
 }
@@ -1110,14 +1130,16 @@ type eventCapacityValues struct {
 	CapacityRemaining types.AttributeValueMemberN
 	CreatedAt         types.AttributeValueMemberS
 	UpdatedAt         types.AttributeValueMemberS
+	keyBuf            [30]byte
+	numBuf            [88]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *EventCapacity) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(6 + len(p.EventID))
-		buf  = codec.NewBuffer(88)
 		v    = new(eventCapacityValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 8)
 		err  error
 	)
@@ -1207,6 +1229,7 @@ func RequestStatusLogPK(requestID string) (string, error) {
 	return buildRequestStatusLogPK(&b, requestID)
 }
 
+// buildRequestStatusLogPK appends the PK to b and returns it.
 func buildRequestStatusLogPK(b *keys.Builder, requestID string) (string, error) {
 	b.Reset("REQ#{RequestID}", keys.MaxPartitionKeyLen)
 	b.Literal("REQ#")
@@ -1228,6 +1251,7 @@ func ParseRequestStatusLogPK(key string) (requestID string, err error) {
 	return requestID, nil
 }
 
+// requestStatusLogPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func requestStatusLogPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var requestID string
 	if av, ok := codec.Lookup(item, "requestId"); ok {
@@ -1249,6 +1273,7 @@ func RequestStatusLogSK(occurredAt time.Time) (string, error) {
 	return buildRequestStatusLogSK(&b, occurredAt)
 }
 
+// buildRequestStatusLogSK appends the SK to b and returns it.
 func buildRequestStatusLogSK(b *keys.Builder, occurredAt time.Time) (string, error) {
 	b.Reset("LOG#{OccurredAt}", keys.MaxSortKeyLen)
 	b.Literal("LOG#")
@@ -1270,6 +1295,7 @@ func ParseRequestStatusLogSK(key string) (occurredAt time.Time, err error) {
 	return occurredAt, nil
 }
 
+// requestStatusLogSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func requestStatusLogSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var occurredAt time.Time
 	if av, ok := codec.Lookup(item, "occurredAt"); ok {
@@ -1391,14 +1417,16 @@ type requestStatusLogValues struct {
 	RequestID  types.AttributeValueMemberS
 	OccurredAt types.AttributeValueMemberS
 	Detail     types.AttributeValueMemberS
+	keyBuf     [62]byte
+	numBuf     [30]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *RequestStatusLog) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(38 + len(p.RequestID))
-		buf  = codec.NewBuffer(30)
 		v    = new(requestStatusLogValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 8)
 		av   types.AttributeValue
 		err  error

@@ -21,13 +21,13 @@ import (
 	"github.com/tablekit/tablekit/query"
 )
 
-// canned is an http.RoundTripper that answers every DynamoDB call with a
+// entCanned is an http.RoundTripper that answers every DynamoDB call with a
 // fixed JSON body chosen by the X-Amz-Target operation: the SDK does all
 // its client-side work (serialize, sign, send, deserialize) and no byte
 // leaves the process.
-type canned map[string][]byte
+type entCanned map[string][]byte
 
-func (c canned) RoundTrip(r *http.Request) (*http.Response, error) {
+func (c entCanned) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Body != nil {
 		_, _ = io.Copy(io.Discard, r.Body)
 		_ = r.Body.Close()
@@ -36,7 +36,7 @@ func (c canned) RoundTrip(r *http.Request) (*http.Response, error) {
 	op = op[strings.LastIndexByte(op, '.')+1:]
 	body, ok := c[op]
 	if !ok {
-		return nil, fmt.Errorf("canned: no response for %q", op)
+		return nil, fmt.Errorf("entCanned: no response for %q", op)
 	}
 	return &http.Response{
 		StatusCode:    200,
@@ -48,9 +48,9 @@ func (c canned) RoundTrip(r *http.Request) (*http.Response, error) {
 	}, nil
 }
 
-// rawPost is what a raw-SDK user writes: the same item, with the key and
+// entRawPost is what a raw-SDK user writes: the same item, with the key and
 // Type attributes as struct fields for attributevalue.
-type rawPost struct {
+type entRawPost struct {
 	PK         string `dynamodbav:"PK"`
 	SK         string `dynamodbav:"SK"`
 	Type       string `dynamodbav:"Type"`
@@ -63,7 +63,7 @@ type rawPost struct {
 	UpdatedAt  string `dynamodbav:"UpdatedAt"`
 }
 
-func samplePost(i int) codex.Post {
+func entPost(i int) codex.Post {
 	return codex.Post{
 		ID: fmt.Sprintf("01JD%022d", i), CategoryID: "c001", AuthorID: "u001",
 		Title:     "2025년 3월 사업보고서 / March 2025 business report",
@@ -72,7 +72,7 @@ func samplePost(i int) codex.Post {
 	}
 }
 
-func itemJSON(p codex.Post) map[string]map[string]string {
+func entItemJSON(p codex.Post) map[string]map[string]string {
 	item, err := p.MarshalItem()
 	if err != nil {
 		panic(err)
@@ -84,7 +84,7 @@ func itemJSON(p codex.Post) map[string]map[string]string {
 	return out
 }
 
-func mustJSON(v any) []byte {
+func entJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err)
@@ -92,15 +92,15 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-func cannedClient() *dynamodb.Client {
+func entClient() *dynamodb.Client {
 	var items []map[string]map[string]string
 	for i := 0; i < 20; i++ {
-		items = append(items, itemJSON(samplePost(i)))
+		items = append(items, entItemJSON(entPost(i)))
 	}
-	rt := canned{
+	rt := entCanned{
 		"PutItem": []byte("{}"),
-		"GetItem": mustJSON(map[string]any{"Item": itemJSON(samplePost(0))}),
-		"Query":   mustJSON(map[string]any{"Count": 20, "ScannedCount": 20, "Items": items}),
+		"GetItem": entJSON(map[string]any{"Item": entItemJSON(entPost(0))}),
+		"Query":   entJSON(map[string]any{"Count": 20, "ScannedCount": 20, "Items": items}),
 	}
 	return dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",
@@ -114,14 +114,14 @@ func cannedClient() *dynamodb.Client {
 
 func BenchmarkEntity(b *testing.B) {
 	ctx := context.Background()
-	tbl := codex.NewTable(cannedClient(), "")
+	tbl := codex.NewTable(entClient(), "")
 	posts := entity.NewStore[codex.Post](tbl)
-	key, _ := codex.PostKey("c001", samplePost(0).ID)
+	key, _ := codex.PostKey("c001", entPost(0).ID)
 	pk, _ := codex.PostPK("c001")
 	b.Run("Put", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			p := samplePost(0)
+			p := entPost(0)
 			if err := posts.Put(ctx, &p); err != nil {
 				b.Fatal(err)
 			}
@@ -150,14 +150,14 @@ func BenchmarkEntity(b *testing.B) {
 
 func BenchmarkRawSDK(b *testing.B) {
 	ctx := context.Background()
-	client := cannedClient()
+	client := entClient()
 	table := aws.String(codex.DefaultTableName)
 	b.Run("Put", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			p := samplePost(0)
+			p := entPost(0)
 			now := time.Now().UTC().Format("2006-01-02T15:04:05Z")
-			r := rawPost{PK: "CATEGORY#" + p.CategoryID, SK: "POST#" + p.ID, Type: "Post", ID: p.ID, CategoryID: p.CategoryID,
+			r := entRawPost{PK: "CATEGORY#" + p.CategoryID, SK: "POST#" + p.ID, Type: "Post", ID: p.ID, CategoryID: p.CategoryID,
 				AuthorID: p.AuthorID, Title: p.Title, Contents: p.Contents, CreatedAt: p.CreatedAt.Format("2006-01-02T15:04:05Z"), UpdatedAt: now}
 			item, err := attributevalue.MarshalMap(r)
 			if err != nil {
@@ -172,12 +172,12 @@ func BenchmarkRawSDK(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: table, Key: map[string]types.AttributeValue{
-				"PK": &types.AttributeValueMemberS{Value: "CATEGORY#c001"}, "SK": &types.AttributeValueMemberS{Value: "POST#" + samplePost(0).ID},
+				"PK": &types.AttributeValueMemberS{Value: "CATEGORY#c001"}, "SK": &types.AttributeValueMemberS{Value: "POST#" + entPost(0).ID},
 			}})
 			if err != nil {
 				b.Fatal(err)
 			}
-			var r rawPost
+			var r entRawPost
 			if err := attributevalue.UnmarshalMap(out.Item, &r); err != nil || r.ID == "" {
 				b.Fatal(err)
 			}
@@ -195,7 +195,7 @@ func BenchmarkRawSDK(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			var rs []rawPost
+			var rs []entRawPost
 			if err := attributevalue.UnmarshalListOfMaps(out.Items, &rs); err != nil || len(rs) != 20 {
 				b.Fatal(err)
 			}

@@ -109,6 +109,9 @@ func (e *Entity) names() []string {
 	v := e.view()
 	out := []string{e.Name + "Type", e.Name + "Key", "Parse" + e.Name + "Key", v.Lower + "Schema", v.Lower + "Values"}
 	for _, k := range v.Keys {
+		if k.Dup {
+			continue
+		}
 		out = append(out, k.FromItem)
 		if k.Const {
 			out = append(out, k.Public)

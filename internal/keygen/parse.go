@@ -105,7 +105,10 @@ type Key struct {
 	TypeAttr bool
 	// FieldAttr: the field's own attribute, a bare template of it.
 	FieldAttr *Field
-	Max       string // keys.MaxPartitionKeyLen or keys.MaxSortKeyLen
+	// Dup: an earlier key of another index with the same attribute and
+	// template; its functions serve both.
+	Dup *Key
+	Max string // keys.MaxPartitionKeyLen or keys.MaxSortKeyLen
 }
 
 // Seg is a template segment: literal text (delimiter included) or a field.
@@ -113,6 +116,7 @@ type Seg struct {
 	Lit   string
 	Field *Field
 	Width int
+	Bare  bool // the whole template: copied unescaped
 }
 
 func (k *Key) fields() []*Field {
@@ -125,9 +129,17 @@ func (k *Key) fields() []*Field {
 	return out
 }
 
-// errorf formats a generation error with its position.
+// Error is a generation error: a declaration keygen cannot accept.
+type Error struct {
+	Pos token.Position
+	Msg string
+}
+
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// errorf returns an *Error at pos.
 func errorf(pos token.Position, format string, args ...any) error {
-	return fmt.Errorf("%s: %s", pos, fmt.Sprintf(format, args...))
+	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
 }
 
 func loadPackage(dir string) (*pkg, error) {
@@ -340,12 +352,17 @@ func (p *pkg) parseEntity(sf *srcFile, ts *ast.TypeSpec, dirs []directive) (*Ent
 		}
 		seen[f.Attr] = true
 	}
-	keyAttrs := map[string]bool{}
+	keyAttrs := map[string]*Key{}
 	for _, k := range e.Keys {
-		if keyAttrs[k.Attr] {
-			return nil, errorf(pos, "keygen: key attribute %q declared twice", k.Attr)
+		if first := keyAttrs[k.Attr]; first != nil {
+			// Indexes may share a key attribute with the same template.
+			if first.Template != k.Template || first.Index == k.Index {
+				return nil, errorf(pos, "keygen: key attribute %q declared twice with different templates", k.Attr)
+			}
+			k.Dup = first
+			continue
 		}
-		keyAttrs[k.Attr] = true
+		keyAttrs[k.Attr] = k
 		if seen[k.Attr] && !k.TypeAttr && k.FieldAttr == nil {
 			return nil, errorf(pos, "keygen: key attribute %q is also an attribute; only Type=%s or %s={Field} of that field may share a name", k.Attr, e.Type, k.Attr)
 		}
@@ -418,6 +435,9 @@ func (p *pkg) parseKey(e *Entity, pos token.Position, index, role, attr, tmpl st
 	}
 	if lit != "" {
 		k.Segs = append(k.Segs, Seg{Lit: lit})
+	}
+	if len(k.Segs) == 1 && k.Segs[0].Field != nil {
+		k.Segs[0].Bare = true
 	}
 	if attr == "Type" {
 		if tmpl != e.Type {

@@ -23,7 +23,7 @@ type entityView struct {
 type keyView struct {
 	*Key
 	Entity, Public, Private, FromItem                   string
-	Const, HasFields, Exported                          bool
+	Const, HasFields, Exported, Dup                     bool
 	Params, Args, Size, PrefixConst                     string
 	ParseResults, ZeroResults, Results, Sources, Member string
 	BuildLines, ScanLines, FromItemLines                []string
@@ -42,10 +42,15 @@ type fieldView struct {
 	EncodeLines []string
 }
 
+// ident turns an attribute name into an exported identifier part:
+// "GSI1PK" stays, "authorId" becomes "AuthorId".
 func ident(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		if r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			if b.Len() == 0 && r >= 'a' && r <= 'z' {
+				r -= 'a' - 'A'
+			}
 			b.WriteRune(r)
 		}
 	}
@@ -139,7 +144,7 @@ func (f *Field) encode(x string) (string, bool) {
 		}
 		return fmt.Sprintf("codec.TimeString(%s, %s, %s)", q, f.base(x), f.TimeFmt), true
 	case kindBytes:
-		return "&types.AttributeValueMemberB{Value: " + f.base(x) + "}", false
+		return "codec.Binary(" + f.base(x) + ")", false
 	case kindStrings:
 		if f.Set {
 			return "codec.StringSet(" + f.base(x) + ")", false
@@ -238,6 +243,9 @@ func (s Seg) buildLine(x string) string {
 	q := strconv.Quote(f.Name)
 	switch f.Kind {
 	case kindString:
+		if s.Bare {
+			return "b.Raw(" + q + ", " + f.base(x) + ")"
+		}
 		return "b.String(" + q + ", " + f.base(x) + ")"
 	case kindInt:
 		return fmt.Sprintf("b.Int(%s, %s, %d)", q, f.base(x), s.Width)
@@ -253,6 +261,9 @@ func (s Seg) scanExpr() string {
 	q := strconv.Quote(f.Name)
 	switch f.Kind {
 	case kindString:
+		if s.Bare {
+			return f.fromBase("s.Raw(" + q + ")")
+		}
 		return f.fromBase("s.String(" + q + ")")
 	case kindInt:
 		return f.fromBase(fmt.Sprintf("s.Int(%s, %d, %d)", q, s.Width, f.Bits))
@@ -302,6 +313,7 @@ func (e *Entity) view() *entityView {
 	field := func(f *Field) string { return "p." + f.Name }
 	for i, k := range e.Keys {
 		kv := &keyView{Key: k, Entity: e.Name, Public: e.Name + ident(k.Attr), fields: k.fields()}
+		kv.Dup = k.Dup != nil
 		kv.Private = "build" + kv.Public
 		kv.FromItem = v.Lower + ident(k.Attr) + "FromItem"
 		kv.HasFields = len(kv.fields) > 0
@@ -582,6 +594,10 @@ func memberType(f *Field) string {
 			return "types.AttributeValueMemberS"
 		}
 		return "types.AttributeValueMemberN"
+	case kindStrings:
+		if !f.Set {
+			return "types.AttributeValueMemberL"
+		}
 	}
 	return ""
 }
@@ -605,9 +621,12 @@ func (e *Entity) marshal(v *entityView, field func(*Field) string) {
 		group := v.Keys[i:j]
 		i = j
 		sparse := group[0].Sparse
-		var errs, assign []string
 		if group[0].Index != "" {
-			w("", "// Index "+group[0].Index+".")
+			if sparse {
+				w("", "// Index "+group[0].Index+" (sparse: a key whose fields are empty is left out).")
+			} else {
+				w("", "// Index "+group[0].Index+".")
+			}
 		}
 		for _, kv := range group {
 			if kv.TypeAttr {
@@ -617,7 +636,7 @@ func (e *Entity) marshal(v *entityView, field func(*Field) string) {
 			if kv.Const {
 				members = append(members, kv.Member+" types.AttributeValueMemberS")
 				count++
-				assign = append(assign, "v."+kv.Member+".Value = "+kv.Public, "item["+q+"] = &v."+kv.Member)
+				w("v."+kv.Member+".Value = "+kv.Public, "item["+q+"] = &v."+kv.Member)
 				continue
 			}
 			keySegs = append(keySegs, kv.Segs...)
@@ -626,46 +645,27 @@ func (e *Entity) marshal(v *entityView, field func(*Field) string) {
 				a = append(a, field(f))
 			}
 			callExpr := kv.Private + "(&b, " + strings.Join(a, ", ") + ")"
-			if !sparse {
-				if kv.FieldAttr != nil {
-					w("if _, err = "+callExpr+"; err != nil {", "return nil, err", "}")
-					continue
-				}
+			switch {
+			case kv.FieldAttr != nil && sparse:
+				// The field writes it; nothing to check.
+			case kv.FieldAttr != nil:
+				w("if _, err = "+callExpr+"; err != nil {", "return nil, err", "}")
+			case sparse:
+				members = append(members, kv.Member+" types.AttributeValueMemberS")
+				count++
+				w("if key, err := "+callExpr+"; err == nil {",
+					"v."+kv.Member+".Value = key",
+					"item["+q+"] = &v."+kv.Member,
+					"} else if !errors.Is(err, keys.ErrMissingField) {",
+					"return nil, err",
+					"}")
+			default:
 				members = append(members, kv.Member+" types.AttributeValueMemberS")
 				count++
 				w("if v."+kv.Member+".Value, err = "+callExpr+"; err != nil {", "return nil, err", "}",
 					"item["+q+"] = &v."+kv.Member)
-				continue
 			}
-			name := kv.Member
-			errName := "err" + strings.TrimPrefix(kv.Member, "k")
-			errs = append(errs, errName)
-			if kv.FieldAttr != nil {
-				w("_, " + errName + " := " + callExpr)
-				continue
-			}
-			members = append(members, kv.Member+" types.AttributeValueMemberS")
-			count++
-			w(name + ", " + errName + " := " + callExpr)
-			assign = append(assign, "v."+kv.Member+".Value = "+name, "item["+q+"] = &v."+kv.Member)
 		}
-		if !sparse || len(errs) == 0 {
-			w(assign...)
-			continue
-		}
-		w("present, err := codec.Sparse("+strings.Join(errs, ", ")+")", "if err != nil {", "return nil, err", "}")
-		if len(assign) > 0 {
-			w("if present {")
-			w(assign...)
-			w("}")
-		}
-		// Scope the sparse group's names.
-		start := len(body) - 1
-		for start >= 0 && body[start] != "// Index "+group[0].Index+"." {
-			start--
-		}
-		body = append(body[:start+1], append([]string{"{"}, body[start+1:]...)...)
-		w("}")
 	}
 
 	// Fields.
@@ -698,13 +698,22 @@ func (e *Entity) marshal(v *entityView, field func(*Field) string) {
 					break
 				}
 				w("if av != nil {", "item["+q+"] = av", "}")
-			} else if f.Kind == kindBytes {
-				w("item[" + q + "] = " + expr)
 			} else {
 				w("if av = "+expr+"; av != nil {", "item["+q+"] = av", "}")
 			}
 		case f.Kind == kindString || f.Kind == kindBool:
 			w(m + ".Value = " + f.base(x))
+		case f.Kind == kindStrings:
+			// A nil list is absent; an empty one is an empty L.
+			if len(open) == 0 {
+				open = []string{"if " + x + " != nil {"}
+				w(open...)
+			}
+			// Room for four strings in the values' own allocation.
+			w(m + ".Value = codec.StringValuesIn(v.list" + f.Name + "[:0], v.members" + f.Name + "[:0], " + f.base(x) + ")")
+			members = append(members,
+				"list"+f.Name+" [4]types.AttributeValue",
+				"members"+f.Name+" [4]types.AttributeValueMemberS")
 		case f.Kind == kindInt:
 			bufSize += 20
 			w(m + ".Value = buf.Int(" + f.base(x) + ")")
@@ -732,18 +741,33 @@ func (e *Entity) marshal(v *entityView, field func(*Field) string) {
 
 	text := strings.Join(body, "\n")
 	decl := []string{"var ("}
+	decl = append(decl, "v = new("+v.Lower+"Values)")
 	if strings.Contains(text, "(&b,") {
-		decl = append(decl, "b = keys.NewBuilder("+sizeExpr(keySegs, field)+")")
+		// Room for the keys in the values' own allocation: the literal
+		// text, the fixed-width fields, and 24 bytes per string field
+		// (a longer key costs one more allocation).
+		n := 0
+		for _, s := range keySegs {
+			if s.Field == nil {
+				n += len(s.Lit)
+			} else if s.Field.Kind == kindString {
+				n += 24
+			} else {
+				n += s.sizeConst()
+			}
+		}
+		members = append(members, "keyBuf ["+strconv.Itoa(n)+"]byte")
+		decl = append(decl, "b = keys.BuilderOn(v.keyBuf[:0])")
 	}
 	if strings.Contains(text, "buf.") {
-		decl = append(decl, "buf = codec.NewBuffer("+strconv.Itoa(bufSize)+")")
+		members = append(members, "numBuf ["+strconv.Itoa(bufSize)+"]byte")
+		decl = append(decl, "buf = codec.BufferOn(v.numBuf[:0])")
 	}
-	decl = append(decl, "v = new("+v.Lower+"Values)",
-		"item = make(map[string]types.AttributeValue, "+strconv.Itoa(count)+")")
+	decl = append(decl, "item = make(map[string]types.AttributeValue, "+strconv.Itoa(count)+")")
 	if usesAV {
 		decl = append(decl, "av types.AttributeValue")
 	}
-	if strings.Contains(text, "err =") || strings.Contains(text, "err = ") {
+	if strings.Contains(text, "err =") {
 		decl = append(decl, "err error")
 	}
 	decl = append(decl, ")")

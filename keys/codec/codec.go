@@ -285,13 +285,46 @@ func StringList(v []string) types.AttributeValue {
 	if v == nil {
 		return nil
 	}
-	members := make([]types.AttributeValueMemberS, len(v))
-	list := make([]types.AttributeValue, len(v))
+	return &types.AttributeValueMemberL{Value: StringValues(v)}
+}
+
+// StringValues returns the S values of a list of strings, for an L.
+func StringValues(v []string) []types.AttributeValue {
+	if len(v) <= smallList {
+		// One allocation for a short list, the common case of tags.
+		both := new(struct {
+			list    [smallList]types.AttributeValue
+			members [smallList]types.AttributeValueMemberS
+		})
+		return StringValuesIn(both.list[:0], both.members[:0], v)
+	}
+	return StringValuesIn(nil, nil, v)
+}
+
+// StringValuesIn is StringValues using the spare capacity of list and
+// members when it suffices, so that generated code can keep short lists in
+// the item's own allocation.
+func StringValuesIn(list []types.AttributeValue, members []types.AttributeValueMemberS, v []string) []types.AttributeValue {
+	if cap(list) < len(v) || cap(members) < len(v) {
+		list = make([]types.AttributeValue, len(v))
+		members = make([]types.AttributeValueMemberS, len(v))
+	}
+	list, members = list[:len(v):len(v)], members[:len(v)]
 	for i, s := range v {
 		members[i].Value = s
 		list[i] = &members[i]
 	}
-	return &types.AttributeValueMemberL{Value: list}
+	return list
+}
+
+const smallList = 4
+
+// Binary returns a B of v, or nil (absent) for a nil slice.
+func Binary(v []byte) types.AttributeValue {
+	if v == nil {
+		return nil
+	}
+	return &types.AttributeValueMemberB{Value: v}
 }
 
 // StringSet returns an SS, or nil (absent) for an empty slice: DynamoDB
@@ -329,6 +362,11 @@ type Buffer struct {
 // NewBuffer returns a Buffer with room for size bytes.
 func NewBuffer(size int) Buffer { return Buffer{buf: make([]byte, 0, size)} }
 
+// BufferOn returns a Buffer that appends to buf[len(buf):], in its spare
+// capacity while it lasts. The strings point into buf's array: nothing
+// else may write to it past len(buf) while they are in use.
+func BufferOn(buf []byte) Buffer { return Buffer{buf: buf} }
+
 func (b *Buffer) take(start int) string {
 	if len(b.buf) == start {
 		return ""
@@ -358,22 +396,4 @@ func (b *Buffer) Time(attr string, t time.Time, f keys.TimeFormat) (string, erro
 		return "", valueErr(attr, err)
 	}
 	return b.take(start), nil
-}
-
-// Sparse reports whether every key of a sparse index could be built
-// (present), given the errors of its key builders: nil errors mean
-// present; errors that all wrap keys.ErrMissingField mean absent, which is
-// not an error; any other error is returned.
-func Sparse(errs ...error) (present bool, err error) {
-	present = true
-	for _, e := range errs {
-		if e == nil {
-			continue
-		}
-		present = false
-		if !errors.Is(e, keys.ErrMissingField) {
-			return false, e
-		}
-	}
-	return present, nil
 }

@@ -47,8 +47,9 @@
 //	    A local secondary index (it shares the table's partition key).
 //
 // An index key whose template fields are empty (or a zero time) is an error
-// at marshal time, unless the index is marked sparse: then its key
-// attributes are left out of the item, so the item is not indexed.
+// at marshal time, unless the index is marked sparse: then that key
+// attribute is left out of the item (an item that lacks a key attribute
+// of an index is not in the index), each key attribute on its own.
 //
 // # Templates
 //
@@ -65,11 +66,12 @@
 //	CORP#INFO                        a constant key
 //	{CreatedAt}                      a bare field: a copy of its string form
 //
-// Fields in templates must be of kind string, integer (any size) or
-// time.Time with a string format (iso, isosec, isonano), or named types of
-// these. Strings are escaped by [keys.AppendEscaped] ('#' and '%' become
-// %23 and %25, anything else is kept byte for byte, case included);
-// integers use the fixed-width, sign-offset encoding of [keys.AppendInt]
+// Fields in templates must not be pointers; they must be strings,
+// integers (any size) or times with a string format (iso, isosec,
+// isonano), or named types of these. Strings are escaped by
+// [keys.AppendEscaped] ('#' and '%' become %23 and %25, anything else is
+// kept byte for byte, case included), except in a template of one bare
+// field, which copies the value as is; integers use the fixed-width, sign-offset encoding of [keys.AppendInt]
 // with width W, else the field's width= tag option, else the widest value
 // of the type (19 digits for int64); times use the field's format in UTC.
 //
@@ -77,19 +79,22 @@
 // in two cases, both written once: the attribute "Type" with the constant
 // template equal to the entity type (Type=POST above), and an attribute
 // named like a field's attribute with the bare template of that field
-// (CreatedAt={CreatedAt}).
+// (CreatedAt={CreatedAt}). Several indexes may share a key attribute with the same template, for
+// instance CreatedAt={CreatedAt} as the sort key of two GSIs.
 //
 // # Field tags
 //
 // Every exported field is an attribute, named by the field name unless a
-// `ddb:"name,options"` tag says otherwise. `ddb:"-"` skips the field.
+// `ddb:"name,options"` tag says otherwise. `ddb:"-"` skips the field;
+// unexported fields are skipped too. Embedded fields are not supported.
 // Options, comma-separated:
 //
 //	omitempty   leave the attribute out when the value is the zero value,
 //	            an empty slice/map, or a nil pointer
 //	set         []string (or a named type of it) as a string set (SS);
 //	            an empty set is always omitted (DynamoDB has no empty set).
-//	            Default: a list (L) of strings
+//	            Default: a list (L) of strings; a nil slice is omitted, an
+//	            empty one written as an empty list
 //	iso         time.Time as "2006-01-02T15:04:05.000Z" (UTC, fixed-width
 //	            milliseconds; sorts as a string). The default for times
 //	isosec      time.Time as "2006-01-02T15:04:05Z" (UTC, seconds)
@@ -104,16 +109,24 @@
 //	            integer of epoch seconds
 //	av          force the attributevalue.Marshaler/Unmarshaler fallback
 //
+// omitempty has no effect on a type encoded through the fallback (use a
+// pointer to make it optional). A nil []byte or map is always omitted.
+//
 // Supported Go types: string, bool, int, int8..int64, uint, uint8..uint64,
 // float32, float64, time.Time, []byte (B), []string (L or SS),
-// map[string]string (M of S), a pointer to any of these (nil = absent),
-// and named types defined in the same package whose underlying type is
-// one of these. Any other type (a named type of another package, a struct)
-// is encoded through its MarshalDynamoDBAttributeValue method and decoded
-// through (*T).UnmarshalDynamoDBAttributeValue, the attributevalue.Marshaler
-// and attributevalue.Unmarshaler interfaces; the build fails if it lacks them.
+// map[string]string (M of S), a pointer to any of these but the slices and
+// the map (nil = absent), and named types defined in the same package
+// whose underlying type is one of these (unless the package gives the type
+// a MarshalDynamoDBAttributeValue method). Any other type (a named type of
+// another package, a struct) is encoded through its
+// MarshalDynamoDBAttributeValue method and decoded through
+// (*T).UnmarshalDynamoDBAttributeValue, the attributevalue.Marshaler and
+// attributevalue.Unmarshaler interfaces; the build fails if it lacks them.
 //
-// Decoding ignores unknown attributes and a NULL attribute; an attribute of
+// Decoding accepts a string list as L or SS, and a time in any RFC 3339
+// form whatever the field's format (so items written by other tools
+// decode); the encoder always writes the field's own format. Decoding
+// ignores unknown attributes and a NULL attribute; an attribute of
 // the wrong DynamoDB type, a number that does not fit, or a malformed time
 // is a *codec.AttrError naming the attribute (errors.Is codec.ErrType for a
 // type mismatch).
@@ -162,8 +175,9 @@
 //	func (p *Post) UnmarshalItem(item map[string]types.AttributeValue) error
 //	    The entity.Item implementation. MarshalItem writes Type, every
 //	    attribute field and every key attribute (sparse index keys whose
-//	    fields are empty are left out); UnmarshalItem reads the fields back
-//	    (key attributes and Type are not read). Schema.Keys lists the
+//	    fields are empty are left out, each on its own); UnmarshalItem reads the fields back
+//	    (after resetting *p; key attributes and Type are not read).
+//	    Schema.Keys lists the
 //	    primary key attributes first, then each index's in declaration
 //	    order; Schema.Attrs lists "Type" and every field attribute that is
 //	    not also a key attribute; VersionAttr, CreatedAttr, UpdatedAttr

@@ -34,6 +34,7 @@ func NoticePK(id string) (string, error) {
 	return buildNoticePK(&b, id)
 }
 
+// buildNoticePK appends the PK to b and returns it.
 func buildNoticePK(b *keys.Builder, id string) (string, error) {
 	b.Reset("NOTICE#{ID}", keys.MaxPartitionKeyLen)
 	b.Literal("NOTICE#")
@@ -55,6 +56,7 @@ func ParseNoticePK(key string) (id string, err error) {
 	return id, nil
 }
 
+// noticePKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func noticePKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var id string
 	if av, ok := codec.Lookup(item, "id"); ok {
@@ -73,6 +75,7 @@ func noticePKFromItem(item map[string]types.AttributeValue) (string, error) {
 // NoticeSK is the SK of every Notice.
 const NoticeSK = "METADATA"
 
+// noticeSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func noticeSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return NoticeSK, nil
 }
@@ -189,14 +192,16 @@ type noticeValues struct {
 	ExpiresAt types.AttributeValueMemberN
 	CreatedAt types.AttributeValueMemberS
 	UpdatedAt types.AttributeValueMemberS
+	keyBuf    [31]byte
+	numBuf    [60]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Notice) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(7 + len(p.ID))
-		buf  = codec.NewBuffer(60)
 		v    = new(noticeValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 9)
 		err  error
 	)
@@ -299,6 +304,7 @@ func PostLikePK(categoryID string) (string, error) {
 	return buildPostLikePK(&b, categoryID)
 }
 
+// buildPostLikePK appends the PK to b and returns it.
 func buildPostLikePK(b *keys.Builder, categoryID string) (string, error) {
 	b.Reset("CATEGORY#{CategoryID}", keys.MaxPartitionKeyLen)
 	b.Literal("CATEGORY#")
@@ -320,6 +326,7 @@ func ParsePostLikePK(key string) (categoryID string, err error) {
 	return categoryID, nil
 }
 
+// postLikePKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func postLikePKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var categoryID string
 	if av, ok := codec.Lookup(item, "categoryId"); ok {
@@ -341,6 +348,7 @@ func PostLikeSK(userID string, postID string) (string, error) {
 	return buildPostLikeSK(&b, userID, postID)
 }
 
+// buildPostLikeSK appends the SK to b and returns it.
 func buildPostLikeSK(b *keys.Builder, userID string, postID string) (string, error) {
 	b.Reset("USER#{UserID}#POST#{PostID}", keys.MaxSortKeyLen)
 	b.Literal("USER#")
@@ -376,6 +384,7 @@ func ParsePostLikeSK(key string) (userID string, postID string, err error) {
 	return userID, postID, nil
 }
 
+// postLikeSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func postLikeSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var userID string
 	if av, ok := codec.Lookup(item, "userId"); ok {
@@ -506,14 +515,16 @@ type postLikeValues struct {
 	PostID     types.AttributeValueMemberS
 	CreatedAt  types.AttributeValueMemberS
 	UpdatedAt  types.AttributeValueMemberS
+	keyBuf     [92]byte
+	numBuf     [40]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *PostLike) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(20 + len(p.CategoryID) + len(p.UserID) + len(p.PostID))
-		buf  = codec.NewBuffer(40)
 		v    = new(postLikeValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 8)
 		err  error
 	)

@@ -4,6 +4,7 @@
 package sample
 
 import (
+	"errors"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -32,6 +33,7 @@ func ArtifactPK(artifactID string) (string, error) {
 	return buildArtifactPK(&b, artifactID)
 }
 
+// buildArtifactPK appends the PK to b and returns it.
 func buildArtifactPK(b *keys.Builder, artifactID string) (string, error) {
 	b.Reset("ART#{ArtifactID}", keys.MaxPartitionKeyLen)
 	b.Literal("ART#")
@@ -53,6 +55,7 @@ func ParseArtifactPK(key string) (artifactID string, err error) {
 	return artifactID, nil
 }
 
+// artifactPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func artifactPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var artifactID string
 	if av, ok := codec.Lookup(item, "artifact_id"); ok {
@@ -71,6 +74,7 @@ func artifactPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // ArtifactSK is the SK of every Artifact.
 const ArtifactSK = "META"
 
+// artifactSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func artifactSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return ArtifactSK, nil
 }
@@ -81,6 +85,7 @@ func ArtifactGSI1PK(userID string) (string, error) {
 	return buildArtifactGSI1PK(&b, userID)
 }
 
+// buildArtifactGSI1PK appends the GSI1PK to b and returns it.
 func buildArtifactGSI1PK(b *keys.Builder, userID string) (string, error) {
 	b.Reset("USR#{UserID}#ART", keys.MaxPartitionKeyLen)
 	b.Literal("USR#")
@@ -104,6 +109,7 @@ func ParseArtifactGSI1PK(key string) (userID string, err error) {
 	return userID, nil
 }
 
+// artifactGSI1PKFromItem computes the GSI1PK from item attributes (entity.KeyAttr.Build).
 func artifactGSI1PKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var userID string
 	if av, ok := codec.Lookup(item, "user_id"); ok {
@@ -125,6 +131,7 @@ func ArtifactGSI1SK(createdAt time.Time) (string, error) {
 	return buildArtifactGSI1SK(&b, createdAt)
 }
 
+// buildArtifactGSI1SK appends the GSI1SK to b and returns it.
 func buildArtifactGSI1SK(b *keys.Builder, createdAt time.Time) (string, error) {
 	b.Reset("{CreatedAt}", keys.MaxSortKeyLen)
 	b.Time("CreatedAt", createdAt, keys.TimeMillis)
@@ -141,6 +148,7 @@ func ParseArtifactGSI1SK(key string) (createdAt time.Time, err error) {
 	return createdAt, nil
 }
 
+// artifactGSI1SKFromItem computes the GSI1SK from item attributes (entity.KeyAttr.Build).
 func artifactGSI1SKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var createdAt time.Time
 	if av, ok := codec.Lookup(item, "created_at"); ok {
@@ -162,6 +170,7 @@ func ArtifactGSI2PK(userID string, projectID string) (string, error) {
 	return buildArtifactGSI2PK(&b, userID, projectID)
 }
 
+// buildArtifactGSI2PK appends the GSI2PK to b and returns it.
 func buildArtifactGSI2PK(b *keys.Builder, userID string, projectID string) (string, error) {
 	b.Reset("USR#{UserID}#PROJ#{ProjectID}#ART", keys.MaxPartitionKeyLen)
 	b.Literal("USR#")
@@ -199,6 +208,7 @@ func ParseArtifactGSI2PK(key string) (userID string, projectID string, err error
 	return userID, projectID, nil
 }
 
+// artifactGSI2PKFromItem computes the GSI2PK from item attributes (entity.KeyAttr.Build).
 func artifactGSI2PKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var userID string
 	if av, ok := codec.Lookup(item, "user_id"); ok {
@@ -230,6 +240,7 @@ func ArtifactGSI2SK(createdAt time.Time) (string, error) {
 	return buildArtifactGSI2SK(&b, createdAt)
 }
 
+// buildArtifactGSI2SK appends the GSI2SK to b and returns it.
 func buildArtifactGSI2SK(b *keys.Builder, createdAt time.Time) (string, error) {
 	b.Reset("{CreatedAt}", keys.MaxSortKeyLen)
 	b.Time("CreatedAt", createdAt, keys.TimeMillis)
@@ -246,6 +257,7 @@ func ParseArtifactGSI2SK(key string) (createdAt time.Time, err error) {
 	return createdAt, nil
 }
 
+// artifactGSI2SKFromItem computes the GSI2SK from item attributes (entity.KeyAttr.Build).
 func artifactGSI2SKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var createdAt time.Time
 	if av, ok := codec.Lookup(item, "created_at"); ok {
@@ -357,14 +369,16 @@ type artifactValues struct {
 	UserID     types.AttributeValueMemberS
 	ProjectID  types.AttributeValueMemberS
 	CreatedAt  types.AttributeValueMemberS
+	keyBuf     [170]byte
+	numBuf     [24]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Artifact) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(74 + len(p.ArtifactID) + len(p.UserID) + len(p.UserID) + len(p.ProjectID))
-		buf  = codec.NewBuffer(24)
 		v    = new(artifactValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 11)
 		err  error
 	)
@@ -461,6 +475,7 @@ func SegmentPK(workflowID string) (string, error) {
 	return buildSegmentPK(&b, workflowID)
 }
 
+// buildSegmentPK appends the PK to b and returns it.
 func buildSegmentPK(b *keys.Builder, workflowID string) (string, error) {
 	b.Reset("WF#{WorkflowID}", keys.MaxPartitionKeyLen)
 	b.Literal("WF#")
@@ -482,6 +497,7 @@ func ParseSegmentPK(key string) (workflowID string, err error) {
 	return workflowID, nil
 }
 
+// segmentPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func segmentPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var workflowID string
 	if av, ok := codec.Lookup(item, "workflow_id"); ok {
@@ -503,6 +519,7 @@ func SegmentSK(index int) (string, error) {
 	return buildSegmentSK(&b, index)
 }
 
+// buildSegmentSK appends the SK to b and returns it.
 func buildSegmentSK(b *keys.Builder, index int) (string, error) {
 	b.Reset("SEG#{Index:6}", keys.MaxSortKeyLen)
 	b.Literal("SEG#")
@@ -524,6 +541,7 @@ func ParseSegmentSK(key string) (index int, err error) {
 	return index, nil
 }
 
+// segmentSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func segmentSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var index int
 	if av, ok := codec.Lookup(item, "segment_index"); ok {
@@ -627,14 +645,16 @@ type segmentValues struct {
 	WorkflowID types.AttributeValueMemberS
 	Index      types.AttributeValueMemberN
 	Text       types.AttributeValueMemberS
+	keyBuf     [38]byte
+	numBuf     [20]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Segment) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(14 + len(p.WorkflowID))
-		buf  = codec.NewBuffer(20)
 		v    = new(segmentValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 6)
 		err  error
 	)
@@ -709,6 +729,7 @@ func RequestPK(requestID string) (string, error) {
 	return buildRequestPK(&b, requestID)
 }
 
+// buildRequestPK appends the PK to b and returns it.
 func buildRequestPK(b *keys.Builder, requestID string) (string, error) {
 	b.Reset("REQ#{RequestID}", keys.MaxPartitionKeyLen)
 	b.Literal("REQ#")
@@ -730,6 +751,7 @@ func ParseRequestPK(key string) (requestID string, err error) {
 	return requestID, nil
 }
 
+// requestPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func requestPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var requestID string
 	if av, ok := codec.Lookup(item, "requestId"); ok {
@@ -748,6 +770,7 @@ func requestPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // RequestSK is the SK of every Request.
 const RequestSK = "META"
 
+// requestSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func requestSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return RequestSK, nil
 }
@@ -758,6 +781,7 @@ func RequestGSI2PK(eventID string) (string, error) {
 	return buildRequestGSI2PK(&b, eventID)
 }
 
+// buildRequestGSI2PK appends the GSI2PK to b and returns it.
 func buildRequestGSI2PK(b *keys.Builder, eventID string) (string, error) {
 	b.Reset("EVENT#{EventID}", keys.MaxPartitionKeyLen)
 	b.Literal("EVENT#")
@@ -779,6 +803,7 @@ func ParseRequestGSI2PK(key string) (eventID string, err error) {
 	return eventID, nil
 }
 
+// requestGSI2PKFromItem computes the GSI2PK from item attributes (entity.KeyAttr.Build).
 func requestGSI2PKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var eventID string
 	if av, ok := codec.Lookup(item, "eventId"); ok {
@@ -800,6 +825,7 @@ func RequestGSI2SK(queuedAt time.Time, requestID string) (string, error) {
 	return buildRequestGSI2SK(&b, queuedAt, requestID)
 }
 
+// buildRequestGSI2SK appends the GSI2SK to b and returns it.
 func buildRequestGSI2SK(b *keys.Builder, queuedAt time.Time, requestID string) (string, error) {
 	b.Reset("QAT#{QueuedAt}#REQ#{RequestID}", keys.MaxSortKeyLen)
 	b.Literal("QAT#")
@@ -835,6 +861,7 @@ func ParseRequestGSI2SK(key string) (queuedAt time.Time, requestID string, err e
 	return queuedAt, requestID, nil
 }
 
+// requestGSI2SKFromItem computes the GSI2SK from item attributes (entity.KeyAttr.Build).
 func requestGSI2SKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var queuedAt time.Time
 	if av, ok := codec.Lookup(item, "queuedAt"); ok {
@@ -860,16 +887,19 @@ func requestGSI2SKFromItem(item map[string]types.AttributeValue) (string, error)
 	return buildRequestGSI2SK(&b, queuedAt, requestID)
 }
 
+// requestTypeFromItem computes the Type from item attributes (entity.KeyAttr.Build).
 func requestTypeFromItem(item map[string]types.AttributeValue) (string, error) {
 	return RequestType, nil
 }
 
+// buildRequestCreatedAt appends the CreatedAt to b and returns it.
 func buildRequestCreatedAt(b *keys.Builder, createdAt time.Time) (string, error) {
 	b.Reset("{CreatedAt}", keys.MaxSortKeyLen)
 	b.Time("CreatedAt", createdAt, keys.TimeSeconds)
 	return b.Key()
 }
 
+// requestCreatedAtFromItem computes the CreatedAt from item attributes (entity.KeyAttr.Build).
 func requestCreatedAtFromItem(item map[string]types.AttributeValue) (string, error) {
 	var createdAt time.Time
 	if av, ok := codec.Lookup(item, "CreatedAt"); ok {
@@ -1021,14 +1051,16 @@ type requestValues struct {
 	UpdatedAt types.AttributeValueMemberS
 	Version   types.AttributeValueMemberN
 	ExpiresAt types.AttributeValueMemberN
+	keyBuf    [135]byte
+	numBuf    [114]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Request) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(63 + len(p.RequestID) + len(p.EventID) + len(p.RequestID))
-		buf  = codec.NewBuffer(114)
 		v    = new(requestValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 13)
 		err  error
 	)
@@ -1041,20 +1073,18 @@ func (p *Request) MarshalItem() (map[string]types.AttributeValue, error) {
 	v.k1.Value = RequestSK
 	item["SK"] = &v.k1
 
-	// Index GSI2.
-	{
-		k2, err2 := buildRequestGSI2PK(&b, p.EventID)
-		k3, err3 := buildRequestGSI2SK(&b, p.QueuedAt, p.RequestID)
-		present, err := codec.Sparse(err2, err3)
-		if err != nil {
-			return nil, err
-		}
-		if present {
-			v.k2.Value = k2
-			item["GSI2PK"] = &v.k2
-			v.k3.Value = k3
-			item["GSI2SK"] = &v.k3
-		}
+	// Index GSI2 (sparse: a key whose fields are empty is left out).
+	if key, err := buildRequestGSI2PK(&b, p.EventID); err == nil {
+		v.k2.Value = key
+		item["GSI2PK"] = &v.k2
+	} else if !errors.Is(err, keys.ErrMissingField) {
+		return nil, err
+	}
+	if key, err := buildRequestGSI2SK(&b, p.QueuedAt, p.RequestID); err == nil {
+		v.k3.Value = key
+		item["GSI2SK"] = &v.k3
+	} else if !errors.Is(err, keys.ErrMissingField) {
+		return nil, err
 	}
 
 	// Index Type_CreatedAt.
@@ -1165,6 +1195,7 @@ var _ struct {
 // CorpInfoPK is the PK of every CorpInfo.
 const CorpInfoPK = "CORP#INFO"
 
+// corpInfoPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func corpInfoPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return CorpInfoPK, nil
 }
@@ -1172,6 +1203,7 @@ func corpInfoPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // CorpInfoSK is the SK of every CorpInfo.
 const CorpInfoSK = "METADATA"
 
+// corpInfoSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func corpInfoSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	return CorpInfoSK, nil
 }
@@ -1311,6 +1343,7 @@ func KitchenPK(id string) (string, error) {
 	return buildKitchenPK(&b, id)
 }
 
+// buildKitchenPK appends the PK to b and returns it.
 func buildKitchenPK(b *keys.Builder, id string) (string, error) {
 	b.Reset("K#{ID}", keys.MaxPartitionKeyLen)
 	b.Literal("K#")
@@ -1332,6 +1365,7 @@ func ParseKitchenPK(key string) (id string, err error) {
 	return id, nil
 }
 
+// kitchenPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
 func kitchenPKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var id string
 	if av, ok := codec.Lookup(item, "id"); ok {
@@ -1353,6 +1387,7 @@ func KitchenSK(n8 int8, u16 uint16, at time.Time) (string, error) {
 	return buildKitchenSK(&b, n8, u16, at)
 }
 
+// buildKitchenSK appends the SK to b and returns it.
 func buildKitchenSK(b *keys.Builder, n8 int8, u16 uint16, at time.Time) (string, error) {
 	b.Reset("N#{N8}#{U16:5}#{At}", keys.MaxSortKeyLen)
 	b.Literal("N#")
@@ -1404,6 +1439,7 @@ func ParseKitchenSK(key string) (n8 int8, u16 uint16, at time.Time, err error) {
 	return n8, u16, at, nil
 }
 
+// kitchenSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
 func kitchenSKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var n8 int8
 	if av, ok := codec.Lookup(item, "n8"); ok {
@@ -1445,6 +1481,7 @@ func KitchenLSI1SK(i64 int64) (string, error) {
 	return buildKitchenLSI1SK(&b, i64)
 }
 
+// buildKitchenLSI1SK appends the LSI1SK to b and returns it.
 func buildKitchenLSI1SK(b *keys.Builder, i64 int64) (string, error) {
 	b.Reset("NEG#{I64:4}", keys.MaxSortKeyLen)
 	b.Literal("NEG#")
@@ -1466,6 +1503,7 @@ func ParseKitchenLSI1SK(key string) (i64 int64, err error) {
 	return i64, nil
 }
 
+// kitchenLSI1SKFromItem computes the LSI1SK from item attributes (entity.KeyAttr.Build).
 func kitchenLSI1SKFromItem(item map[string]types.AttributeValue) (string, error) {
 	var i64 int64
 	if av, ok := codec.Lookup(item, "i64"); ok {
@@ -1654,7 +1692,7 @@ var KitchenBlob = entity.Field[Kitchen, []byte]{
 		if len(v) == 0 {
 			return nil, nil
 		}
-		return &types.AttributeValueMemberB{Value: v}, nil
+		return codec.Binary(v), nil
 	},
 }
 
@@ -1807,39 +1845,44 @@ func (p *Kitchen) PrimaryKey() (entity.Key, error) {
 // kitchenValues holds the attribute values of one marshalled Kitchen, so
 // that they cost one allocation together.
 type kitchenValues struct {
-	typ       types.AttributeValueMemberS
-	k0        types.AttributeValueMemberS
-	k1        types.AttributeValueMemberS
-	k2        types.AttributeValueMemberS
-	ID        types.AttributeValueMemberS
-	Flag      types.AttributeValueMemberBOOL
-	I         types.AttributeValueMemberN
-	N8        types.AttributeValueMemberN
-	I16       types.AttributeValueMemberN
-	I32       types.AttributeValueMemberN
-	I64       types.AttributeValueMemberN
-	U         types.AttributeValueMemberN
-	U8        types.AttributeValueMemberN
-	U16       types.AttributeValueMemberN
-	U32       types.AttributeValueMemberN
-	U64       types.AttributeValueMemberN
-	At        types.AttributeValueMemberS
-	AtMs      types.AttributeValueMemberN
-	Status    types.AttributeValueMemberS
-	Count     types.AttributeValueMemberN
-	OptString types.AttributeValueMemberS
-	OptInt    types.AttributeValueMemberN
-	OptTime   types.AttributeValueMemberS
-	OptStatus types.AttributeValueMemberS
-	Renamed   types.AttributeValueMemberS
+	typ         types.AttributeValueMemberS
+	k0          types.AttributeValueMemberS
+	k1          types.AttributeValueMemberS
+	k2          types.AttributeValueMemberS
+	ID          types.AttributeValueMemberS
+	Flag        types.AttributeValueMemberBOOL
+	I           types.AttributeValueMemberN
+	N8          types.AttributeValueMemberN
+	I16         types.AttributeValueMemberN
+	I32         types.AttributeValueMemberN
+	I64         types.AttributeValueMemberN
+	U           types.AttributeValueMemberN
+	U8          types.AttributeValueMemberN
+	U16         types.AttributeValueMemberN
+	U32         types.AttributeValueMemberN
+	U64         types.AttributeValueMemberN
+	At          types.AttributeValueMemberS
+	AtMs        types.AttributeValueMemberN
+	listList    [4]types.AttributeValue
+	membersList [4]types.AttributeValueMemberS
+	List        types.AttributeValueMemberL
+	Status      types.AttributeValueMemberS
+	Count       types.AttributeValueMemberN
+	OptString   types.AttributeValueMemberS
+	OptInt      types.AttributeValueMemberN
+	OptTime     types.AttributeValueMemberS
+	OptStatus   types.AttributeValueMemberS
+	Renamed     types.AttributeValueMemberS
+	keyBuf      [73]byte
+	numBuf      [308]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Kitchen) MarshalItem() (map[string]types.AttributeValue, error) {
 	var (
-		b    = keys.NewBuilder(49 + len(p.ID))
-		buf  = codec.NewBuffer(308)
 		v    = new(kitchenValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
 		item = make(map[string]types.AttributeValue, 34)
 		av   types.AttributeValue
 		err  error
@@ -1902,10 +1945,13 @@ func (p *Kitchen) MarshalItem() (map[string]types.AttributeValue, error) {
 	v.AtMs.Value = buf.Int(p.AtMs.UnixMilli())
 	item["atMs"] = &v.AtMs
 	if len(p.Blob) != 0 {
-		item["blob"] = &types.AttributeValueMemberB{Value: p.Blob}
+		if av = codec.Binary(p.Blob); av != nil {
+			item["blob"] = av
+		}
 	}
-	if av = codec.StringList(p.List); av != nil {
-		item["list"] = av
+	if p.List != nil {
+		v.List.Value = codec.StringValuesIn(v.listList[:0], v.membersList[:0], p.List)
+		item["list"] = &v.List
 	}
 	if av = codec.StringSet(p.Set); av != nil {
 		item["set"] = av

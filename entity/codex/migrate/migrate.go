@@ -1,0 +1,184 @@
+// Package migrate moves the Codex data of the legacy three-table backend
+// (seed 001 §0: PostsTable, CategoriesTable, CorpMetaTable) into the
+// single table, preserving Type and the timestamps, and can be re-run as
+// a delta: an item is written only when it is missing from the single
+// table or the legacy copy is newer (its UpdatedAt is later).
+//
+// The legacy layouts it reads (the seed does not give them; these are the
+// FastAPI backend's plain tables):
+//
+//	CategoriesTable  key id;  title, desc, createdAt, updatedAt
+//	PostsTable       key id;  categoryId, authorId, title, contents, createdAt, updatedAt
+//	CorpMetaTable    key id;  name, address, email, fax, corpNum, createdAt, updatedAt
+//
+// Timestamp attributes may be spelled createdAt/updatedAt or
+// CreatedAt/UpdatedAt, in RFC 3339. A missing createdAt falls back to
+// updatedAt, then to the migration time, so every item gets the CreatedAt
+// that the GSI Type_CreatedAt needs.
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/entity/codex"
+)
+
+// Options names the legacy tables. The zero value uses the seed's names.
+type Options struct {
+	// PostsTable, CategoriesTable and CorpMetaTable default to
+	// "PostsTable", "CategoriesTable" and "CorpMetaTable". Set one to "-"
+	// to skip it.
+	PostsTable, CategoriesTable, CorpMetaTable string
+	// Now is the clock for items without any timestamp; nil means time.Now.
+	Now func() time.Time
+}
+
+// Report counts what a run did, per legacy table.
+type Report struct {
+	Scanned int // legacy items read
+	Written int // items created or refreshed in the single table
+	Skipped int // items already migrated and not newer
+}
+
+type legacy struct {
+	ID         string `dynamodbav:"id"`
+	CategoryID string `dynamodbav:"categoryId"`
+	AuthorID   string `dynamodbav:"authorId"`
+	Title      string `dynamodbav:"title"`
+	Desc       string `dynamodbav:"desc"`
+	Contents   string `dynamodbav:"contents"`
+	Name       string `dynamodbav:"name"`
+	Address    string `dynamodbav:"address"`
+	Email      string `dynamodbav:"email"`
+	Fax        string `dynamodbav:"fax"`
+	CorpNum    string `dynamodbav:"corpNum"`
+	CreatedA   string `dynamodbav:"createdAt"`
+	CreatedB   string `dynamodbav:"CreatedAt"`
+	UpdatedA   string `dynamodbav:"updatedAt"`
+	UpdatedB   string `dynamodbav:"UpdatedAt"`
+}
+
+func parseTime(vals ...string) time.Time {
+	for _, v := range vals {
+		if v == "" {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			return t.UTC().Truncate(time.Second)
+		}
+	}
+	return time.Time{}
+}
+
+func (l legacy) times(now time.Time) (created, updated time.Time) {
+	updated = parseTime(l.UpdatedA, l.UpdatedB)
+	created = parseTime(l.CreatedA, l.CreatedB)
+	if created.IsZero() {
+		created = updated
+	}
+	if created.IsZero() {
+		created = now
+	}
+	if updated.IsZero() {
+		updated = created
+	}
+	return created, updated
+}
+
+// Run copies the legacy tables into target (a table with the Codex
+// layout, for instance codex.NewTable(client, name)). It is safe to run
+// again: unchanged items are skipped. Legacy items that do not fit (no
+// id, a post without categoryId) fail the run with an error wrapping
+// entity.ErrValidation, after the items before them were migrated;
+// fixing the data and re-running continues from there.
+func Run(ctx context.Context, client entity.Client, target *entity.Table, optFns ...func(*Options)) (map[string]Report, error) {
+	o := Options{PostsTable: "PostsTable", CategoriesTable: "CategoriesTable", CorpMetaTable: "CorpMetaTable", Now: time.Now}
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	now := o.Now().UTC().Truncate(time.Second)
+	reports := map[string]Report{}
+	steps := []struct {
+		table string
+		write func(context.Context, legacy) (bool, error)
+	}{
+		{o.CategoriesTable, func(ctx context.Context, l legacy) (bool, error) {
+			c, u := l.times(now)
+			return put(ctx, entity.NewStore[codex.Category](target), &codex.Category{ID: l.ID, Title: l.Title, Desc: l.Desc, CreatedAt: c, UpdatedAt: u}, u)
+		}},
+		{o.PostsTable, func(ctx context.Context, l legacy) (bool, error) {
+			c, u := l.times(now)
+			return put(ctx, entity.NewStore[codex.Post](target), &codex.Post{ID: l.ID, CategoryID: l.CategoryID, AuthorID: l.AuthorID, Title: l.Title, Contents: l.Contents, CreatedAt: c, UpdatedAt: u}, u)
+		}},
+		{o.CorpMetaTable, func(ctx context.Context, l legacy) (bool, error) {
+			c, u := l.times(now)
+			return put(ctx, entity.NewStore[codex.CorpInfo](target), &codex.CorpInfo{ID: codex.CorpID, Name: l.Name, Address: l.Address, Email: l.Email, Fax: l.Fax, CorpNum: l.CorpNum, CreatedAt: c, UpdatedAt: u}, u)
+		}},
+	}
+	for _, st := range steps {
+		if st.table == "-" || st.table == "" {
+			continue
+		}
+		var rep Report
+		var start map[string]types.AttributeValue
+		for {
+			out, err := client.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(st.table), ExclusiveStartKey: start, ConsistentRead: aws.Bool(true)})
+			if err != nil {
+				reports[st.table] = rep
+				return reports, fmt.Errorf("migrate: scan %s: %w", st.table, err)
+			}
+			for _, item := range out.Items {
+				rep.Scanned++
+				var l legacy
+				if err := attributevalue.UnmarshalMap(item, &l); err != nil {
+					reports[st.table] = rep
+					return reports, fmt.Errorf("migrate: %s item %d: %w", st.table, rep.Scanned, err)
+				}
+				wrote, err := st.write(ctx, l)
+				if err != nil {
+					reports[st.table] = rep
+					return reports, fmt.Errorf("migrate: %s item %q: %w", st.table, l.ID, err)
+				}
+				if wrote {
+					rep.Written++
+				} else {
+					rep.Skipped++
+				}
+			}
+			if out.LastEvaluatedKey == nil {
+				break
+			}
+			start = out.LastEvaluatedKey
+		}
+		reports[st.table] = rep
+	}
+	return reports, nil
+}
+
+// put writes v unless the single table already holds it with an UpdatedAt
+// at least as recent (ISO 8601 UTC strings compare as times).
+func put[T any, PT interface {
+	*T
+	entity.Item
+}](ctx context.Context, s *entity.Store[T, PT], v *T, updated time.Time) (bool, error) {
+	newer := expression.Or(
+		expression.AttributeNotExists(expression.Name("PK")),
+		expression.AttributeNotExists(expression.Name("UpdatedAt")),
+		expression.Name("UpdatedAt").LessThan(expression.Value(updated.Format(entity.TimeFormat))),
+	)
+	err := s.Put(ctx, v, entity.If(newer), entity.KeepTimestamps)
+	if errors.Is(err, entity.ErrConditionFailed) {
+		return false, nil
+	}
+	return err == nil, err
+}

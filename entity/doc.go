@@ -1,0 +1,58 @@
+// Package entity is tablekit's table runtime: a DynamoDB single table
+// described once ([Table]) and typed access to each entity stored in it
+// ([Store]), on top of the key builders and item codecs that keygen
+// generates (the [Item] contract in item.go).
+//
+// A [Table] holds the schema: its injectable name, the PK/SK attribute
+// names (default "PK", "SK"), the Type attribute (default "Type"), GSIs and
+// LSIs with their key attributes and projections, the TTL attribute and the
+// billing mode (default PAY_PER_REQUEST). [Table.EnsureTable] creates it and
+// waits until it is ACTIVE; [Table.CloudFormation] exports it as an
+// AWS::DynamoDB::Table resource. The [Client] it talks to is the narrow
+// slice of the DynamoDB API that *dynamodb.Client and the embedded engine
+// (package ddbmem) satisfy.
+//
+// A [Store] of entity T, made with NewStore[T](table), reads and writes
+// values of T:
+//
+//   - Get is eventually consistent unless [ConsistentRead] is given;
+//   - Create fails with [ErrAlreadyExists] (and [ErrConditionFailed]) when
+//     the item exists; Put replaces; Update applies typed [Change]s ([Set],
+//     [Add], [SetIfNotExists], [Remove]) to an existing item; Delete
+//     deletes; every write takes user conditions ([If], built with the aws
+//     expression package);
+//   - every write sets Type; CreatedAt is set once, UpdatedAt on every
+//     write (ISO 8601 UTC, [TimeFormat]); a versioned entity (keygen tag
+//     `version`) is created at version 1, and Update, Delete and Put of an
+//     existing item require [IfVersion] and increment it, a mismatch being
+//     a [*VersionConflictError] ([ErrVersionConflict]), told apart from
+//     other condition failures by the old item DynamoDB returns;
+//   - index keys never drift: an Update that changes a source of a derived
+//     index key rewrites that key in the same request, fails with a
+//     [*ValidationError] (nothing written) when a source is missing, and
+//     removes a sparse index's keys when their source is removed or
+//     emptied; primary key attributes and their sources are never set;
+//   - items over 400 KB ([ItemSize], computed like DynamoDB) are refused
+//     before sending with [ErrItemTooLarge];
+//   - [DryRun] captures the exact request instead of sending it.
+//
+// Batches ([Store.BatchGet], [Table.BatchWrite]) are chunked (100 keys, 25
+// writes), deduplicated, keep the caller's order on read, and retry
+// unprocessed items with jittered backoff ([RetryStrategy], default
+// [DefaultRetry]) until the context ends; leftovers come back in a
+// [*BatchError]. Transactions ([Table.Tx]) mix Create/Put/Update/Delete/
+// ConditionCheck across entity types, are refused over 100 actions before
+// sending, retry only conflicts and throttling, and report a cancellation
+// as a [*TxCanceledError] listing each failed action with its reason code
+// and old item decoded into its Go type.
+//
+// Errors are sentinels ([ErrNotFound], [ErrConditionFailed],
+// [ErrAlreadyExists], [ErrVersionConflict], [ErrItemTooLarge],
+// [ErrValidation], [ErrUnprocessed], [ErrTransactionCanceled]) and typed
+// errors carrying details; check them with errors.Is and errors.As.
+//
+// Nothing is logged. A [Tracer] receives one [TraceEvent] per request
+// (operation, table, index, consumed capacity, duration, error).
+//
+// Tables and stores are safe for concurrent use once built.
+package entity

@@ -1,0 +1,127 @@
+package entity_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/entity/codex"
+)
+
+// The table schema, exported as a CloudFormation resource for a SAM
+// template (seed 001 §0-§1): name injected by a parameter, one GSI.
+func ExampleTable_CloudFormation() {
+	tbl := entity.NewTable(nil, "FMWebAppTable", func(o *entity.Options) {
+		o.GSIs = []entity.Index{{Name: "Type_CreatedAt", PK: "Type", SK: "CreatedAt"}}
+	})
+	js, err := tbl.CloudFormation(func(o *entity.CloudFormationOptions) {
+		o.TableNameParam = "TableName"
+		o.StreamViewType = types.StreamViewTypeNewAndOldImages
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(js))
+	// Output:
+	// {
+	//   "Type": "AWS::DynamoDB::Table",
+	//   "Properties": {
+	//     "TableName": {
+	//       "Ref": "TableName"
+	//     },
+	//     "BillingMode": "PAY_PER_REQUEST",
+	//     "AttributeDefinitions": [
+	//       {
+	//         "AttributeName": "PK",
+	//         "AttributeType": "S"
+	//       },
+	//       {
+	//         "AttributeName": "SK",
+	//         "AttributeType": "S"
+	//       },
+	//       {
+	//         "AttributeName": "Type",
+	//         "AttributeType": "S"
+	//       },
+	//       {
+	//         "AttributeName": "CreatedAt",
+	//         "AttributeType": "S"
+	//       }
+	//     ],
+	//     "KeySchema": [
+	//       {
+	//         "AttributeName": "PK",
+	//         "KeyType": "HASH"
+	//       },
+	//       {
+	//         "AttributeName": "SK",
+	//         "KeyType": "RANGE"
+	//       }
+	//     ],
+	//     "GlobalSecondaryIndexes": [
+	//       {
+	//         "IndexName": "Type_CreatedAt",
+	//         "KeySchema": [
+	//           {
+	//             "AttributeName": "Type",
+	//             "KeyType": "HASH"
+	//           },
+	//           {
+	//             "AttributeName": "CreatedAt",
+	//             "KeyType": "RANGE"
+	//           }
+	//         ],
+	//         "Projection": {
+	//           "ProjectionType": "ALL"
+	//         }
+	//       }
+	//     ],
+	//     "StreamSpecification": {
+	//       "StreamViewType": "NEW_AND_OLD_IMAGES"
+	//     }
+	//   }
+	// }
+}
+
+// Item sizes are computed as DynamoDB counts them, before sending.
+func ExampleItemSize() {
+	item := map[string]types.AttributeValue{
+		"PK":    &types.AttributeValueMemberS{Value: "USER#u001"},         // 2 + 9
+		"views": &types.AttributeValueMemberN{Value: "12345"},             // 5 + 4
+		"tags":  &types.AttributeValueMemberSS{Value: []string{"a", "b"}}, // 4 + 2
+	}
+	fmt.Println(entity.ItemSize(item))
+	// Output: 26
+}
+
+// An update shown as the exact request (ElectroDB's params()), without a
+// server: typed setters, automatic Type/UpdatedAt/CreatedAt.
+func ExampleDryRun() {
+	tbl := codex.NewTable(nil, "", func(o *entity.Options) {
+		o.Now = func() time.Time { return time.Date(2025, 11, 14, 3, 0, 0, 0, time.UTC) }
+	})
+	posts := entity.NewStore[codex.Post](tbl)
+	key, _ := codex.PostKey("c001", "p001")
+	var req entity.Request
+	_, err := posts.Update(context.Background(), key, entity.Changes[codex.Post]{
+		entity.Set(codex.PostTitle, "2025년 3월 사업보고서"),
+	}, entity.DryRun(&req))
+	if err != nil {
+		panic(err)
+	}
+	in := req.Input.(*dynamodb.UpdateItemInput)
+	fmt.Println(req.Op)
+	fmt.Println(strings.TrimSpace(*in.UpdateExpression))
+	fmt.Println(*in.ConditionExpression)
+	fmt.Println(in.ExpressionAttributeValues[":1"].(*types.AttributeValueMemberS).Value)
+	// Output:
+	// UpdateItem
+	// SET #1 = :0, #2 = :1, #3 = :2, #4 = if_not_exists(#4, :3)
+	// attribute_exists (#0)
+	// Post
+}

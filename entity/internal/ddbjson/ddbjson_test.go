@@ -1,0 +1,155 @@
+package ddbjson_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tablekit/tablekit/entity/internal/ddbjson"
+)
+
+type fixed struct{ body []byte }
+
+func (f *fixed) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": []string{"application/x-amz-json-1.0"}},
+		Body: io.NopCloser(bytes.NewReader(f.body)), Request: r}, nil
+}
+
+func client(body string) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String("http://x.invalid"),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "a", SecretAccessKey: "b"}, nil
+		}),
+		HTTPClient: &http.Client{Transport: &fixed{[]byte(body)}},
+	})
+}
+
+func norm(v types.AttributeValue) any {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return "S:" + v.Value
+	case *types.AttributeValueMemberN:
+		return "N:" + v.Value
+	case *types.AttributeValueMemberB:
+		return fmt.Sprintf("B:%x", v.Value)
+	case *types.AttributeValueMemberBOOL:
+		return fmt.Sprintf("BOOL:%v", v.Value)
+	case *types.AttributeValueMemberNULL:
+		return fmt.Sprintf("NULL:%v", v.Value)
+	case *types.AttributeValueMemberSS:
+		return append([]string{"SS"}, v.Value...)
+	case *types.AttributeValueMemberNS:
+		return append([]string{"NS"}, v.Value...)
+	case *types.AttributeValueMemberBS:
+		out := []string{"BS"}
+		for _, b := range v.Value {
+			out = append(out, fmt.Sprintf("%x", b))
+		}
+		return out
+	case *types.AttributeValueMemberL:
+		out := []any{"L"}
+		for _, e := range v.Value {
+			out = append(out, norm(e))
+		}
+		return out
+	case *types.AttributeValueMemberM:
+		return normMap(v.Value)
+	}
+	return fmt.Sprintf("?%T", v)
+}
+
+func normMap(m map[string]types.AttributeValue) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := map[string]any{}
+	for k, v := range m {
+		out[k] = norm(v)
+	}
+	return out
+}
+
+func normQuery(o *dynamodb.QueryOutput) any {
+	var items []any
+	for _, it := range o.Items {
+		items = append(items, normMap(it))
+	}
+	return []any{items, normMap(o.LastEvaluatedKey), o.Count, o.ScannedCount}
+}
+
+var bodies = []string{
+	`{"Count":2,"Items":[{"PK":{"S":"CATEGORY#c001"},"title":{"S":"2025년 3월 \"사업\" 보고서\n\u00e9\ud83d\ude00 \ud800x"},"n":{"N":"-12.5e3"},"b":{"B":"aGVsbG8="},"t":{"BOOL":true},"f":{"BOOL":false},"z":{"NULL":true},"ss":{"SS":["a","b"]},"ns":{"NS":["1","2"]},"bs":{"BS":["AQ==","Ag=="]},"l":{"L":[{"S":"x"},{"N":"1"},{"L":[]},{"M":{}}]},"m":{"M":{"k":{"S":"v"},"nested":{"M":{"q":{"BOOL":false}}}}}},{"PK":{"S":"a\/b\\c\t"}}],"LastEvaluatedKey":{"PK":{"S":"CATEGORY#c001"},"SK":{"S":"POST#p001"}},"ScannedCount":3}`,
+	` { "Items" : [ ] , "Count" : 0 , "ScannedCount" : 0 } `,
+	`{"Count":1,"Items":[{"PK":{"S":""}}],"ScannedCount":1,"ConsumedCapacity":{"TableName":"t","CapacityUnits":0.5}}`,
+	`{"Count":1,"Items":[{"PK":{"S":"x"}}],"ScannedCount":1,"Unknown":[1,2,{"a":null}]}`,
+}
+
+// TestParity decodes each body with the SDK's decoder and with ours.
+func TestParity(t *testing.T) {
+	for i, body := range bodies {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			ctx := context.Background()
+			in := &dynamodb.QueryInput{TableName: aws.String("t")}
+			std, err1 := client(body).Query(ctx, in)
+			fast, err2 := client(body).Query(ctx, in, ddbjson.Use)
+			if (err1 == nil) != (err2 == nil) {
+				t.Fatalf("errors differ: %v / %v", err1, err2)
+			}
+			if err1 != nil {
+				return
+			}
+			if diff := cmp.Diff(normQuery(std), normQuery(fast)); diff != "" {
+				t.Fatal(diff)
+			}
+			if (std.ConsumedCapacity == nil) != (fast.ConsumedCapacity == nil) {
+				t.Fatal("consumed capacity differs")
+			}
+		})
+	}
+	get := `{"Item":{"PK":{"S":"USER#u001"},"displayName":{"S":"김대연"}}}`
+	std, err := client(get).GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("t"), Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "k"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := client(get).GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("t"), Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "k"}}}, ddbjson.Use)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(normMap(std.Item), normMap(fast.Item)); diff != "" {
+		t.Fatal(diff)
+	}
+	empty, err := client(`{}`).GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("t"), Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "k"}}}, ddbjson.Use)
+	if err != nil || empty.Item != nil {
+		t.Fatalf("empty GetItem %v %v", empty.Item, err)
+	}
+}
+
+// FuzzDecode: the decoder never panics, and whenever it accepts a payload
+// the SDK decodes it to the same values.
+func FuzzDecode(f *testing.F) {
+	for _, b := range bodies {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		var out dynamodb.QueryOutput
+		if ddbjson.Decode([]byte(body), &out) != nil {
+			return
+		}
+		std, err := client(body).Query(context.Background(), &dynamodb.QueryInput{TableName: aws.String("t")})
+		if err != nil {
+			t.Fatalf("accepted %q that the SDK rejects: %v", body, err)
+		}
+		if diff := cmp.Diff(normQuery(std), normQuery(&out)); diff != "" {
+			t.Fatalf("%q: %s", body, diff)
+		}
+	})
+}
