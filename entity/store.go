@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -88,6 +89,8 @@ type Store[T any, PT interface {
 	plain   map[string]bool
 	primary []KeyAttr
 	derived []KeyAttr // index keys computed from sources
+	// layout is the timestamp layout learned from the codec (a string).
+	layout atomic.Value
 	// primaryT are the parsed templates of primary (nil if unparseable).
 	primaryT []*keys.Template
 	srcOf    map[string]bool
@@ -258,9 +261,31 @@ func (s *Store[T, PT]) Decode(item map[string]types.AttributeValue) (T, error) {
 func (s *Store[T, PT]) now() string {
 	layout := s.schema.TimeLayout
 	if layout == "" {
-		layout = TimeFormat
+		if l, ok := s.layout.Load().(string); ok {
+			layout = l
+		} else {
+			layout = TimeFormat
+		}
 	}
 	return s.t.opts.Now().UTC().Format(layout)
+}
+
+// learnLayout infers the codec's timestamp layout from a value it wrote
+// (keygen's isosec, iso and isonano have distinct lengths), so stamps
+// always decode. Schema.TimeLayout, when set, wins.
+func (s *Store[T, PT]) learnLayout(av types.AttributeValue) {
+	v, ok := av.(*types.AttributeValueMemberS)
+	if !ok || s.schema.TimeLayout != "" {
+		return
+	}
+	switch len(v.Value) {
+	case len(TimeFormat):
+		s.layout.Store(TimeFormat)
+	case len("2006-01-02T15:04:05.000Z"):
+		s.layout.Store("2006-01-02T15:04:05.000Z")
+	case len("2006-01-02T15:04:05.000000000Z"):
+		s.layout.Store("2006-01-02T15:04:05.000000000Z")
+	}
 }
 
 // TimeFormat is the layout of the automatic CreatedAt and UpdatedAt
@@ -334,6 +359,11 @@ func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create bool) (map
 		}
 	}
 	if sc.CreatedAttr != "" || sc.UpdatedAttr != "" {
+		if av, ok := item[sc.UpdatedAttr]; ok {
+			s.learnLayout(av)
+		} else if av, ok := item[sc.CreatedAttr]; ok {
+			s.learnLayout(av)
+		}
 		now := s.now()
 		if sc.CreatedAttr != "" && isEmptyAttr(item[sc.CreatedAttr]) {
 			item[sc.CreatedAttr] = str(now)
@@ -473,7 +503,7 @@ func (s *Store[T, PT]) writeErr(op string, key Key, o *CallOptions, create bool,
 	}
 	var big *types.ItemCollectionSizeLimitExceededException
 	var api smithy.APIError
-	if errors.As(err, &big) || (errors.As(err, &api) && api.ErrorCode() == "ValidationException" && strings.Contains(api.ErrorMessage(), "size has exceeded")) {
+	if errors.As(err, &big) || (errors.As(err, &api) && api.ErrorCode() == "ValidationException" && strings.Contains(api.ErrorMessage(), "exceeded the maximum allowed size")) {
 		return fmt.Errorf("entity: %s %s %s/%s: %w: %w", op, s.schema.Type, key.PK, key.SK, ErrItemTooLarge, err)
 	}
 	return fmt.Errorf("entity: %s %s %s/%s: %w", op, s.schema.Type, key.PK, key.SK, err)

@@ -294,6 +294,12 @@ func TestValidation(t *testing.T) {
 	if err := notes.Create(ctx, &ok); err != nil {
 		t.Fatalf("item under the limit: %v", err)
 	}
+	// An update that would grow the item past the limit: DynamoDB's refusal
+	// is translated.
+	okKey, _ := ok.PrimaryKey()
+	if _, err := notes.Update(ctx, okKey, entity.Changes[Note]{entity.Set(NoteTag, strings.Repeat("b", 100000))}, entity.IfVersion(1)); !errors.Is(err, entity.ErrItemTooLarge) {
+		t.Fatalf("update too large: %v", err)
+	}
 	if _, err := notes.Update(ctx, entity.Key{PK: "NOTE#x", SK: "META"}, nil, entity.IfVersion(1)); !errors.Is(err, entity.ErrValidation) {
 		t.Fatalf("no changes: %v", err)
 	}
