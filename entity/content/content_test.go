@@ -1,0 +1,419 @@
+package content_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/entity/content"
+	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/keys"
+)
+
+var t0 = time.Date(2025, 10, 29, 10, 0, 0, 0, time.UTC)
+
+// now is the clock of tests that write to DynamoDB Local. It must be
+// recent: DynamoDB Local deletes items whose TTL has passed (seen while
+// writing these tests), so a job stamped in 2025 would vanish mid-test.
+var now = time.Now().UTC().Truncate(time.Second)
+
+// TestSeedKeys pins every key string of the content table.
+func TestSeedKeys(t *testing.T) {
+	must := func(k entity.Key, err error) entity.Key {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	str := func(s string, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	keyCases := []struct {
+		name      string
+		got, want entity.Key
+	}{
+		{"content", must(content.ContentKey("evt-draft-12345")), entity.Key{PK: "EVENT#evt-draft-12345", SK: "CONTENT"}},
+		{"image", must(content.GeneratedImageKey("evt-draft-12345", content.StyleSimple, content.PlatformInstagram, "01JB")), entity.Key{PK: "EVENT#evt-draft-12345", SK: "IMAGE#SIMPLE#INSTAGRAM#01JB"}},
+		{"job", must(content.JobKey("job-img-abc123")), entity.Key{PK: "JOB#job-img-abc123", SK: "META"}},
+	}
+	for _, c := range keyCases {
+		if diff := cmp.Diff(c.want, c.got); diff != "" {
+			t.Errorf("%s: %s", c.name, diff)
+		}
+	}
+	strCases := []struct{ got, want string }{
+		{str(content.GeneratedImageSKPrefixByStylePlatform(content.StyleSimple, content.PlatformInstagram)), "IMAGE#SIMPLE#INSTAGRAM#"},
+		{str(content.GeneratedImageSKPrefixByStyle(content.StyleFancy)), "IMAGE#FANCY#"},
+		{content.GeneratedImageSKPrefix, "IMAGE#"},
+		{str(content.JobGSI1PK("evt-draft-12345")), "EVENT#evt-draft-12345"},
+		{str(content.JobGSI1SK(t0, "job-img-abc123")), "JOB#2025-10-29T10:00:00.000Z#job-img-abc123"},
+		{str(content.JobGSI2PK(content.StatusProcessing)), "JOBSTATUS#PROCESSING"},
+		{str(content.JobGSI2SK(t0, "job-img-abc123")), "2025-10-29T10:00:00.000Z#job-img-abc123"},
+		{content.ContentType + content.GeneratedImageType + content.JobType, "ContentGeneratedImageJob"},
+	}
+	for i, c := range strCases {
+		if c.got != c.want {
+			t.Errorf("case %d: got %q, want %q", i, c.got, c.want)
+		}
+	}
+	if k := must(content.ContentKey("e#1")); k.PK != "EVENT#e%231" {
+		t.Errorf("delimiter not escaped: %q", k.PK)
+	}
+	if k := must(content.JobKey("job-img-a#b")); k.PK != "JOB#job-img-a%23b" {
+		t.Errorf("delimiter not escaped: %q", k.PK)
+	}
+	for name, err := range map[string]error{
+		"content": func() error { _, err := content.ContentKey(""); return err }(),
+		"image": func() error {
+			_, err := content.GeneratedImageKey("e", content.StyleFancy, content.PlatformBlog, "")
+			return err
+		}(),
+		"job": func() error { _, err := content.JobKey(""); return err }(),
+	} {
+		if !errors.Is(err, keys.ErrMissingField) {
+			t.Errorf("empty %s id: %v", name, err)
+		}
+	}
+	ev, st, pl, id, err := content.ParseGeneratedImageKey(entity.Key{PK: "EVENT#e%231", SK: "IMAGE#TRENDY#BLOG#x"})
+	if err != nil || ev != "e#1" || st != content.StyleTrendy || pl != content.PlatformBlog || id != "x" {
+		t.Fatalf("parse: %q %q %q %q %v", ev, st, pl, id, err)
+	}
+	for p, want := range map[content.Platform][2]int{
+		content.PlatformInstagram: {1080, 1080}, content.PlatformFacebook: {1200, 628},
+		content.PlatformKakao: {800, 800}, content.PlatformBlog: {800, 600},
+	} {
+		w, h, ok := content.DefaultResolution(p)
+		if !ok || w != want[0] || h != want[1] {
+			t.Errorf("%s: %dx%d", p, w, h)
+		}
+	}
+	if _, _, ok := content.DefaultResolution("TIKTOK"); ok {
+		t.Error("unknown platform has a resolution")
+	}
+}
+
+func TestJobIDs(t *testing.T) {
+	id := content.NewJobID()
+	if !strings.HasPrefix(id, "job-img-") || len(id) != len("job-img-")+36 || content.CheckJobID(id) != nil {
+		t.Fatalf("NewJobID %q", id)
+	}
+	if id == content.NewJobID() {
+		t.Fatal("two equal job ids")
+	}
+	for _, bad := range []string{"", "job-img-", "job-vid-abc", "abc", "job-img-a#b", "job-img-a b"} {
+		if err := content.CheckJobID(bad); !errors.Is(err, content.ErrInvalidJobID) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	if err := content.CheckJobID(""); !errors.Is(err, keys.ErrMissingField) {
+		t.Errorf("empty: %v", err)
+	}
+	if err := content.CheckJobID("job-img-abc123"); err != nil {
+		t.Errorf("seed sample: %v", err)
+	}
+}
+
+func TestCheckTransition(t *testing.T) {
+	legal := map[[2]content.Status]bool{
+		{content.StatusPending, content.StatusProcessing}:   true,
+		{content.StatusProcessing, content.StatusCompleted}: true,
+		{content.StatusProcessing, content.StatusFailed}:    true,
+	}
+	for _, from := range content.Statuses {
+		for _, to := range content.Statuses {
+			err := content.CheckTransition(from, to)
+			if legal[[2]content.Status{from, to}] != (err == nil) {
+				t.Errorf("%s -> %s: %v", from, to, err)
+			}
+			if err != nil && !errors.Is(err, content.ErrIllegalTransition) {
+				t.Errorf("%s -> %s: %v is not ErrIllegalTransition", from, to, err)
+			}
+		}
+	}
+	if err := content.CheckTransition("DONE", content.StatusFailed); !errors.Is(err, content.ErrUnknownEnum) {
+		t.Errorf("unknown: %v", err)
+	}
+}
+
+// TestValidate covers each bad input of an image and a job.
+func TestValidate(t *testing.T) {
+	good := content.NewImage("evt-1", content.StyleFancy, content.PlatformKakao, "https://cdn/x.png", "p")
+	if good.Width != 800 || good.Height != 800 || good.ContentType != "image/png" || good.Validate() != nil {
+		t.Fatalf("NewImage %+v: %v", good, good.Validate())
+	}
+	imgCases := map[string]struct {
+		mod  func(*content.GeneratedImage)
+		want error
+	}{
+		"empty event":      {func(g *content.GeneratedImage) { g.EventID = "" }, keys.ErrMissingField},
+		"empty id":         {func(g *content.GeneratedImage) { g.ID = "" }, keys.ErrMissingField},
+		"unknown style":    {func(g *content.GeneratedImage) { g.Style = "RETRO" }, content.ErrUnknownEnum},
+		"unknown platform": {func(g *content.GeneratedImage) { g.Platform = "TIKTOK" }, content.ErrUnknownEnum},
+		"zero width":       {func(g *content.GeneratedImage) { g.Width = 0 }, content.ErrOutOfRange},
+		"negative height":  {func(g *content.GeneratedImage) { g.Height = -1 }, content.ErrOutOfRange},
+		"negative size":    {func(g *content.GeneratedImage) { g.FileSize = -5 }, content.ErrOutOfRange},
+		"no url":           {func(g *content.GeneratedImage) { g.CDNURL = "" }, keys.ErrMissingField},
+	}
+	for name, c := range imgCases {
+		g := good
+		c.mod(&g)
+		err := g.Validate()
+		if !errors.Is(err, c.want) || !errors.Is(err, entity.ErrValidation) {
+			t.Errorf("image %s: %v", name, err)
+		}
+	}
+	job := content.Job{ID: "job-img-1", EventID: "e", Kind: content.KindImageGeneration, Status: content.StatusPending, CreatedAt: t0}
+	jobCases := map[string]struct {
+		mod  func(*content.Job)
+		want error
+	}{
+		"bad id":        {func(j *content.Job) { j.ID = "img-1" }, content.ErrInvalidJobID},
+		"empty event":   {func(j *content.Job) { j.EventID = "" }, keys.ErrMissingField},
+		"unknown kind":  {func(j *content.Job) { j.Kind = "VIDEO" }, content.ErrUnknownEnum},
+		"unknown state": {func(j *content.Job) { j.Status = "PAUSED" }, content.ErrUnknownEnum},
+		"progress 101":  {func(j *content.Job) { j.Progress = 101 }, content.ErrOutOfRange},
+		"progress -1":   {func(j *content.Job) { j.Progress = -1 }, content.ErrOutOfRange},
+	}
+	for name, c := range jobCases {
+		j := job
+		c.mod(&j)
+		if err := j.Validate(); !errors.Is(err, c.want) {
+			t.Errorf("job %s: %v", name, err)
+		}
+	}
+	// The codec itself refuses an unknown job kind, both ways.
+	j := job
+	j.Kind = "VIDEO"
+	if _, err := j.MarshalItem(); !errors.Is(err, content.ErrUnknownEnum) {
+		t.Errorf("marshal unknown kind: %v", err)
+	}
+	j.Kind = content.KindImageGeneration
+	item, err := j.MarshalItem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	item["jobType"] = &types.AttributeValueMemberS{Value: "VIDEO"}
+	var back content.Job
+	var ee *content.EnumError
+	if err := back.UnmarshalItem(item); !errors.As(err, &ee) || ee.Value != "VIDEO" {
+		t.Errorf("decode unknown kind: %v", err)
+	}
+}
+
+func newTable(t *testing.T) *entity.Table {
+	t.Helper()
+	tbl := content.NewTable(testenv.DynamoDB(t), testenv.UniqueName("content"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := tbl.EnsureTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
+	return tbl
+}
+
+func raw(t *testing.T, tbl *entity.Table, k entity.Key) map[string]types.AttributeValue {
+	t.Helper()
+	out, err := tbl.Client().GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String(tbl.Name()), Key: tbl.KeyMap(k), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Item
+}
+
+func sv(m map[string]types.AttributeValue, k string) string {
+	switch v := m[k].(type) {
+	case *types.AttributeValueMemberS:
+		return v.Value
+	case *types.AttributeValueMemberN:
+		return v.Value
+	}
+	return "<absent>"
+}
+
+// TestContentAndImages: one content per event, image validation, TTL.
+func TestContentAndImages(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t)
+	svc := content.NewService(tbl, func(o *content.Options) { o.Now = func() time.Time { return now } })
+	c := content.Content{EventID: "evt-draft-12345", EventTitle: "봄맞이 커피 할인 이벤트", EventDescription: "신메뉴 아메리카노 1+1 이벤트"}
+	if err := svc.CreateContent(ctx, &c); err != nil {
+		t.Fatal(err)
+	}
+	again := content.Content{EventID: "evt-draft-12345", EventTitle: "dup"}
+	if err := svc.CreateContent(ctx, &again); !errors.Is(err, entity.ErrAlreadyExists) {
+		t.Fatalf("second content of an event: %v", err)
+	}
+	if err := svc.CreateContent(ctx, &content.Content{EventTitle: "x"}); !errors.Is(err, keys.ErrMissingField) {
+		t.Fatalf("empty event: %v", err)
+	}
+	if err := svc.CreateContent(ctx, &content.Content{EventID: "e"}); !errors.Is(err, entity.ErrValidation) {
+		t.Fatalf("empty title: %v", err)
+	}
+	it := raw(t, tbl, entity.Key{PK: "EVENT#evt-draft-12345", SK: "CONTENT"})
+	if sv(it, "Type") != "Content" || sv(it, "eventTitle") != c.EventTitle || sv(it, "createdAt") == "<absent>" || sv(it, "ttl") != "<absent>" {
+		t.Fatalf("content item %v", it)
+	}
+
+	g := content.NewImage("evt-draft-12345", content.StyleSimple, content.PlatformInstagram, "https://cdn.kt-event.com/images/evt-draft-12345-simple.png", "Clean and simple coffee event poster")
+	if err := svc.AddImage(ctx, &g); err != nil {
+		t.Fatal(err)
+	}
+	k, _ := g.PrimaryKey()
+	it = raw(t, tbl, k)
+	if want := strconv.FormatInt(now.Add(90*24*time.Hour).Unix(), 10); sv(it, "ttl") != want {
+		t.Fatalf("image ttl %s, want %s (90 days)", sv(it, "ttl"), want)
+	}
+	if sv(it, "SK") != "IMAGE#SIMPLE#INSTAGRAM#"+g.ID || sv(it, "width") != "1080" || sv(it, "selected") != "<absent>" && it["selected"].(*types.AttributeValueMemberBOOL).Value {
+		t.Fatalf("image item %v", it)
+	}
+	bad := g
+	bad.ID, bad.Width = "other", 0
+	if err := svc.AddImage(ctx, &bad); !errors.Is(err, content.ErrOutOfRange) {
+		t.Fatalf("zero width: %v", err)
+	}
+	sel, err := svc.SelectImage(ctx, g.EventID, g.Style, g.Platform, g.ID, true)
+	if err != nil || !sel.Selected {
+		t.Fatalf("select: %+v %v", sel, err)
+	}
+	if _, err := svc.SelectImage(ctx, g.EventID, g.Style, g.Platform, "missing", true); !errors.Is(err, entity.ErrNotFound) {
+		t.Fatalf("select missing: %v", err)
+	}
+	if _, err := svc.SelectImage(ctx, "", g.Style, g.Platform, g.ID, true); !errors.Is(err, entity.ErrValidation) {
+		t.Fatalf("select empty event: %v", err)
+	}
+}
+
+// TestJobLifecycle: PENDING -> PROCESSING -> COMPLETED with progress,
+// completedAt, TTL, the GSI2 status key following the status, and every
+// illegal step refused.
+func TestJobLifecycle(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t)
+	svc := content.NewService(tbl, func(o *content.Options) { o.Now = func() time.Time { return now } })
+	j := content.Job{ID: "job-img-abc123", EventID: "evt-draft-12345", Kind: content.KindImageGeneration}
+	if err := svc.CreateJob(ctx, &j); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.CreateJob(ctx, &content.Job{ID: "job-img-abc123", EventID: "e", Kind: content.KindImageGeneration}); !errors.Is(err, entity.ErrAlreadyExists) {
+		t.Fatalf("duplicate job: %v", err)
+	}
+	for name, bad := range map[string]content.Job{
+		"bad id":      {ID: "job-abc", EventID: "e", Kind: content.KindImageGeneration},
+		"no kind":     {ID: "job-img-x1", EventID: "e"},
+		"empty event": {ID: "job-img-x2", Kind: content.KindImageGeneration},
+	} {
+		if err := svc.CreateJob(ctx, &bad); !errors.Is(err, entity.ErrValidation) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	key, _ := content.JobKey(j.ID)
+	it := raw(t, tbl, key)
+	if sv(it, "status") != "PENDING" || sv(it, "progress") != "0" || sv(it, "GSI2PK") != "JOBSTATUS#PENDING" ||
+		sv(it, "GSI1PK") != "EVENT#evt-draft-12345" || sv(it, "GSI1SK") != "JOB#"+now.Format("2006-01-02T15:04:05.000Z")+"#job-img-abc123" ||
+		sv(it, "ttl") != strconv.FormatInt(now.Add(30*24*time.Hour).Unix(), 10) {
+		t.Fatalf("job item %v", it)
+	}
+	var te *content.TransitionError
+	if _, err := svc.CompleteJob(ctx, j.ID, "early"); !errors.As(err, &te) || te.From != content.StatusPending || te.To != content.StatusCompleted {
+		t.Fatalf("complete a pending job: %v", err)
+	}
+	if _, err := svc.SetProgress(ctx, j.ID, 10); !errors.As(err, &te) || te.From != content.StatusPending {
+		t.Fatalf("progress of a pending job: %v", err)
+	}
+	got, err := svc.StartJob(ctx, j.ID)
+	if err != nil || got.Status != content.StatusProcessing {
+		t.Fatalf("start: %+v %v", got, err)
+	}
+	if _, err := svc.StartJob(ctx, j.ID); !errors.As(err, &te) || te.From != content.StatusProcessing {
+		t.Fatalf("start twice: %v", err)
+	}
+	for _, p := range []int{-1, 101} {
+		if _, err := svc.SetProgress(ctx, j.ID, p); !errors.Is(err, content.ErrOutOfRange) {
+			t.Fatalf("progress %d: %v", p, err)
+		}
+	}
+	if got, err = svc.SetProgress(ctx, j.ID, 50); err != nil || got.Progress != 50 {
+		t.Fatalf("progress: %+v %v", got, err)
+	}
+	if sv(raw(t, tbl, key), "GSI2PK") != "JOBSTATUS#PROCESSING" {
+		t.Fatal("GSI2 key did not follow the status")
+	}
+	got, err = svc.CompleteJob(ctx, j.ID, "4 images")
+	if err != nil || got.Status != content.StatusCompleted || got.Progress != 100 || !got.CompletedAt.Equal(now) || got.ResultMessage != "4 images" {
+		t.Fatalf("complete: %+v %v", got, err)
+	}
+	if _, err := svc.FailJob(ctx, j.ID, "late"); !errors.As(err, &te) || te.From != content.StatusCompleted {
+		t.Fatalf("fail a completed job: %v", err)
+	}
+	if _, err := svc.StartJob(ctx, "job-img-missing"); !errors.Is(err, entity.ErrNotFound) {
+		t.Fatalf("missing job: %v", err)
+	}
+	if _, err := svc.StartJob(ctx, "nope"); !errors.Is(err, content.ErrInvalidJobID) {
+		t.Fatalf("bad id: %v", err)
+	}
+	// FAILED sets completedAt too.
+	f := content.Job{ID: content.NewJobID(), EventID: "evt-2", Kind: content.KindImageRegeneration}
+	if err := svc.CreateJob(ctx, &f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.StartJob(ctx, f.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err = svc.FailJob(ctx, f.ID, "stable diffusion timeout")
+	if err != nil || got.Status != content.StatusFailed || got.CompletedAt.IsZero() || got.ErrorMessage == "" {
+		t.Fatalf("fail: %+v %v", got, err)
+	}
+}
+
+// TestStartJobRace: 16 workers start the same job; exactly one wins, the
+// others get a TransitionError from PROCESSING.
+func TestStartJobRace(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t)
+	svc := content.NewService(tbl)
+	j := content.Job{ID: content.NewJobID(), EventID: "evt-r", Kind: content.KindImageGeneration}
+	if err := svc.CreateJob(ctx, &j); err != nil {
+		t.Fatal(err)
+	}
+	var wins, lost atomic.Int64
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := svc.StartJob(ctx, j.ID)
+			var te *content.TransitionError
+			switch {
+			case err == nil:
+				wins.Add(1)
+			case errors.As(err, &te) && te.From == content.StatusProcessing:
+				lost.Add(1)
+			default:
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins.Load() != 1 || lost.Load() != 15 {
+		t.Fatalf("wins %d, lost %d", wins.Load(), lost.Load())
+	}
+}

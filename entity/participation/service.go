@@ -1,0 +1,622 @@
+package participation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/keys"
+)
+
+// Errors of the request lifecycle. Check them with errors.Is.
+var (
+	// ErrIllegalTransition is matched by [*TransitionError].
+	ErrIllegalTransition = errors.New("participation: illegal status transition")
+	// ErrNotReady is returned by [Service.Process] for a request that is
+	// still RECEIVED: its message arrived before the API recorded QUEUED.
+	// The delivery should be retried later (the queue redelivers).
+	ErrNotReady = errors.New("participation: request not queued yet")
+	// ErrEnqueue is returned by [Service.Participate] when the queue
+	// refused the message; the request is then FAILED_FINAL with error
+	// code FAILED_INGEST_ENQUEUE.
+	ErrEnqueue = errors.New("participation: enqueue failed")
+)
+
+// TransitionError reports a status change that the status machine does
+// not allow, or that lost a race: From is the status the request really
+// had (read from the failed conditional write) and To the one asked for.
+type TransitionError struct {
+	RequestID string
+	From, To  Status
+}
+
+func (e *TransitionError) Error() string {
+	s := "participation: illegal status transition " + string(e.From) + " -> " + string(e.To)
+	if e.RequestID != "" {
+		s += " (request " + e.RequestID + ")"
+	}
+	return s
+}
+
+// Unwrap returns [ErrIllegalTransition].
+func (e *TransitionError) Unwrap() error { return ErrIllegalTransition }
+
+var next = map[Status][]Status{
+	StatusReceived:   {StatusQueued, StatusFailedFinal},
+	StatusQueued:     {StatusProcessing},
+	StatusProcessing: {StatusSucceeded, StatusRejected, StatusFailedFinal},
+}
+
+// CheckTransition reports whether the status machine allows from -> to:
+// nil, a [*TransitionError], or an [*EnumError] for an unknown status.
+func CheckTransition(from, to Status) error {
+	for _, s := range []Status{from, to} {
+		if !s.Valid() {
+			return &EnumError{Enum: "Status", Value: string(s)}
+		}
+	}
+	for _, s := range next[from] {
+		if s == to {
+			return nil
+		}
+	}
+	return &TransitionError{From: from, To: to}
+}
+
+// Message is what the API sends to the queue for the worker.
+type Message struct {
+	RequestID string
+	EventID   string
+}
+
+// Queue is the message queue between the API and the worker (SQS in the
+// seed). Send returns nil only once the message is durably accepted. The
+// queue may deliver a message more than once; [Service.Process] is
+// idempotent.
+type Queue interface {
+	Send(ctx context.Context, m Message) error
+}
+
+// Options configures a [Service]. The zero value is valid.
+type Options struct {
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+	// NewRequestID returns a new request ID; default keys.NewID (26
+	// characters, time-ordered).
+	NewRequestID func() string
+	// StatusLog writes a RequestStatusLog item in the same transaction as
+	// every status change (the seed's optional audit log). Default false:
+	// a transition is then a single UpdateItem where it can be.
+	StatusLog bool
+	// Draw decides a LOTTERY request: true wins. Default: a fair coin.
+	Draw func(r Request) bool
+	// Retry paces retries of transaction conflicts (many workers on one
+	// EventCapacity). Default: jittered backoff from 5 ms to 200 ms,
+	// bounded by the context.
+	Retry entity.RetryStrategy
+}
+
+// Service runs the participation lifecycle on a table made with
+// [NewTable] (or [TableOptions]): the API step [Service.Participate] and
+// the worker step [Service.Process]. It is safe for concurrent use.
+type Service struct {
+	t     *entity.Table
+	q     Queue
+	o     Options
+	locks *entity.Store[IdempotencyLock, *IdempotencyLock]
+	reqs  *entity.Store[Request, *Request]
+	caps  *entity.Store[EventCapacity, *EventCapacity]
+	logs  *entity.Store[RequestStatusLog, *RequestStatusLog]
+}
+
+// NewService returns a Service on table t that sends to q (q may be nil
+// for a worker-only service; Participate then fails with [ErrEnqueue]).
+func NewService(t *entity.Table, q Queue, optFns ...func(*Options)) *Service {
+	var o Options
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.NewRequestID == nil {
+		o.NewRequestID = keys.NewID
+	}
+	if o.Draw == nil {
+		o.Draw = func(Request) bool { return rand.IntN(2) == 0 }
+	}
+	if o.Retry == nil {
+		o.Retry = entity.Backoff{Base: 5 * time.Millisecond, Max: 200 * time.Millisecond}
+	}
+	return &Service{
+		t: t, q: q, o: o,
+		locks: entity.NewStore[IdempotencyLock](t),
+		reqs:  entity.NewStore[Request](t),
+		caps:  entity.NewStore[EventCapacity](t),
+		logs:  entity.NewStore[RequestStatusLog](t),
+	}
+}
+
+// Table returns the service's table.
+func (s *Service) Table() *entity.Table { return s.t }
+
+func (s *Service) now() time.Time { return s.o.Now().UTC() }
+
+func invalid(op, typ, field string, err error) error {
+	return &entity.ValidationError{Op: op, Type: typ, Field: field, Err: err}
+}
+
+// CreateCapacity creates the EventCapacity of a FIRST_COME event with
+// capacity seats. It fails with entity.ErrAlreadyExists when the event
+// has one, and with an *entity.ValidationError for an empty or malformed
+// eventID or a capacity below 1.
+func (s *Service) CreateCapacity(ctx context.Context, eventID string, capacity int64) (EventCapacity, error) {
+	if _, err := EventCapacityKey(eventID); err != nil {
+		return EventCapacity{}, invalid("CreateCapacity", EventCapacityType, "eventId", err)
+	}
+	if capacity < 1 {
+		return EventCapacity{}, invalid("CreateCapacity", EventCapacityType, "capacityTotal", fmt.Errorf("capacity %d is below 1", capacity))
+	}
+	ec := EventCapacity{EventID: eventID, CapacityTotal: capacity, CapacityRemaining: capacity}
+	err := s.caps.Create(ctx, &ec)
+	return ec, err
+}
+
+// Receipt is the answer to a participation click.
+type Receipt struct {
+	// RequestID is the request of the first click of this user for this
+	// event (this click's own when Duplicate is false).
+	RequestID string
+	// Duplicate reports that an earlier click won the IdempotencyLock.
+	Duplicate bool
+	// Status is the request's status after this click: QUEUED, or
+	// FAILED_FINAL when the enqueue failed; "" for a duplicate (read the
+	// request to know it).
+	Status Status
+}
+
+// Participate is POST /events/{eventId}/participations: table A of the
+// seed, rows one to four.
+//
+// In one TransactWriteItems it puts the IdempotencyLock (condition
+// attribute_not_exists(PK) AND attribute_not_exists(SK)) and the Request
+// (status RECEIVED, requestedAt now), so a Request never exists without
+// its lock. A duplicate click writes nothing and gets the first requestId,
+// from the failed condition's old item (ALL_OLD) or, failing that, a
+// GetItem of the lock. Then it sends the [Message] to the queue; only
+// when the send succeeded does it set QUEUED, queuedAt and the GSI2 key
+// (condition status = RECEIVED AND attribute_not_exists(queuedAt)). A
+// failed send sets FAILED_FINAL with FAILED_INGEST_ENQUEUE and returns an
+// error matching [ErrEnqueue]. Duplicates of that click keep getting its
+// requestId: the seed's lock is never released.
+//
+// Bad input (empty IDs, an unknown mode) is an *entity.ValidationError
+// and writes nothing.
+func (s *Service) Participate(ctx context.Context, eventID, userID string, mode Mode) (Receipt, error) {
+	const op = "Participate"
+	lockKey, err := IdempotencyLockKey(eventID, userID)
+	if err != nil {
+		return Receipt{}, invalid(op, IdempotencyLockType, "eventId/userId", err)
+	}
+	if !mode.Valid() {
+		return Receipt{}, invalid(op, RequestType, "mode", &EnumError{Enum: "Mode", Value: string(mode)})
+	}
+	rid := s.o.NewRequestID()
+	now := s.now()
+	lock := IdempotencyLock{EventID: eventID, UserID: userID, RequestID: rid, CreatedAt: now}
+	req := Request{RequestID: rid, EventID: eventID, UserID: userID, Mode: mode, Status: StatusReceived, RequestedAt: now}
+	var lockDry, reqDry entity.Request
+	if err := s.locks.Create(ctx, &lock, entity.DryRun(&lockDry)); err != nil {
+		return Receipt{}, err
+	}
+	if err := s.reqs.Create(ctx, &req, entity.DryRun(&reqDry)); err != nil {
+		return Receipt{}, err
+	}
+	lockPut := putOf(lockDry)
+	// The seed's exact condition for the lock.
+	lockPut.ConditionExpression = aws.String("attribute_not_exists(#pk) AND attribute_not_exists(#sk)")
+	lockPut.ExpressionAttributeNames = map[string]string{"#pk": s.t.PKAttr(), "#sk": s.t.SKAttr()}
+	lockPut.ExpressionAttributeValues = nil
+	reqPut := putOf(reqDry)
+	if _, ok := reqPut.Item["GSI2SK"]; !ok {
+		// GSI2 is sparse as a pair: no GSI2PK before QUEUED either.
+		delete(reqPut.Item, "GSI2PK")
+	}
+	items := []types.TransactWriteItem{{Put: lockPut}, {Put: reqPut}}
+	if s.o.StatusLog {
+		lp, err := s.logPut(rid, "", StatusReceived, now, "participation received")
+		if err != nil {
+			return Receipt{}, err
+		}
+		items = append(items, types.TransactWriteItem{Put: lp})
+	}
+	reasons, err := s.transact(ctx, items)
+	if err != nil {
+		if len(reasons) > 0 && code(reasons[0]) == "ConditionalCheckFailed" {
+			first, ferr := s.firstRequestID(ctx, lockKey, reasons[0].Item)
+			if ferr != nil {
+				return Receipt{}, ferr
+			}
+			return Receipt{RequestID: first, Duplicate: true}, nil
+		}
+		return Receipt{}, fmt.Errorf("participation: %s %s: %w", op, rid, err)
+	}
+
+	var sendErr error
+	if s.q == nil {
+		sendErr = errors.New("no queue configured")
+	} else {
+		sendErr = s.q.Send(ctx, Message{RequestID: rid, EventID: eventID})
+	}
+	if sendErr != nil {
+		ferr := s.apply(ctx, &req, step{
+			to: StatusFailedFinal,
+			changes: entity.Changes[Request]{
+				entity.Set(RequestErrorCode, ErrorIngestEnqueue),
+				entity.Set(RequestFailureClass, FailureTransient),
+				entity.Set(RequestErrorMessage, sendErr.Error()),
+				entity.Set(RequestFinishedAt, s.now()),
+			},
+			detail: string(ErrorIngestEnqueue),
+		})
+		return Receipt{RequestID: rid, Status: req.Status}, errors.Join(fmt.Errorf("%w: request %s: %w", ErrEnqueue, rid, sendErr), ferr)
+	}
+	// Easy mistake 2: queuedAt is written only now, after the send.
+	if err := s.markQueued(ctx, &req); err != nil {
+		return Receipt{RequestID: rid, Status: req.Status}, err
+	}
+	return Receipt{RequestID: rid, Status: req.Status}, nil
+}
+
+// markQueued is RECEIVED -> QUEUED: it writes queuedAt and the GSI2 key
+// once (easy mistake 3), conditioned on status = RECEIVED AND
+// attribute_not_exists(queuedAt) AND attribute_not_exists(GSI2SK).
+func (s *Service) markQueued(ctx context.Context, r *Request) error {
+	return s.apply(ctx, r, step{
+		to: StatusQueued,
+		changes: entity.Changes[Request]{
+			entity.Set(RequestQueuedAt, s.now()),
+			// eventId is rewritten with its own value (checked below) so
+			// that the runtime can compute the GSI2 key in this update.
+			entity.Set(RequestEventID, r.EventID),
+		},
+		conds: []expression.ConditionBuilder{
+			expression.AttributeNotExists(expression.Name("queuedAt")),
+			expression.AttributeNotExists(expression.Name("GSI2SK")),
+			expression.Name("eventId").Equal(expression.Value(r.EventID)),
+		},
+		detail: "enqueued",
+	})
+}
+
+// firstRequestID reads the first requestId from the lock's old image, or
+// with a consistent GetItem of the lock (the seed's duplicate-click row).
+func (s *Service) firstRequestID(ctx context.Context, key entity.Key, old map[string]types.AttributeValue) (string, error) {
+	if v, ok := old["requestId"].(*types.AttributeValueMemberS); ok && v.Value != "" {
+		return v.Value, nil
+	}
+	l, err := s.locks.Get(ctx, key, entity.ConsistentRead)
+	if err != nil {
+		return "", err
+	}
+	return l.RequestID, nil
+}
+
+// Process is one delivery of m to the worker (table B of the seed). It is
+// idempotent, so at-least-once delivery is safe:
+//
+//   - RECEIVED: the API has not recorded QUEUED yet; returns [ErrNotReady]
+//     (redeliver later);
+//   - QUEUED: moves to PROCESSING (startedAt; condition status = QUEUED),
+//     then decides;
+//   - PROCESSING (a redelivery after a crash, or a concurrent delivery):
+//     decides;
+//   - final: a duplicate delivery; nothing changes.
+//
+// Deciding a FIRST_COME request is one transaction: the EventCapacity
+// decrement (condition capacityRemaining > 0) and PROCESSING -> SUCCEEDED
+// (uiResult SUCCESS), so a redelivered message can never take a second
+// seat. When no seat is left the request becomes REJECTED
+// (REJECTED_CAPACITY); an event without EventCapacity ends FAILED_FINAL
+// (FAILED_EVENT_NOT_FOUND, PERMANENT). A LOTTERY request is decided by
+// Options.Draw: SUCCEEDED/LOTTERY_WIN or REJECTED/LOTTERY_LOSE, with no
+// capacity. Every change is conditioned on the status it leaves.
+//
+// It returns the request as this delivery left it, and decided = true
+// when this delivery took the final decision. Other errors (the
+// request's absence matches entity.ErrNotFound) leave the message for
+// redelivery; after too many, call [Service.Fail].
+func (s *Service) Process(ctx context.Context, m Message) (r Request, decided bool, err error) {
+	key, err := RequestKey(m.RequestID)
+	if err != nil {
+		return r, false, invalid("Process", RequestType, "requestId", err)
+	}
+	if r, err = s.reqs.Get(ctx, key, entity.ConsistentRead); err != nil {
+		return r, false, err
+	}
+	for {
+		var te *TransitionError
+		switch r.Status {
+		case StatusReceived:
+			return r, false, fmt.Errorf("%w: request %s", ErrNotReady, r.RequestID)
+		case StatusQueued:
+			err = s.apply(ctx, &r, step{
+				to:      StatusProcessing,
+				changes: entity.Changes[Request]{entity.Set(RequestStartedAt, s.now())},
+				detail:  "worker started",
+			})
+		case StatusProcessing:
+			err = s.decide(ctx, &r)
+			if err == nil {
+				return r, true, nil
+			}
+		default:
+			return r, false, nil
+		}
+		if err != nil && !errors.As(err, &te) {
+			return r, false, err
+		}
+		// A lost race: r now holds the current status; go on from there.
+	}
+}
+
+func (s *Service) decide(ctx context.Context, r *Request) error {
+	now := s.now()
+	if r.Mode == ModeLottery {
+		to, ui := StatusRejected, UILotteryLose
+		if s.o.Draw(*r) {
+			to, ui = StatusSucceeded, UILotteryWin
+		}
+		return s.apply(ctx, r, step{
+			to:      to,
+			changes: entity.Changes[Request]{entity.Set(RequestUIResult, ui), entity.Set(RequestFinishedAt, now)},
+			detail:  string(ui),
+		})
+	}
+	capKey, err := EventCapacityKey(r.EventID)
+	if err != nil {
+		return invalid("Process", EventCapacityType, "eventId", err)
+	}
+	var dry entity.Request
+	_, err = s.caps.Update(ctx, capKey,
+		entity.Changes[EventCapacity]{entity.Add(EventCapacityCapacityRemaining, -1)},
+		entity.If(expression.Name("capacityRemaining").GreaterThan(expression.Value(0))),
+		entity.DryRun(&dry))
+	if err != nil {
+		return err
+	}
+	err = s.apply(ctx, r, step{
+		to:      StatusSucceeded,
+		changes: entity.Changes[Request]{entity.Set(RequestUIResult, UISuccess), entity.Set(RequestFinishedAt, now)},
+		extra:   []types.TransactWriteItem{{Update: updateOf(dry)}},
+		detail:  string(UISuccess),
+	})
+	var xf *extraFailed
+	if !errors.As(err, &xf) {
+		return err
+	}
+	if len(xf.old) == 0 {
+		return s.Fail(ctx, r, FailurePermanent, ErrorEventNotFound, "no EventCapacity for event "+r.EventID)
+	}
+	return s.apply(ctx, r, step{
+		to:      StatusRejected,
+		changes: entity.Changes[Request]{entity.Set(RequestUIResult, UIRejectedCapacity), entity.Set(RequestFinishedAt, now)},
+		detail:  string(UIRejectedCapacity),
+	})
+}
+
+// Fail ends a request in FAILED_FINAL with class, code and message (the
+// seed's "최종 실패" row), for instance after a message exhausted its
+// deliveries. The request must be RECEIVED or PROCESSING (as r says and
+// as the table confirms), else the error is a [*TransitionError]; an
+// unknown class or code is an [*EnumError] and writes nothing. r is
+// updated with the result.
+func (s *Service) Fail(ctx context.Context, r *Request, class FailureClass, code ErrorCode, message string) error {
+	if !class.Valid() {
+		return &EnumError{Enum: "FailureClass", Value: string(class)}
+	}
+	if !code.Valid() {
+		return &EnumError{Enum: "ErrorCode", Value: string(code)}
+	}
+	return s.apply(ctx, r, step{
+		to: StatusFailedFinal,
+		changes: entity.Changes[Request]{
+			entity.Set(RequestFailureClass, class),
+			entity.Set(RequestErrorCode, code),
+			entity.Set(RequestErrorMessage, message),
+			entity.Set(RequestFinishedAt, s.now()),
+		},
+		detail: string(code),
+	})
+}
+
+// step is one status transition of a request.
+type step struct {
+	to      Status
+	changes entity.Changes[Request]
+	conds   []expression.ConditionBuilder
+	// extra items join the transaction after the request's update.
+	extra  []types.TransactWriteItem
+	detail string
+}
+
+// extraFailed reports that an extra item's condition failed.
+type extraFailed struct {
+	index int
+	old   map[string]types.AttributeValue
+}
+
+func (e *extraFailed) Error() string {
+	return fmt.Sprintf("participation: item %d condition failed", e.index)
+}
+
+// apply performs one transition of r, always conditioned on
+// status = r.Status (easy mistake 4). On success r is the new state. A
+// lost condition is a *TransitionError from the real status, and r is
+// then the current state.
+func (s *Service) apply(ctx context.Context, r *Request, st step) error {
+	from := r.Status
+	if err := CheckTransition(from, st.to); err != nil {
+		var te *TransitionError
+		if errors.As(err, &te) {
+			te.RequestID = r.RequestID
+		}
+		return err
+	}
+	key, err := RequestKey(r.RequestID)
+	if err != nil {
+		return invalid("transition", RequestType, "requestId", err)
+	}
+	changes := append(entity.Changes[Request]{entity.Set(RequestStatus, st.to)}, st.changes...)
+	cond := expression.Name("status").Equal(expression.Value(string(from)))
+	for _, c := range st.conds {
+		cond = cond.And(c)
+	}
+	var dry entity.Request
+	if _, err := s.reqs.Update(ctx, key, changes, entity.If(cond), entity.DryRun(&dry)); err != nil {
+		return err
+	}
+	in := dry.Input.(*dynamodb.UpdateItemInput)
+	items := st.extra
+	if s.o.StatusLog {
+		lp, err := s.logPut(r.RequestID, from, st.to, s.now(), st.detail)
+		if err != nil {
+			return err
+		}
+		items = append(append([]types.TransactWriteItem(nil), items...), types.TransactWriteItem{Put: lp})
+	}
+	if len(items) == 0 {
+		out, err := s.t.Client().UpdateItem(ctx, in)
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) {
+			return s.lost(ctx, r, key, st.to, ccf.Item)
+		}
+		if err != nil {
+			return fmt.Errorf("participation: %s -> %s (request %s): %w", from, st.to, r.RequestID, err)
+		}
+		v, err := s.reqs.Decode(out.Attributes)
+		if err != nil {
+			return err
+		}
+		*r = v
+		return nil
+	}
+	all := append([]types.TransactWriteItem{{Update: updateOf(entity.Request{Input: in})}}, items...)
+	reasons, err := s.transact(ctx, all)
+	if err != nil {
+		if len(reasons) == len(all) {
+			if code(reasons[0]) == "ConditionalCheckFailed" {
+				return s.lost(ctx, r, key, st.to, reasons[0].Item)
+			}
+			for i := 1; i <= len(st.extra); i++ {
+				if code(reasons[i]) == "ConditionalCheckFailed" {
+					return &extraFailed{index: i - 1, old: reasons[i].Item}
+				}
+			}
+		}
+		return fmt.Errorf("participation: %s -> %s (request %s): %w", from, st.to, r.RequestID, err)
+	}
+	v, err := s.reqs.Get(ctx, key, entity.ConsistentRead)
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
+}
+
+// lost explains a failed status condition from the old item.
+func (s *Service) lost(ctx context.Context, r *Request, key entity.Key, to Status, old map[string]types.AttributeValue) error {
+	var cur Request
+	var err error
+	if len(old) > 0 {
+		cur, err = s.reqs.Decode(old)
+	} else {
+		cur, err = s.reqs.Get(ctx, key, entity.ConsistentRead)
+	}
+	if err != nil {
+		return err
+	}
+	*r = cur
+	return &TransitionError{RequestID: r.RequestID, From: cur.Status, To: to}
+}
+
+func (s *Service) logPut(requestID string, from, to Status, at time.Time, detail string) (*types.Put, error) {
+	l := RequestStatusLog{RequestID: requestID, OccurredAt: at, From: from, To: to, Detail: detail}
+	var dry entity.Request
+	if err := s.logs.Create(context.Background(), &l, entity.DryRun(&dry)); err != nil {
+		return nil, err
+	}
+	return putOf(dry), nil
+}
+
+// transact sends a transaction, retrying transaction conflicts and
+// throttling. On a cancellation it returns the reasons with the error.
+func (s *Service) transact(ctx context.Context, items []types.TransactWriteItem) ([]types.CancellationReason, error) {
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: items}
+	for attempt := 1; ; attempt++ {
+		_, err := s.t.Client().TransactWriteItems(ctx, in)
+		if err == nil {
+			return nil, nil
+		}
+		var tce *types.TransactionCanceledException
+		if !errors.As(err, &tce) {
+			return nil, err
+		}
+		retry := false
+		for _, r := range tce.CancellationReasons {
+			switch code(r) {
+			case "ConditionalCheckFailed":
+				return tce.CancellationReasons, err
+			case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
+				retry = true
+			}
+		}
+		if !retry {
+			return tce.CancellationReasons, err
+		}
+		d, ok := s.o.Retry.Next(attempt)
+		if !ok {
+			return tce.CancellationReasons, err
+		}
+		select {
+		case <-ctx.Done():
+			return tce.CancellationReasons, errors.Join(err, ctx.Err())
+		case <-time.After(d):
+		}
+	}
+}
+
+func code(r types.CancellationReason) string { return aws.ToString(r.Code) }
+
+func putOf(r entity.Request) *types.Put {
+	in := r.Input.(*dynamodb.PutItemInput)
+	return &types.Put{
+		TableName:                           in.TableName,
+		Item:                                in.Item,
+		ConditionExpression:                 in.ConditionExpression,
+		ExpressionAttributeNames:            in.ExpressionAttributeNames,
+		ExpressionAttributeValues:           in.ExpressionAttributeValues,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+}
+
+func updateOf(r entity.Request) *types.Update {
+	in := r.Input.(*dynamodb.UpdateItemInput)
+	return &types.Update{
+		TableName:                           in.TableName,
+		Key:                                 in.Key,
+		UpdateExpression:                    in.UpdateExpression,
+		ConditionExpression:                 in.ConditionExpression,
+		ExpressionAttributeNames:            in.ExpressionAttributeNames,
+		ExpressionAttributeValues:           in.ExpressionAttributeValues,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+}
