@@ -163,6 +163,17 @@ var contentSchema = entity.Schema{
 // EntitySchema returns the schema of Content, shared and read-only.
 func (*Content) EntitySchema() *entity.Schema { return &contentSchema }
 
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *Content) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
+
 // PrimaryKey returns the primary key built from p's fields.
 func (p *Content) PrimaryKey() (entity.Key, error) {
 	return ContentKey(p.EventID)
@@ -589,6 +600,17 @@ var generatedImageSchema = entity.Schema{
 
 // EntitySchema returns the schema of GeneratedImage, shared and read-only.
 func (*GeneratedImage) EntitySchema() *entity.Schema { return &generatedImageSchema }
+
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *GeneratedImage) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
 
 // PrimaryKey returns the primary key built from p's fields.
 func (p *GeneratedImage) PrimaryKey() (entity.Key, error) {
@@ -1216,6 +1238,17 @@ var jobSchema = entity.Schema{
 
 // EntitySchema returns the schema of Job, shared and read-only.
 func (*Job) EntitySchema() *entity.Schema { return &jobSchema }
+
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *Job) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
 
 // PrimaryKey returns the primary key built from p's fields.
 func (p *Job) PrimaryKey() (entity.Key, error) {

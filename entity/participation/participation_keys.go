@@ -178,6 +178,14 @@ var idempotencyLockSchema = entity.Schema{
 // EntitySchema returns the schema of IdempotencyLock, shared and read-only.
 func (*IdempotencyLock) EntitySchema() *entity.Schema { return &idempotencyLockSchema }
 
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero.
+func (p *IdempotencyLock) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+}
+
 // PrimaryKey returns the primary key built from p's fields.
 func (p *IdempotencyLock) PrimaryKey() (entity.Key, error) {
 	return IdempotencyLockKey(p.EventID, p.UserID)
@@ -734,6 +742,14 @@ var requestSchema = entity.Schema{
 // EntitySchema returns the schema of Request, shared and read-only.
 func (*Request) EntitySchema() *entity.Schema { return &requestSchema }
 
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): UpdatedAt unless keepUpdated is true and it is set.
+func (p *Request) StampTimes(now time.Time, keepUpdated bool) {
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
+
 // PrimaryKey returns the primary key built from p's fields.
 func (p *Request) PrimaryKey() (entity.Key, error) {
 	return RequestKey(p.RequestID)
@@ -1113,6 +1129,17 @@ var eventCapacitySchema = entity.Schema{
 
 // EntitySchema returns the schema of EventCapacity, shared and read-only.
 func (*EventCapacity) EntitySchema() *entity.Schema { return &eventCapacitySchema }
+
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *EventCapacity) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
 
 // PrimaryKey returns the primary key built from p's fields.
 func (p *EventCapacity) PrimaryKey() (entity.Key, error) {
