@@ -4,7 +4,8 @@
 // runs every access pattern of seed 001 §4.2 (plus "newest of any Type"
 // and the category collection), printing the results.
 //
-// It talks to DynamoDB Local when TABLEKIT_DYNAMODB_ENDPOINT is set, for
+// It runs on the embedded engine (package ddbmem) by default, and talks
+// to DynamoDB Local when TABLEKIT_DYNAMODB_ENDPOINT is set, for
 // instance
 //
 //	TABLEKIT_DYNAMODB_ENDPOINT=http://127.0.0.1:8000 go run ./examples/codex
@@ -15,7 +16,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	cx "github.com/tablekit/tablekit/entity/codex"
 	"github.com/tablekit/tablekit/query/codex"
@@ -63,9 +64,7 @@ func newClient() (entity.Client, error) {
 			}),
 		}), nil
 	}
-	// The embedded engine (package ddbmem) is the default once it is
-	// complete: replace the next line with `return ddbmem.New(), nil`.
-	return nil, errors.New("codex example: set TABLEKIT_DYNAMODB_ENDPOINT to a DynamoDB Local endpoint (the embedded engine is not wired in yet)")
+	return ddbmem.New(), nil
 }
 
 // run creates the table, writes the sample data and runs every access

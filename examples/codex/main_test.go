@@ -7,13 +7,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit/ddbmem"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/internal/testenv"
 )
 
 // TestRun runs the example against DynamoDB Local and checks that every
 // access pattern printed its results.
-func TestRun(t *testing.T) {
-	client := testenv.DynamoDB(t)
+func TestRun(t *testing.T) { testRun(t, testenv.DynamoDB(t)) }
+
+// TestRunEmbedded runs the example on the embedded engine, as the README's
+// main command does with no endpoint configured.
+func TestRunEmbedded(t *testing.T) { testRun(t, ddbmem.New()) }
+
+func testRun(t *testing.T, client entity.Client) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var out bytes.Buffer
