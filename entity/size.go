@@ -22,6 +22,10 @@ func ItemSize(item map[string]types.AttributeValue) int {
 	return n
 }
 
+// AttributeSize returns the size DynamoDB counts for one attribute value
+// (without its name), as [ItemSize] does for a whole item.
+func AttributeSize(v types.AttributeValue) int { return valueSize(v) }
+
 func valueSize(v types.AttributeValue) int {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:

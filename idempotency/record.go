@@ -6,13 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/tablekit/tablekit/entity"
 )
 
 // record is a decoded idempotency record.
@@ -140,64 +141,11 @@ func ownedCondition(owner string) expression.ConditionBuilder {
 		And(expression.Name(attrOwner).Equal(expression.Value(strAV(owner))))
 }
 
-// itemSize estimates an item's size the way DynamoDB counts it (attribute
-// names plus values), rounding numbers up, so that a check against
-// MaxItemSize is never too lenient.
-func itemSize(item map[string]types.AttributeValue) int {
-	n := 0
-	for k, v := range item {
-		n += len(k) + valueSize(v)
-	}
-	return n
-}
+// itemSize is the item's size as DynamoDB counts it (entity.ItemSize).
+func itemSize(item map[string]types.AttributeValue) int { return entity.ItemSize(item) }
 
-func valueSize(v types.AttributeValue) int {
-	switch v := v.(type) {
-	case *types.AttributeValueMemberS:
-		return len(v.Value)
-	case *types.AttributeValueMemberN:
-		return numSize(v.Value)
-	case *types.AttributeValueMemberB:
-		return len(v.Value)
-	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
-		return 1
-	case *types.AttributeValueMemberSS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)
-		}
-		return n
-	case *types.AttributeValueMemberNS:
-		n := 0
-		for _, s := range v.Value {
-			n += numSize(s)
-		}
-		return n
-	case *types.AttributeValueMemberBS:
-		n := 0
-		for _, b := range v.Value {
-			n += len(b)
-		}
-		return n
-	case *types.AttributeValueMemberL:
-		n := 3
-		for _, e := range v.Value {
-			n += 1 + valueSize(e)
-		}
-		return n
-	case *types.AttributeValueMemberM:
-		n := 3
-		for k, e := range v.Value {
-			n += 1 + len(k) + valueSize(e)
-		}
-		return n
-	}
-	return 0
-}
-
-// numSize bounds a number's stored size: about one byte per two
-// significant digits plus one.
-func numSize(s string) int { return int(math.Ceil(float64(len(s))/2)) + 1 }
+// valueSize is one value's size as DynamoDB counts it.
+func valueSize(v types.AttributeValue) int { return entity.AttributeSize(v) }
 
 // ambiguous reports whether a failed write may nevertheless have been
 // applied: anything but a request the server rejected as a client error
