@@ -156,10 +156,15 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...
 
 // output returns the copy of it to hand out, projected if asked.
 func (x *exprs) output(it item) item {
+	var sl slab
+	return x.outputSlab(&sl, it)
+}
+
+func (x *exprs) outputSlab(sl *slab, it item) item {
 	if x.proj != nil {
-		return copyItem(x.proj.Apply(it, &x.env))
+		return sl.copyItem(x.proj.Apply(it, &x.env))
 	}
-	return copyItem(it)
+	return sl.copyItem(it)
 }
 
 // DeleteItem deletes an item, which need not exist. A failed

@@ -266,6 +266,7 @@ type readOpts struct {
 }
 
 type page struct {
+	slab    slab
 	items   []item
 	count   int
 	scanned int
@@ -276,9 +277,10 @@ type page struct {
 
 // visit reads one entry into the page; it returns false when the page
 // is full.
-func (r *readOpts) visit(p *page, it item) (bool, error) {
+func (r *readOpts) visit(p *page, e *entry) (bool, error) {
+	it := e.item
 	p.scanned++
-	p.size += ddbexpr.ItemSize(it)
+	p.size += e.size
 	out := it
 	if r.project {
 		out = r.src.project(it)
@@ -294,7 +296,7 @@ func (r *readOpts) visit(p *page, it item) (bool, error) {
 	if ok {
 		p.count++
 		if !r.count {
-			p.items = append(p.items, r.x.output(out))
+			p.items = append(p.items, r.x.outputSlab(&p.slab, out))
 		}
 	}
 	if (r.limit > 0 && p.scanned >= r.limit) || p.size >= pageBytes {
@@ -415,7 +417,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		}
 		esk = e
 	}
-	var p page
+	p := page{slab: slab{chunk: slabChunk}}
 	if !count {
 		p.items = []item{}
 	}
@@ -438,7 +440,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 				}
 			}
 			for i := lo; i < hi; i++ {
-				more, err := r.visit(&p, es[i].item)
+				more, err := r.visit(&p, &es[i])
 				if err != nil {
 					t.mu.RUnlock()
 					return nil, err
@@ -454,7 +456,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 				}
 			}
 			for i := hi - 1; i >= lo; i-- {
-				more, err := r.visit(&p, es[i].item)
+				more, err := r.visit(&p, &es[i])
 				if err != nil {
 					t.mu.RUnlock()
 					return nil, err
@@ -531,7 +533,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 		seg, total = int(*in.Segment), int(*in.TotalSegments)
 	}
 	r := &readOpts{x: x, src: src, limit: limit, count: count, project: project}
-	var p page
+	p := page{slab: slab{chunk: slabChunk}}
 	if !count {
 		p.items = []item{}
 	}
@@ -567,7 +569,7 @@ scan:
 			j = sort.Search(len(es), func(k int) bool { return es[k].sk > eskSK })
 		}
 		for ; j < len(es); j++ {
-			more, err := r.visit(&p, es[j].item)
+			more, err := r.visit(&p, &es[j])
 			if err != nil {
 				t.mu.RUnlock()
 				return nil, err

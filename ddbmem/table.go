@@ -452,12 +452,13 @@ func (t *table) write(pk, sk string, old, it item) {
 		}
 		return
 	}
-	t.data.put(pk, sk, it)
+	size := ddbexpr.ItemSize(it)
+	t.data.put(pk, sk, it, size)
 	t.count++
-	t.bytes += int64(ddbexpr.ItemSize(it))
+	t.bytes += int64(size)
 	for _, ix := range t.indexes {
 		if ipk, isk, ok := t.indexKey(ix, it); ok {
-			ix.data.put(ipk, isk, it)
+			ix.data.put(ipk, isk, it, size)
 		}
 	}
 }
