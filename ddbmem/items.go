@@ -342,7 +342,12 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 			src = old
 		}
 		if src != nil && p.x.update != nil {
-			pr := &ddbexpr.Projection{Paths: updatePaths(p.x.update)}
+			// DynamoDB returns the whole top-level attributes touched.
+			var top []ddbexpr.Path
+			for _, up := range updatePaths(p.x.update) {
+				top = append(top, up[:1])
+			}
+			pr := &ddbexpr.Projection{Paths: top}
 			if a := pr.Apply(src, &p.x.env); len(a) > 0 {
 				out.Attributes = copyItem(a)
 			}

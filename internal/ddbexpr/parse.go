@@ -311,7 +311,8 @@ const (
 
 // Cond is a parsed condition.
 type Cond struct {
-	Kind CondKind
+	paren bool // written in parentheses
+	Kind  CondKind
 	Op   string // comparator or function name
 	L, R *Cond
 	Args []*Operand
@@ -423,6 +424,10 @@ func (p *parser) parsePrimary() (*Cond, error) {
 		if err := p.expectPunct(")"); err != nil {
 			return nil, err
 		}
+		if c.paren {
+			return nil, &SyntaxError{"The expression has redundant parentheses;"}
+		}
+		c.paren = true
 		return c, nil
 	}
 	t := p.peek()
