@@ -24,7 +24,7 @@ func copyItem(it item) item {
 type slab struct {
 	chunk int // minimum chunk size; 0 sizes chunks to the item
 	ss    []types.AttributeValueMemberS
-	ns []types.AttributeValueMemberN
+	ns    []types.AttributeValueMemberN
 }
 
 const slabChunk = 64

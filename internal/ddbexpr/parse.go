@@ -313,9 +313,9 @@ const (
 type Cond struct {
 	paren bool // written in parentheses
 	Kind  CondKind
-	Op   string // comparator or function name
-	L, R *Cond
-	Args []*Operand
+	Op    string // comparator or function name
+	L, R  *Cond
+	Args  []*Operand
 }
 
 // Expr is the common part of every parsed expression: the placeholders
