@@ -111,7 +111,7 @@ func TestParseErrors(t *testing.T) {
 func TestUpdate(t *testing.T) {
 	old := Item{
 		"n": n("1"), "l": &types.AttributeValueMemberL{Value: []types.AttributeValue{s("a"), s("b"), s("c")}},
-		"m": &types.AttributeValueMemberM{Value: Item{"x": n("1"), "y": n("2")}},
+		"m":  &types.AttributeValueMemberM{Value: Item{"x": n("1"), "y": n("2")}},
 		"ss": &types.AttributeValueMemberSS{Value: []string{"a", "b"}},
 	}
 	env := &Env{Values: map[string]types.AttributeValue{
