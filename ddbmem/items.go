@@ -145,11 +145,16 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...
 		return nil, err
 	}
 	t.mu.RLock()
-	it := t.data.get(pk, sk)
+	r := t.data.getRec(pk, sk)
 	t.mu.RUnlock()
 	out := &dynamodb.GetItemOutput{}
-	if it != nil {
-		out.Item = x.output(it)
+	switch {
+	case r == nil:
+	case x.proj == nil:
+		var sl slab
+		out.Item = sl.copyRecord(r)
+	default:
+		out.Item = x.output(r.item)
 	}
 	return out, nil
 }

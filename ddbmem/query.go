@@ -286,9 +286,9 @@ type page struct {
 // visit reads one entry into the page; it returns false when the page
 // is full.
 func (r *readOpts) visit(p *page, e *entry) (bool, error) {
-	it := e.item
+	it := e.rec.item
 	p.scanned++
-	p.size += e.size
+	p.size += e.rec.size
 	out := it
 	if r.project {
 		out = r.src.project(it)
@@ -304,7 +304,11 @@ func (r *readOpts) visit(p *page, e *entry) (bool, error) {
 	if ok {
 		p.count++
 		if !r.count {
-			p.items = append(p.items, r.x.outputSlab(&p.slab, out))
+			if r.x.proj == nil && !r.project {
+				p.items = append(p.items, p.slab.copyRecord(e.rec))
+			} else {
+				p.items = append(p.items, r.x.outputSlab(&p.slab, out))
+			}
 		}
 	}
 	if (r.limit > 0 && p.scanned >= r.limit) || p.size >= pageBytes {

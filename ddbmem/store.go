@@ -12,9 +12,29 @@ type item = map[string]types.AttributeValue
 // entry is one stored item in a partition, ordered by sk (the encoded
 // sort key; for indexes the index sort key followed by the table key).
 type entry struct {
-	sk   string
-	item item
-	size int // DynamoDB size of item, counted against the 1 MB page
+	sk  string
+	rec *record
+}
+
+// record is one stored item. It is immutable: a write stores a new
+// record. Table and index entries share it.
+type record struct {
+	item  item
+	attrs []attr // the item's attributes, for fast copying
+	size  int    // DynamoDB size of item, counted against the 1 MB page
+}
+
+type attr struct {
+	name string
+	v    types.AttributeValue
+}
+
+func newRecord(it item, size int) *record {
+	r := &record{item: it, size: size, attrs: make([]attr, 0, len(it))}
+	for k, v := range it {
+		r.attrs = append(r.attrs, attr{k, v})
+	}
+	return r
 }
 
 type partition struct {
@@ -59,7 +79,7 @@ func hashKey(s string) uint64 {
 }
 
 // put stores it under (pk, sk) and returns the item it replaced.
-func (s *store) put(pk, sk string, it item, size int) item {
+func (s *store) put(pk, sk string, r *record) {
 	p := s.parts[pk]
 	if p == nil {
 		p = &partition{key: pk, hash: hashKey(pk)}
@@ -70,24 +90,28 @@ func (s *store) put(pk, sk string, it item, size int) item {
 	}
 	i, ok := p.find(sk)
 	if ok {
-		old := p.entries[i].item
-		p.entries[i].item = it
-		p.entries[i].size = size
-		return old
+		p.entries[i].rec = r
+		return
 	}
 	p.entries = append(p.entries, entry{})
 	copy(p.entries[i+1:], p.entries[i:])
-	p.entries[i] = entry{sk: sk, item: it, size: size}
-	return nil
+	p.entries[i] = entry{sk: sk, rec: r}
 }
 
 func (s *store) get(pk, sk string) item {
+	if r := s.getRec(pk, sk); r != nil {
+		return r.item
+	}
+	return nil
+}
+
+func (s *store) getRec(pk, sk string) *record {
 	p := s.parts[pk]
 	if p == nil {
 		return nil
 	}
 	if i, ok := p.find(sk); ok {
-		return p.entries[i].item
+		return p.entries[i].rec
 	}
 	return nil
 }
@@ -101,7 +125,7 @@ func (s *store) remove(pk, sk string) item {
 	if !ok {
 		return nil
 	}
-	old := p.entries[i].item
+	old := p.entries[i].rec.item
 	copy(p.entries[i:], p.entries[i+1:])
 	p.entries[len(p.entries)-1] = entry{}
 	p.entries = p.entries[:len(p.entries)-1]

@@ -457,12 +457,13 @@ func (t *table) write(pk, sk string, old, it item) {
 		return
 	}
 	size := ddbexpr.ItemSize(it)
-	t.data.put(pk, sk, it, size)
+	r := newRecord(it, size)
+	t.data.put(pk, sk, r)
 	t.count++
 	t.bytes += int64(size)
 	for _, ix := range t.indexes {
 		if ipk, isk, ok := t.indexKey(ix, it); ok {
-			ix.data.put(ipk, isk, it, size)
+			ix.data.put(ipk, isk, r)
 		}
 	}
 }

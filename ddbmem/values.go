@@ -45,6 +45,22 @@ func (sl *slab) n(v string, hint int) *types.AttributeValueMemberN {
 	return &sl.ns[len(sl.ns)-1]
 }
 
+// copyRecord returns a deep copy of a stored record's item.
+func (sl *slab) copyRecord(r *record) item {
+	out := make(item, len(r.attrs))
+	for _, a := range r.attrs {
+		switch x := a.v.(type) {
+		case *types.AttributeValueMemberS:
+			out[a.name] = sl.s(x.Value, len(r.attrs))
+		case *types.AttributeValueMemberN:
+			out[a.name] = sl.n(x.Value, len(r.attrs))
+		default:
+			out[a.name] = ddbexpr.Copy(a.v)
+		}
+	}
+	return out
+}
+
 // copyItem returns a deep copy of a stored item, drawing scalar members
 // from the slab.
 func (sl *slab) copyItem(it item) item {
@@ -359,30 +375,12 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		}
 	}
 	if len(r.names) > 0 {
-		unused := map[string]bool{}
-		for n := range r.names {
-			unused[n] = true
-		}
-		for _, e := range used {
-			for _, n := range e.Names {
-				delete(unused, n)
-			}
-		}
-		if len(unused) > 0 {
+		if unused := unusedKeys(r.names, used, func(e *ddbexpr.Expr) []string { return e.Names }); unused != nil {
 			return nil, validationf("Value provided in ExpressionAttributeNames unused in expressions: keys: %s", keySet(unused))
 		}
 	}
 	if len(r.values) > 0 {
-		unused := map[string]bool{}
-		for n := range r.values {
-			unused[n] = true
-		}
-		for _, e := range used {
-			for _, n := range e.Values {
-				delete(unused, n)
-			}
-		}
-		if len(unused) > 0 {
+		if unused := unusedKeys(r.values, used, func(e *ddbexpr.Expr) []string { return e.Values }); unused != nil {
 			return nil, validationf("Value provided in ExpressionAttributeValues unused in expressions: keys: %s", keySet(unused))
 		}
 	}
@@ -417,4 +415,30 @@ func evalErr(label string, err error) error {
 		return validation(e.Msg)
 	}
 	return validation(fmt.Sprint(err))
+}
+
+// unusedKeys returns the keys of m that no expression uses, or nil.
+func unusedKeys[V any](m map[string]V, used []*ddbexpr.Expr, list func(*ddbexpr.Expr) []string) map[string]bool {
+	var unused map[string]bool
+	for k := range m {
+		found := false
+		for _, e := range used {
+			for _, u := range list(e) {
+				if u == k {
+					found = true
+					break
+				}
+			}
+			if found {
+				break
+			}
+		}
+		if !found {
+			if unused == nil {
+				unused = map[string]bool{}
+			}
+			unused[k] = true
+		}
+	}
+	return unused
 }
