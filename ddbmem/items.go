@@ -98,7 +98,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 	switch in.ReturnValues {
 	case "", types.ReturnValueNone, types.ReturnValueAllOld:
 	default:
-		return nil, validation("ReturnValues can only be ALL_OLD or NONE")
+		return nil, validation("Return values set to invalid value")
 	}
 	if err := checkRVOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
@@ -194,7 +194,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	switch in.ReturnValues {
 	case "", types.ReturnValueNone, types.ReturnValueAllOld:
 	default:
-		return nil, validation("ReturnValues can only be ALL_OLD or NONE")
+		return nil, validation("Return values set to invalid value")
 	}
 	if err := checkRVOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err

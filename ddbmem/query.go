@@ -164,7 +164,7 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 		return "", keyRange{}, err
 	}
 	if len(terms) > 2 {
-		return "", keyRange{}, validation("Conditions can be of length 1 or 2 only")
+		return "", keyRange{}, validation("KeyConditionExpressions must only contain one condition per key")
 	}
 	var pkTerm, skTerm *ddbexpr.Cond
 	var pkName string
@@ -325,14 +325,14 @@ func (db *DB) checkSelect(sel types.Select, x *exprs, src *source) (project bool
 	case "":
 	case types.SelectAllAttributes:
 		if x.proj != nil {
-			return false, false, validation("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get ALL_ATTRIBUTES")
+			return false, false, validation("Cannot specify the ProjectionExpression when choosing to get ALL_ATTRIBUTES")
 		}
 		if src.ix != nil && !src.ix.local && src.ix.proj != types.ProjectionTypeAll {
 			return false, false, validationf("One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", src.ix.name)
 		}
 	case types.SelectAllProjectedAttributes:
 		if src.ix == nil {
-			return false, false, validation("One or more parameter values were invalid: Select type ALL_PROJECTED_ATTRIBUTES is only supported for indexes")
+			return false, false, validation("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
 		}
 		if x.proj != nil {
 			return false, false, validation("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get ALL_PROJECTED_ATTRIBUTES")
@@ -427,7 +427,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			return nil, err
 		}
 		if epk != pk {
-			return nil, validation("The provided starting key is outside query boundaries based on provided conditions")
+			return nil, validation("The provided starting key does not match the range key predicate")
 		}
 		esk = e
 	}
@@ -546,7 +546,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 			return nil, validationf("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value less than or equal to 1000000", *in.TotalSegments)
 		}
 		if *in.Segment < 0 || *in.Segment >= *in.TotalSegments {
-			return nil, validationf("The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: %d is not less than TotalSegments: %d", *in.Segment, *in.TotalSegments)
+			return nil, validationf("1 validation error detected: Value '%d' at 'segment' failed to satisfy constraint: Member must have value less than or equal to %d", *in.Segment, *in.TotalSegments-1)
 		}
 		seg, total = int(*in.Segment), int(*in.TotalSegments)
 	}
@@ -573,7 +573,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 		h := hashKey(eskPK)
 		if segOf(h) != seg {
 			t.mu.RUnlock()
-			return nil, validation("The provided Exclusive start key does not map to the provided segment")
+			return nil, validation("Exclusive start key must lie within the segment")
 		}
 		start = sort.Search(len(parts), func(i int) bool {
 			return parts[i].hash > h || (parts[i].hash == h && parts[i].key >= eskPK)

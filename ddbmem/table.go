@@ -201,6 +201,9 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 		return nil
 	}
 	for _, g := range in.GlobalSecondaryIndexes {
+		if t.billing == types.BillingModeProvisioned && g.ProvisionedThroughput == nil {
+			return nil, validation("No provisioned throughput specified for the global secondary index")
+		}
 		if err := addIndex(g.IndexName, g.KeySchema, g.Projection, false); err != nil {
 			return nil, err
 		}

@@ -270,6 +270,24 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 	if r.names != nil && len(r.names) == 0 {
 		return nil, validation("ExpressionAttributeNames must not be empty")
 	}
+	for k := range r.names {
+		if !validPlaceholder(k, '#') {
+			return nil, validationf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
+		}
+	}
+	for k := range r.values {
+		if !validPlaceholder(k, ':') {
+			return nil, validationf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
+		}
+	}
+	for _, e := range []struct {
+		label string
+		s     *string
+	}{{"KeyConditionExpression", r.key}, {"UpdateExpression", r.update}, {"ConditionExpression", r.cond}, {"FilterExpression", r.filter}, {"ProjectionExpression", r.proj}} {
+		if e.s != nil && len(*e.s) > maxExprSize {
+			return nil, validationf("Invalid %s: Expression size has exceeded the maximum allowed size; expression size: %d", e.label, len(*e.s))
+		}
+	}
 	haveExpr := false
 	var used []*ddbexpr.Expr
 	parseCond := func(label string, s *string) (*ddbexpr.Condition, error) {
@@ -355,6 +373,9 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		if err := x.update.CheckPaths(&x.env); err != nil {
 			return nil, validationf("Invalid UpdateExpression: %s", err.Error())
 		}
+		if err := x.update.CheckOperandTypes(&x.env); err != nil {
+			return nil, validationf("Invalid UpdateExpression: %s", err.Error())
+		}
 	}
 	if x.cond != nil {
 		if err := check("ConditionExpression", &x.cond.Expr); err != nil {
@@ -396,6 +417,21 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		}
 	}
 	return x, nil
+}
+
+const maxExprSize = 4096
+
+func validPlaceholder(k string, prefix byte) bool {
+	if len(k) < 2 || k[0] != prefix {
+		return false
+	}
+	for i := 1; i < len(k); i++ {
+		c := k[i]
+		if !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
 }
 
 func apiMessage(err error) string {

@@ -1027,3 +1027,56 @@ func (c *Condition) TopNames(env *Env) []string {
 	walk(c.Root)
 	return names
 }
+
+var longTypeNames = map[string]string{
+	"S": "STRING", "N": "NUMBER", "B": "BINARY", "BOOL": "BOOLEAN", "NULL": "NULL",
+	"L": "LIST", "M": "MAP", "SS": "STRING_SET", "NS": "NUMBER_SET", "BS": "BINARY_SET",
+}
+
+// CheckOperandTypes rejects constant operands of the wrong type for ADD,
+// DELETE, + and -, and list_append, as DynamoDB does before evaluation.
+func (u *Update) CheckOperandTypes(env *Env) error {
+	for _, a := range u.Add {
+		switch t := TypeName(env.Values[a.Value]); t {
+		case "N", "SS", "NS", "BS":
+		default:
+			return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator: ADD, operand type: %s, typeSet: ALLOWED_FOR_ADD_OPERAND", longTypeNames[t])}
+		}
+	}
+	for _, a := range u.Delete {
+		switch t := TypeName(env.Values[a.Value]); t {
+		case "SS", "NS", "BS":
+		default:
+			return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator: DELETE, operand type: %s, typeSet: ALLOWED_FOR_DELETE_OPERAND", longTypeNames[t])}
+		}
+	}
+	var walk func(o *Operand) error
+	walk = func(o *Operand) error {
+		want, name := "", ""
+		switch o.Kind {
+		case OpPlus:
+			want, name = "N", "+"
+		case OpMinus:
+			want, name = "N", "-"
+		case OpListAppend:
+			want, name = "L", "list_append"
+		}
+		for _, a := range o.Args {
+			if want != "" && a.Kind == OpValue {
+				if t := TypeName(env.Values[a.Value]); t != want {
+					return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", name, t)}
+				}
+			}
+			if err := walk(a); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, a := range u.Set {
+		if err := walk(a.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
