@@ -55,6 +55,55 @@ func (s *source) lastKey(it item) item {
 	return k
 }
 
+// projects reports whether the index projects the top-level attribute.
+func (s *source) projects(name string) bool {
+	if s.ix == nil || s.ix.proj == types.ProjectionTypeAll {
+		return true
+	}
+	switch name {
+	case s.t.pk.name, s.t.sk.name, s.ix.pk.name, s.ix.sk.name:
+		return name != ""
+	}
+	return s.ix.include[name]
+}
+
+// checkProjected rejects, on a GSI that does not project everything,
+// projection and filter expressions naming attributes it lacks.
+func (s *source) checkProjected(x *exprs) error {
+	if s.ix == nil || s.ix.local || s.ix.proj == types.ProjectionTypeAll {
+		return nil
+	}
+	missing := func(names []string) string {
+		var out []string
+		seen := map[string]bool{}
+		for _, n := range names {
+			if !s.projects(n) && !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+		if out == nil {
+			return ""
+		}
+		return "[" + strings.Join(out, ", ") + "]"
+	}
+	if x.proj != nil {
+		var names []string
+		for _, p := range x.proj.Paths {
+			names = append(names, x.env.TopName(p))
+		}
+		if m := missing(names); m != "" {
+			return validationf("One or more parameter values were invalid: Global secondary index %s does not project %s", s.ix.name, m)
+		}
+	}
+	if x.filter != nil {
+		if m := missing(x.filter.TopNames(&x.env)); m != "" {
+			return validationf("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: %s", s.ix.name, m)
+		}
+	}
+	return nil
+}
+
 // project applies the index projection to a table item.
 func (s *source) project(it item) item {
 	if s.ix == nil || s.ix.proj == types.ProjectionTypeAll {
@@ -288,10 +337,14 @@ type page struct {
 func (r *readOpts) visit(p *page, e *entry) (bool, error) {
 	it := e.rec.item
 	p.scanned++
-	p.size += e.rec.size
 	out := it
 	if r.project {
 		out = r.src.project(it)
+	}
+	if r.project && r.src.ix.proj != types.ProjectionTypeAll {
+		p.size += ddbexpr.ItemSize(out) // the index holds only the projection
+	} else {
+		p.size += e.rec.size
 	}
 	ok := true
 	if r.x.filter != nil {
@@ -409,6 +462,9 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			}
 		}
 	}
+	if err := src.checkProjected(x); err != nil {
+		return nil, err
+	}
 	project, count, err := db.checkSelect(in.Select, x, src)
 	if err != nil {
 		return nil, err
@@ -525,6 +581,9 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	}
 	if src.ix != nil && !src.ix.local && aws.ToBool(in.ConsistentRead) {
 		return nil, validation("Consistent reads are not supported on global secondary indexes")
+	}
+	if err := src.checkProjected(x); err != nil {
+		return nil, err
 	}
 	project, count, err := db.checkSelect(in.Select, x, src)
 	if err != nil {
