@@ -547,3 +547,30 @@ func TestTables(t *testing.T) {
 		t.Fatalf("after delete: %v", err)
 	}
 }
+
+func TestNilValues(t *testing.T) {
+	db := newTable(t)
+	var nilS *types.AttributeValueMemberS
+	for name, call := range map[string]func() error{
+		"put nil value": func() error {
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: map[string]av{"pk": s("a"), "sk": s("1"), "x": nil}})
+			return err
+		},
+		"put nil pointer": func() error {
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: map[string]av{"pk": s("a"), "sk": s("1"), "x": nilS}})
+			return err
+		},
+		"get nil key pointer": func() error {
+			_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("tbl"), Key: map[string]av{"pk": nilS, "sk": s("1")}})
+			return err
+		},
+		"nil input": func() error {
+			_, err := db.PutItem(ctx, nil)
+			return err
+		},
+	} {
+		if err := call(); !isValidation(err) {
+			t.Errorf("%s: %v, want ValidationException", name, err)
+		}
+	}
+}

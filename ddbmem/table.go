@@ -569,6 +569,9 @@ func (t *table) parseKey(key item) (string, string, error) {
 		if !ok {
 			return "", "", validation(errKeySchemaMsg)
 		}
+		if isNil(v) {
+			return "", "", validation(errEmptyValue)
+		}
 		if string(k.typ) != describeType(v) {
 			return "", "", errKeyType
 		}

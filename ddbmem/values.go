@@ -90,7 +90,7 @@ func importItem(it item) (item, error) {
 		if k == "" {
 			return nil, validation("One or more parameter values were invalid: An attribute name may not be empty")
 		}
-		if x, ok := v.(*types.AttributeValueMemberS); ok {
+		if x, ok := v.(*types.AttributeValueMemberS); ok && x != nil {
 			if ss == nil {
 				ss = make([]types.AttributeValueMemberS, 0, len(it))
 			}
@@ -107,7 +107,41 @@ func importItem(it item) (item, error) {
 	return out, nil
 }
 
+// isNil reports whether v is nil or a nil member pointer.
+func isNil(v types.AttributeValue) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case *types.AttributeValueMemberS:
+		return x == nil
+	case *types.AttributeValueMemberN:
+		return x == nil
+	case *types.AttributeValueMemberB:
+		return x == nil
+	case *types.AttributeValueMemberBOOL:
+		return x == nil
+	case *types.AttributeValueMemberNULL:
+		return x == nil
+	case *types.AttributeValueMemberSS:
+		return x == nil
+	case *types.AttributeValueMemberNS:
+		return x == nil
+	case *types.AttributeValueMemberBS:
+		return x == nil
+	case *types.AttributeValueMemberL:
+		return x == nil
+	case *types.AttributeValueMemberM:
+		return x == nil
+	}
+	return false
+}
+
+var errEmptyValue = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+
 func importValue(v types.AttributeValue) (types.AttributeValue, error) {
+	if isNil(v) {
+		return nil, validation(errEmptyValue)
+	}
 	switch x := v.(type) {
 	case *types.AttributeValueMemberS:
 		return &types.AttributeValueMemberS{Value: x.Value}, nil
@@ -195,7 +229,7 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 		}
 		return &types.AttributeValueMemberM{Value: out}, nil
 	}
-	return nil, validation("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+	return nil, validation(errEmptyValue)
 }
 
 func listString(s []string) string { return "[" + strings.Join(s, ", ") + "]" }
