@@ -300,7 +300,8 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 	c := comp(vals[0])
 	switch skTerm.Op {
 	case "=":
-		return pk, keyRange{lo: c, hi: prefixEnd(c), loIncl: c, hiIncl: c}, nil
+		// DynamoDB Local returns LastEvaluatedKey on an equality bound.
+		return pk, keyRange{lo: c, hi: prefixEnd(c)}, nil
 	case "<":
 		return pk, keyRange{hi: c}, nil
 	case "<=":
