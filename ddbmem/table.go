@@ -2,7 +2,6 @@ package ddbmem
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -607,4 +606,3 @@ func (t *table) isKeyAttr(name string) bool {
 	return name == t.pk.name || (t.sk.name != "" && name == t.sk.name)
 }
 
-func (t *table) String() string { return fmt.Sprintf("table %s", t.name) }
