@@ -605,4 +605,3 @@ func (t *table) keyOf(it item) item {
 func (t *table) isKeyAttr(name string) bool {
 	return name == t.pk.name || (t.sk.name != "" && name == t.sk.name)
 }
-
