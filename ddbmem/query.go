@@ -504,6 +504,16 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		if rng.hi != "" {
 			hi = sort.Search(len(es), func(i int) bool { return es[i].sk >= rng.hi })
 		}
+		if !count && hi > lo {
+			// Size the page's allocations for the items it will likely hold.
+			n := hi - lo
+			if limit > 0 && limit < n {
+				n = limit
+			}
+			n = min(n, 256)
+			p.items = make([]item, 0, n)
+			p.slab.chunk = n * len(es[lo].rec.attrs)
+		}
 		if forward {
 			if hasESK {
 				if i := sort.Search(len(es), func(i int) bool { return es[i].sk > esk }); i > lo {

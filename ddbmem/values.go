@@ -139,24 +139,48 @@ func isNil(v types.AttributeValue) bool {
 var errEmptyValue = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
 
 func importValue(v types.AttributeValue) (types.AttributeValue, error) {
+	return importValueCopy(v, true)
+}
+
+// checkValue validates v like importValue without copying it.
+func checkValue(v types.AttributeValue) error {
+	_, err := importValueCopy(v, false)
+	return err
+}
+
+// importValueCopy validates v and, when cp is set, returns a deep copy with
+// numbers in canonical form; otherwise it returns v itself.
+func importValueCopy(v types.AttributeValue, cp bool) (types.AttributeValue, error) {
 	if isNil(v) {
 		return nil, validation(errEmptyValue)
 	}
 	switch x := v.(type) {
 	case *types.AttributeValueMemberS:
+		if !cp {
+			return v, nil
+		}
 		return &types.AttributeValueMemberS{Value: x.Value}, nil
 	case *types.AttributeValueMemberN:
 		n, err := ddbexpr.ParseNumber(x.Value)
 		if err != nil {
 			return nil, validation(err.Error())
 		}
+		if !cp {
+			return v, nil
+		}
 		return &types.AttributeValueMemberN{Value: n.String()}, nil
 	case *types.AttributeValueMemberB:
+		if !cp {
+			return v, nil
+		}
 		if x.Value == nil {
 			return &types.AttributeValueMemberB{Value: []byte{}}, nil
 		}
 		return &types.AttributeValueMemberB{Value: bytes.Clone(x.Value)}, nil
 	case *types.AttributeValueMemberBOOL:
+		if !cp {
+			return v, nil
+		}
 		return &types.AttributeValueMemberBOOL{Value: x.Value}, nil
 	case *types.AttributeValueMemberNULL:
 		if !x.Value {
@@ -173,6 +197,9 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 				return nil, validationf("One or more parameter values were invalid: Input collection %s contains duplicates", listString(x.Value))
 			}
 			seen[s] = true
+		}
+		if !cp {
+			return v, nil
 		}
 		return &types.AttributeValueMemberSS{Value: append([]string(nil), x.Value...)}, nil
 	case *types.AttributeValueMemberNS:
@@ -193,6 +220,9 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 			seen[c] = true
 			out[i] = c
 		}
+		if !cp {
+			return v, nil
+		}
 		return &types.AttributeValueMemberNS{Value: out}, nil
 	case *types.AttributeValueMemberBS:
 		if len(x.Value) == 0 {
@@ -207,8 +237,19 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 			seen[string(b)] = true
 			out[i] = bytes.Clone(b)
 		}
+		if !cp {
+			return v, nil
+		}
 		return &types.AttributeValueMemberBS{Value: out}, nil
 	case *types.AttributeValueMemberL:
+		if !cp {
+			for _, e := range x.Value {
+				if err := checkValue(e); err != nil {
+					return nil, err
+				}
+			}
+			return v, nil
+		}
 		out := make([]types.AttributeValue, len(x.Value))
 		for i, e := range x.Value {
 			nv, err := importValue(e)
@@ -219,6 +260,14 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 		}
 		return &types.AttributeValueMemberL{Value: out}, nil
 	case *types.AttributeValueMemberM:
+		if !cp {
+			for _, e := range x.Value {
+				if err := checkValue(e); err != nil {
+					return nil, err
+				}
+			}
+			return v, nil
+		}
 		out := make(item, len(x.Value))
 		for k, e := range x.Value {
 			nv, err := importValue(e)
@@ -375,13 +424,21 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		return x, nil
 	}
 	if len(r.values) > 0 {
-		x.env.Values = make(map[string]types.AttributeValue, len(r.values))
+		// Values are copied (numbers made canonical) only when an update
+		// may store them; other expressions only read them.
+		if x.update != nil {
+			x.env.Values = make(map[string]types.AttributeValue, len(r.values))
+		} else {
+			x.env.Values = r.values
+		}
 		for k, v := range r.values {
-			nv, err := importValue(v)
+			nv, err := importValueCopy(v, x.update != nil)
 			if err != nil {
-				return nil, validationf("ExpressionAttributeValues contains invalid value: %s for key %s", strings.TrimPrefix(apiMessage(err), ""), k)
+				return nil, validationf("ExpressionAttributeValues contains invalid value: %s for key %s", apiMessage(err), k)
 			}
-			x.env.Values[k] = nv
+			if x.update != nil {
+				x.env.Values[k] = nv
+			}
 		}
 	}
 	labels := []string{"KeyConditionExpression", "UpdateExpression", "ConditionExpression", "FilterExpression", "ProjectionExpression"}
