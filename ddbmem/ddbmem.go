@@ -52,6 +52,25 @@
 // than the sweep's time. Options.Now supplies the clock for
 // [DB.SweepExpiredNow].
 //
+// # Paging
+//
+// Query and Scan pages end when Limit items have been read (before the
+// filter) or when the items read reach 1 MB (the item that reaches it is
+// included). LastEvaluatedKey holds the table key, plus the index key when
+// reading an index, and is returned whenever a page ends that way, even
+// if nothing follows, except, as DynamoDB Local does, when a Query page
+// ends exactly on an inclusive sort-key bound (<=, >=, BETWEEN).
+//
+// # Differences from DynamoDB
+//
+// Error messages follow DynamoDB Local, the oracle of the conformance
+// suite (internal/conformance), where it words them differently from
+// DynamoDB. ConsumedCapacity and ItemCollectionMetrics are never
+// returned; UnprocessedKeys and UnprocessedItems are always empty; tables
+// are ACTIVE at once. A partition is a sorted slice: appending in key
+// order is cheap, while inserting into the middle of a partition of n
+// items costs O(n).
+//
 // # Concurrency
 //
 // A DB is safe for concurrent use. Each single-item operation is atomic;
@@ -64,7 +83,11 @@
 //
 // Options.Faults and [DB.SetFault] inject, per operation name ("PutItem",
 // "Query", ... or "*" for all), a throttling error rate, added latency and
-// forced errors, so users can test their retry paths.
+// forced errors, so users can test their retry paths. Throttled calls fail
+// with a *types.ProvisionedThroughputExceededException unless
+// Fault.ThrottleErr says otherwise (for example a *types.ThrottlingException).
+// Faults apply before the request is validated or applied, so a failed
+// call changes nothing.
 package ddbmem
 
 import (
