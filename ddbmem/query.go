@@ -495,14 +495,13 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	t.mu.RLock()
 	part := src.data.parts[pk]
 	if part != nil {
-		es := part.entries
 		lo := 0
 		if rng.lo != "" {
-			lo = sort.Search(len(es), func(i int) bool { return es[i].sk >= rng.lo })
+			lo = part.search(func(sk string) bool { return sk >= rng.lo })
 		}
-		hi := len(es)
+		hi := part.len()
 		if rng.hi != "" {
-			hi = sort.Search(len(es), func(i int) bool { return es[i].sk >= rng.hi })
+			hi = part.search(func(sk string) bool { return sk >= rng.hi })
 		}
 		if !count && hi > lo {
 			// Size the page's allocations for the items it will likely hold.
@@ -512,16 +511,16 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			}
 			n = min(n, 256)
 			p.items = make([]item, 0, n)
-			p.slab.chunk = n * len(es[lo].rec.attrs)
+			p.slab.chunk = n * len(part.at(lo).rec.attrs)
 		}
 		if forward {
 			if hasESK {
-				if i := sort.Search(len(es), func(i int) bool { return es[i].sk > esk }); i > lo {
+				if i := part.search(func(sk string) bool { return sk > esk }); i > lo {
 					lo = i
 				}
 			}
 			for i := lo; i < hi; i++ {
-				more, err := r.visit(&p, &es[i])
+				more, err := r.visit(&p, part.at(i))
 				if err != nil {
 					t.mu.RUnlock()
 					return nil, err
@@ -532,12 +531,12 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			}
 		} else {
 			if hasESK {
-				if i := sort.Search(len(es), func(i int) bool { return es[i].sk >= esk }); i < hi {
+				if i := part.search(func(sk string) bool { return sk >= esk }); i < hi {
 					hi = i
 				}
 			}
 			for i := hi - 1; i >= lo; i-- {
-				more, err := r.visit(&p, &es[i])
+				more, err := r.visit(&p, part.at(i))
 				if err != nil {
 					t.mu.RUnlock()
 					return nil, err
@@ -651,13 +650,13 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	}
 scan:
 	for i := start; i < len(parts) && segOf(parts[i].hash) == seg; i++ {
-		es := parts[i].entries
+		part := parts[i]
 		j := 0
-		if hasESK && parts[i].key == eskPK {
-			j = sort.Search(len(es), func(k int) bool { return es[k].sk > eskSK })
+		if hasESK && part.key == eskPK {
+			j = part.search(func(sk string) bool { return sk > eskSK })
 		}
-		for ; j < len(es); j++ {
-			more, err := r.visit(&p, &es[j])
+		for ; j < part.len(); j++ {
+			more, err := r.visit(&p, part.at(j))
 			if err != nil {
 				t.mu.RUnlock()
 				return nil, err

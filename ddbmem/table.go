@@ -280,7 +280,7 @@ func (t *table) describe() *types.TableDescription {
 	for _, ix := range t.indexes {
 		n := 0
 		for _, p := range ix.data.parts {
-			n += len(p.entries)
+			n += p.len()
 		}
 		proj := ix.desc
 		if ix.local {

@@ -27,7 +27,8 @@ func (db *DB) SweepExpired(now time.Time) int {
 		if t.ttlAttr != "" {
 			var doomed []item
 			for _, p := range t.data.parts {
-				for _, e := range p.entries {
+				for i := 0; i < p.len(); i++ {
+					e := p.at(i)
 					v, ok := e.rec.item[t.ttlAttr].(*types.AttributeValueMemberN)
 					if !ok {
 						continue
