@@ -27,9 +27,11 @@
 // ClientRequestToken idempotency for 10 minutes) and TransactGetItems.
 // The legacy parameters (Expected, AttributesToGet, KeyConditions,
 // QueryFilter, ScanFilter, AttributeUpdates, ConditionalOperator) are
-// rejected with a ValidationException. Capacity is not modelled:
-// ConsumedCapacity is never returned and there is no throttling unless
-// injected (see [Fault]).
+// rejected with a ValidationException. ConsumedCapacity is reported when
+// asked for, with DynamoDB's on-demand arithmetic (4 KB reads, half for
+// eventually consistent ones; 1 KB writes; transactions count twice), but
+// capacity is never enforced: there is no throttling unless injected (see
+// [Fault]).
 //
 // # Semantics and limits
 //
@@ -65,8 +67,9 @@
 //
 // Error messages follow DynamoDB Local, the oracle of the conformance
 // suite (internal/conformance), where it words them differently from
-// DynamoDB. ConsumedCapacity and ItemCollectionMetrics are never
-// returned; UnprocessedKeys and UnprocessedItems are always empty; tables
+// DynamoDB. ItemCollectionMetrics is never returned, and
+// ConsumedCapacity has no per-index breakdown; UnprocessedKeys and
+// UnprocessedItems are always empty; tables
 // are ACTIVE at once. A partition is a sorted slice: appending in key
 // order is cheap, while inserting into the middle of a partition of n
 // items costs O(n).

@@ -3,6 +3,8 @@ package ddbmem
 import (
 	"context"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/tablekit/tablekit/internal/ddbexpr"
@@ -114,7 +116,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 		return nil, err
 	}
 	t.write(p.pk, p.sk, old, p.it)
-	out := &dynamodb.PutItemOutput{}
+	out := &dynamodb.PutItemOutput{ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, writeUnits(max(recSize(old), recSize(p.it))), 0)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -147,7 +149,11 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...
 	t.mu.RLock()
 	r := t.data.getRec(pk, sk)
 	t.mu.RUnlock()
-	out := &dynamodb.GetItemOutput{}
+	size := 0
+	if r != nil {
+		size = r.size
+	}
+	out := &dynamodb.GetItemOutput{ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, readUnits(size, aws.ToBool(in.ConsistentRead), true), 0)}
 	switch {
 	case r == nil:
 	case x.proj == nil:
@@ -214,7 +220,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 		return nil, err
 	}
 	t.write(pk, sk, old, nil)
-	out := &dynamodb.DeleteItemOutput{}
+	out := &dynamodb.DeleteItemOutput{ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, writeUnits(recSize(old)), 0)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -333,7 +339,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 		return nil, err
 	}
 	t.write(p.pk, p.sk, old, it)
-	out := &dynamodb.UpdateItemOutput{}
+	out := &dynamodb.UpdateItemOutput{ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, writeUnits(max(recSize(old), recSize(it))), 0)}
 	switch in.ReturnValues {
 	case types.ReturnValueAllOld:
 		if old != nil {

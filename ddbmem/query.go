@@ -556,7 +556,8 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		last = src.lastKey(p.last)
 	}
 	t.mu.RUnlock()
-	out := &dynamodb.QueryOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last}
+	out := &dynamodb.QueryOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last,
+		ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, readUnits(p.size, aws.ToBool(in.ConsistentRead), false), 0)}
 	if !count {
 		out.Items = p.items
 	}
@@ -671,7 +672,8 @@ scan:
 		last = src.lastKey(p.last)
 	}
 	t.mu.RUnlock()
-	out := &dynamodb.ScanOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last}
+	out := &dynamodb.ScanOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last,
+		ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, readUnits(p.size, aws.ToBool(in.ConsistentRead), false), 0)}
 	if !count {
 		out.Items = p.items
 	}
