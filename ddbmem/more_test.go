@@ -574,3 +574,41 @@ func TestNilValues(t *testing.T) {
 		}
 	}
 }
+
+func TestTokenExpiry(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	db := ddbmem.New(func(o *ddbmem.Options) { o.Now = func() time.Time { return now } })
+	if _, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("tok"), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}}); err != nil {
+		t.Fatal(err)
+	}
+	add := func() error {
+		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String("t1"), TransactItems: []types.TransactWriteItem{
+			{Update: &types.Update{TableName: aws.String("tok"), Key: map[string]av{"pk": s("c")}, UpdateExpression: aws.String("ADD n :one"), ExpressionAttributeValues: map[string]av{":one": n("1")}}},
+		}})
+		return err
+	}
+	count := func() string {
+		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("tok"), Key: map[string]av{"pk": s("c")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Item["n"].(*types.AttributeValueMemberN).Value
+	}
+	for i := 0; i < 3; i++ {
+		if err := add(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := count(); got != "1" {
+		t.Fatalf("count %s after retries with one token, want 1", got)
+	}
+	now = now.Add(11 * time.Minute) // the token has expired
+	if err := add(); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(); got != "2" {
+		t.Fatalf("count %s after the token expired, want 2", got)
+	}
+}
