@@ -216,7 +216,6 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 		return "", keyRange{}, validation("KeyConditionExpressions must only contain one condition per key")
 	}
 	var pkTerm, skTerm *ddbexpr.Cond
-	var pkName string
 	for _, c := range terms {
 		attr := c.Args[0]
 		if c.Kind == ddbexpr.CondCompare && attr.Kind != ddbexpr.OpPath && c.Args[1].Kind == ddbexpr.OpPath {
@@ -253,7 +252,7 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 			if pkTerm != nil {
 				return "", keyRange{}, validation("KeyConditionExpressions must only contain one condition per key")
 			}
-			pkTerm, pkName = c, name
+			pkTerm = c
 		case s.sk.name:
 			if skTerm != nil {
 				return "", keyRange{}, validation("KeyConditionExpressions must only contain one condition per key")
@@ -263,7 +262,6 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 			return "", keyRange{}, validation("Query condition missed key schema element")
 		}
 	}
-	_ = pkName
 	if pkTerm == nil {
 		return "", keyRange{}, validation("Query condition missed key schema element")
 	}

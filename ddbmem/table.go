@@ -484,9 +484,6 @@ func checkKeyValue(k keyAttr, v types.AttributeValue) error {
 		if x.Value == "" {
 			return validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: %s", k.name)
 		}
-		if len(x.Value) > 2048 && false {
-			return nil
-		}
 	case *types.AttributeValueMemberB:
 		if len(x.Value) == 0 {
 			return validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty binary value. Key: %s", k.name)

@@ -441,8 +441,6 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 			}
 		}
 	}
-	labels := []string{"KeyConditionExpression", "UpdateExpression", "ConditionExpression", "FilterExpression", "ProjectionExpression"}
-	_ = labels
 	check := func(label string, e *ddbexpr.Expr) error {
 		if e == nil {
 			return nil

@@ -549,16 +549,11 @@ func (u *Update) Apply(old Item, env *Env) (Item, error) {
 
 // modify walks to the parent of the last element of p, copying
 // containers on the way, and calls fn with the (copied) parent container.
-func (env *Env) modify(it Item, p Path, create bool, fn func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error)) error {
+func (env *Env) modify(it Item, p Path, fn func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error)) error {
 	if len(p) == 1 {
-		top := env.name(p[0].Name)
-		nv, err := fn(&types.AttributeValueMemberM{Value: it}, p[0])
-		if err != nil {
-			return err
-		}
-		_ = nv
-		_ = top
-		return nil
+		// The item itself is the parent; fn edits it in place.
+		_, err := fn(&types.AttributeValueMemberM{Value: it}, p[0])
+		return err
 	}
 	var rec func(cur types.AttributeValue, i int) (types.AttributeValue, error)
 	rec = func(cur types.AttributeValue, i int) (types.AttributeValue, error) {
@@ -660,7 +655,7 @@ func copyContainer(v types.AttributeValue) (types.AttributeValue, error) {
 }
 
 func (env *Env) set(it Item, p Path, v types.AttributeValue) error {
-	return env.modify(it, p, true, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+	return env.modify(it, p, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
 		switch x := parent.(type) {
 		case *types.AttributeValueMemberM:
 			if last.IsIndex {
@@ -682,7 +677,7 @@ func (env *Env) set(it Item, p Path, v types.AttributeValue) error {
 }
 
 func (env *Env) remove(it Item, p Path) error {
-	err := env.modify(it, p, false, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+	err := env.modify(it, p, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
 		switch x := parent.(type) {
 		case *types.AttributeValueMemberM:
 			if last.IsIndex {
@@ -704,7 +699,7 @@ func (env *Env) remove(it Item, p Path) error {
 
 func (env *Env) add(it Item, a ValueAction) error {
 	val := env.Values[a.Value]
-	return env.modify(it, a.Path, true, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+	return env.modify(it, a.Path, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
 		var cur types.AttributeValue
 		switch x := parent.(type) {
 		case *types.AttributeValueMemberM:
@@ -827,7 +822,7 @@ func addValues(cur, val types.AttributeValue) (types.AttributeValue, error) {
 
 func (env *Env) del(it Item, a ValueAction) error {
 	val := env.Values[a.Value]
-	err := env.modify(it, a.Path, false, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+	err := env.modify(it, a.Path, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
 		var cur types.AttributeValue
 		switch x := parent.(type) {
 		case *types.AttributeValueMemberM:
