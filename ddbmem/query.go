@@ -128,7 +128,6 @@ func (s *source) project(it item) item {
 // startKey validates ExclusiveStartKey and returns its partition and
 // entry keys.
 func (s *source) startKey(esk item) (string, string, error) {
-	bad := validation("The provided starting key is invalid: The provided key element does not match the schema")
 	want := map[string]keyAttr{s.t.pk.name: s.t.pk}
 	if s.t.sk.name != "" {
 		want[s.t.sk.name] = s.t.sk
@@ -139,13 +138,17 @@ func (s *source) startKey(esk item) (string, string, error) {
 			want[s.ix.sk.name] = s.ix.sk
 		}
 	}
+	// DynamoDB Local's messages (the conformance oracle).
 	if len(esk) != len(want) {
-		return "", "", bad
+		return "", "", validation("Exclusive Start Key must have same size as table's key schema")
 	}
 	for n, k := range want {
 		v, ok := esk[n]
-		if !ok || describeType(v) != string(k.typ) {
-			return "", "", bad
+		if !ok || isNil(v) {
+			return "", "", validation("The provided starting key is invalid")
+		}
+		if describeType(v) != string(k.typ) {
+			return "", "", validation("Type mismatch for attribute to update")
 		}
 	}
 	pk, sk := s.entryKey(esk)

@@ -543,10 +543,10 @@ func (t *table) checkItemKeys(it item) error {
 	return nil
 }
 
-const errKeySchemaMsg = "The provided key element does not match the schema"
-
-// errKeyType is the error of a Key attribute of the wrong type.
-var errKeyType = validation(errKeySchemaMsg)
+// errKeyType is the error of a Key attribute of the wrong type. DynamoDB
+// says "The provided key element does not match the schema"; DynamoDB
+// Local (the conformance oracle) says this.
+var errKeyType = validation(keyTypeMismatchMsg)
 
 // parseKey validates a Key parameter and returns its encoded parts.
 func (t *table) parseKey(key item) (string, string, error) {
@@ -563,7 +563,7 @@ func (t *table) parseKey(key item) (string, string, error) {
 		}
 		v, ok := key[k.name]
 		if !ok {
-			return "", "", validation(errKeySchemaMsg)
+			return "", "", validation("One of the required keys was not given a value")
 		}
 		if isNil(v) {
 			return "", "", validation(errEmptyValue)
