@@ -218,7 +218,10 @@ func (env *Env) eval(it Item, c *Cond) (bool, error) {
 var validTypes = map[string]bool{"S": true, "SS": true, "N": true, "NS": true, "B": true, "BS": true, "BOOL": true, "NULL": true, "L": true, "M": true}
 
 func (env *Env) evalFunc(it Item, c *Cond) (bool, error) {
-	v, ok := env.Get(it, c.Args[0].Path)
+	v, ok, err := env.operand(it, c.Args[0])
+	if err != nil {
+		return false, err
+	}
 	switch c.Op {
 	case "attribute_exists":
 		return ok, nil
