@@ -27,9 +27,11 @@
 // ClientRequestToken idempotency for 10 minutes) and TransactGetItems.
 // The legacy parameters (Expected, AttributesToGet, KeyConditions,
 // QueryFilter, ScanFilter, AttributeUpdates, ConditionalOperator) are
-// rejected with a ValidationException. Capacity is not modelled:
-// ConsumedCapacity is never returned and there is no throttling unless
-// injected (see [Fault]).
+// rejected with a ValidationException. ConsumedCapacity is reported when
+// asked for, with DynamoDB's on-demand arithmetic (4 KB reads, half for
+// eventually consistent ones; 1 KB writes; transactions count twice), but
+// capacity is never enforced: there is no throttling unless injected (see
+// [Fault]).
 //
 // # Semantics and limits
 //
@@ -39,7 +41,8 @@
 // computed as DynamoDB does (attribute names plus values); batches to 25
 // writes and 100 reads; transactions to 100 actions on distinct items.
 // Scan order is the order of a hash of the partition key, stable while
-// the table is unchanged. Items written and read are copied: callers may
+// the table is unchanged; it is not DynamoDB's order (nor DynamoDB
+// Local's), so code and tests must not depend on it, as with DynamoDB. Items written and read are copied: callers may
 // mutate what they pass in and what they get back.
 //
 // # Time to live
@@ -51,6 +54,26 @@
 // expired when its TTL attribute is a number of epoch seconds smaller
 // than the sweep's time. Options.Now supplies the clock for
 // [DB.SweepExpiredNow].
+//
+// # Paging
+//
+// Query and Scan pages end when Limit items have been read (before the
+// filter) or when the items read reach 1 MB (the item that reaches it is
+// included). LastEvaluatedKey holds the table key, plus the index key when
+// reading an index, and is returned whenever a page ends that way, even
+// if nothing follows, except, as DynamoDB Local does, when a Query page
+// ends exactly on an inclusive sort-key bound (<=, >=, BETWEEN).
+//
+// # Differences from DynamoDB
+//
+// Error messages follow DynamoDB Local, the oracle of the conformance
+// suite (internal/conformance), where it words them differently from
+// DynamoDB. ItemCollectionMetrics is never returned, and
+// ConsumedCapacity has no per-index breakdown; UnprocessedKeys and
+// UnprocessedItems are always empty; tables
+// are ACTIVE at once. A partition is a sorted slice: appending in key
+// order is cheap, while inserting into the middle of a partition of n
+// items costs O(n).
 //
 // # Concurrency
 //
@@ -64,7 +87,11 @@
 //
 // Options.Faults and [DB.SetFault] inject, per operation name ("PutItem",
 // "Query", ... or "*" for all), a throttling error rate, added latency and
-// forced errors, so users can test their retry paths.
+// forced errors, so users can test their retry paths. Throttled calls fail
+// with a *types.ProvisionedThroughputExceededException unless
+// Fault.ThrottleErr says otherwise (for example a *types.ThrottlingException).
+// Faults apply before the request is validated or applied, so a failed
+// call changes nothing.
 package ddbmem
 
 import (
@@ -142,6 +169,9 @@ func (db *DB) table(name *string) (*table, error) {
 	t := db.tables[*name]
 	db.mu.RUnlock()
 	if t == nil {
+		if err := checkTableName(*name); err != nil {
+			return nil, err
+		}
 		return nil, notFound()
 	}
 	return t, nil

@@ -3,6 +3,8 @@ package ddbmem
 import (
 	"context"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/tablekit/tablekit/internal/ddbexpr"
@@ -98,7 +100,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 	switch in.ReturnValues {
 	case "", types.ReturnValueNone, types.ReturnValueAllOld:
 	default:
-		return nil, validation("ReturnValues can only be ALL_OLD or NONE")
+		return nil, validation("Return values set to invalid value")
 	}
 	if err := checkRVOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
@@ -114,7 +116,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 		return nil, err
 	}
 	t.write(p.pk, p.sk, old, p.it)
-	out := &dynamodb.PutItemOutput{}
+	out := &dynamodb.PutItemOutput{ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, writeUnits(max(recSize(old), recSize(p.it))), 0)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -145,21 +147,35 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...
 		return nil, err
 	}
 	t.mu.RLock()
-	it := t.data.get(pk, sk)
+	r := t.data.getRec(pk, sk)
 	t.mu.RUnlock()
-	out := &dynamodb.GetItemOutput{}
-	if it != nil {
-		out.Item = x.output(it)
+	size := 0
+	if r != nil {
+		size = r.size
+	}
+	out := &dynamodb.GetItemOutput{ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, readUnits(size, aws.ToBool(in.ConsistentRead), true), 0)}
+	switch {
+	case r == nil:
+	case x.proj == nil:
+		var sl slab
+		out.Item = sl.copyRecord(r)
+	default:
+		out.Item = x.output(r.item)
 	}
 	return out, nil
 }
 
 // output returns the copy of it to hand out, projected if asked.
 func (x *exprs) output(it item) item {
+	var sl slab
+	return x.outputSlab(&sl, it)
+}
+
+func (x *exprs) outputSlab(sl *slab, it item) item {
 	if x.proj != nil {
-		return copyItem(x.proj.Apply(it, &x.env))
+		return sl.copyItem(x.proj.Apply(it, &x.env))
 	}
-	return copyItem(it)
+	return sl.copyItem(it)
 }
 
 // DeleteItem deletes an item, which need not exist. A failed
@@ -184,7 +200,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	switch in.ReturnValues {
 	case "", types.ReturnValueNone, types.ReturnValueAllOld:
 	default:
-		return nil, validation("ReturnValues can only be ALL_OLD or NONE")
+		return nil, validation("Return values set to invalid value")
 	}
 	if err := checkRVOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
@@ -204,7 +220,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 		return nil, err
 	}
 	t.write(pk, sk, old, nil)
-	out := &dynamodb.DeleteItemOutput{}
+	out := &dynamodb.DeleteItemOutput{ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, writeUnits(recSize(old)), 0)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -257,24 +273,31 @@ func updatePaths(u *ddbexpr.Update) []ddbexpr.Path {
 // apply computes the new item from old (nil if absent); the caller
 // holds the table lock.
 func (p *preparedUpdate) apply(old item) (item, error) {
+	it, _, err := p.applyEffective(old)
+	return it, err
+}
+
+// applyEffective is apply that also returns the paths of the update
+// actions that took effect.
+func (p *preparedUpdate) applyEffective(old item) (item, []ddbexpr.Path, error) {
 	base := old
 	if base == nil {
 		base = p.key
 	}
 	if p.x.update == nil {
-		return base, nil
+		return base, nil, nil
 	}
-	it, err := p.x.update.Apply(base, &p.x.env)
+	it, eff, err := p.x.update.ApplyEffective(base, &p.x.env)
 	if err != nil {
-		return nil, evalErr("UpdateExpression", err)
+		return nil, nil, evalErr("UpdateExpression", err)
 	}
 	if err := p.t.checkItemKeys(it); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkSize(it); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return it, nil
+	return it, eff, nil
 }
 
 // UpdateItem edits an item's attributes, creating the item if it does not
@@ -318,12 +341,12 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	if err := checkCond(p.x, old, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	it, err := p.apply(old)
+	it, eff, err := p.applyEffective(old)
 	if err != nil {
 		return nil, err
 	}
 	t.write(p.pk, p.sk, old, it)
-	out := &dynamodb.UpdateItemOutput{}
+	out := &dynamodb.UpdateItemOutput{ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, writeUnits(max(recSize(old), recSize(it))), 0)}
 	switch in.ReturnValues {
 	case types.ReturnValueAllOld:
 		if old != nil {
@@ -337,7 +360,13 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 			src = old
 		}
 		if src != nil && p.x.update != nil {
-			pr := &ddbexpr.Projection{Paths: updatePaths(p.x.update)}
+			// DynamoDB returns the whole top-level attributes that the
+			// actions which took effect touched.
+			var top []ddbexpr.Path
+			for _, up := range eff {
+				top = append(top, up[:1])
+			}
+			pr := &ddbexpr.Projection{Paths: top}
 			if a := pr.Apply(src, &p.x.env); len(a) > 0 {
 				out.Attributes = copyItem(a)
 			}

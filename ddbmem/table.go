@@ -2,7 +2,6 @@ package ddbmem
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -49,6 +48,13 @@ type table struct {
 
 var tableNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
 
+func checkTableName(name string) error {
+	if len(name) < 3 || len(name) > 255 || !tableNameRE.MatchString(name) {
+		return validation("Invalid table/index name.  Table/index names must be between 3 and 255 characters long, and may contain only the characters a-z, A-Z, 0-9, '_', '-', and '.'")
+	}
+	return nil
+}
+
 // CreateTable creates a table, ACTIVE at once. It returns a
 // *types.ResourceInUseException if the table exists, and a
 // ValidationException for an invalid schema.
@@ -77,11 +83,8 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 		return nil, validation("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")
 	}
 	name := *in.TableName
-	if len(name) < 3 || len(name) > 255 {
-		return nil, validation("TableName must be at least 3 characters long and at most 255 characters long")
-	}
-	if !tableNameRE.MatchString(name) {
-		return nil, validationf("1 validation error detected: Value '%s' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+", name)
+	if err := checkTableName(name); err != nil {
+		return nil, err
 	}
 	defs := map[string]types.ScalarAttributeType{}
 	for _, d := range in.AttributeDefinitions {
@@ -197,6 +200,9 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 		return nil
 	}
 	for _, g := range in.GlobalSecondaryIndexes {
+		if t.billing == types.BillingModeProvisioned && g.ProvisionedThroughput == nil {
+			return nil, validation("No provisioned throughput specified for the global secondary index")
+		}
 		if err := addIndex(g.IndexName, g.KeySchema, g.Projection, false); err != nil {
 			return nil, err
 		}
@@ -274,7 +280,7 @@ func (t *table) describe() *types.TableDescription {
 	for _, ix := range t.indexes {
 		n := 0
 		for _, p := range ix.data.parts {
-			n += len(p.entries)
+			n += p.len()
 		}
 		proj := ix.desc
 		if ix.local {
@@ -452,12 +458,14 @@ func (t *table) write(pk, sk string, old, it item) {
 		}
 		return
 	}
-	t.data.put(pk, sk, it)
+	size := ddbexpr.ItemSize(it)
+	r := newRecord(it, size)
+	t.data.put(pk, sk, r)
 	t.count++
-	t.bytes += int64(ddbexpr.ItemSize(it))
+	t.bytes += int64(size)
 	for _, ix := range t.indexes {
 		if ipk, isk, ok := t.indexKey(ix, it); ok {
-			ix.data.put(ipk, isk, it)
+			ix.data.put(ipk, isk, r)
 		}
 	}
 }
@@ -475,9 +483,6 @@ func checkKeyValue(k keyAttr, v types.AttributeValue) error {
 	case *types.AttributeValueMemberS:
 		if x.Value == "" {
 			return validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: %s", k.name)
-		}
-		if len(x.Value) > 2048 && false {
-			return nil
 		}
 	case *types.AttributeValueMemberB:
 		if len(x.Value) == 0 {
@@ -519,7 +524,9 @@ func (t *table) checkItemKeys(it item) error {
 				continue
 			}
 			if string(k.typ) != describeType(v) {
-				return validationf("One or more parameter values were invalid: Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s", k.name, k.typ, describeType(v), ix.name)
+				// DynamoDB adds "gpk Expected: S Actual: N IndexName: gsi";
+				// DynamoDB Local (the conformance oracle) does not.
+				return validation("One or more parameter values were invalid: Type mismatch for Index Key")
 			}
 			empty := false
 			switch x := v.(type) {
@@ -536,6 +543,11 @@ func (t *table) checkItemKeys(it item) error {
 	return nil
 }
 
+// errKeyType is the error of a Key attribute of the wrong type. DynamoDB
+// says "The provided key element does not match the schema"; DynamoDB
+// Local (the conformance oracle) says this.
+var errKeyType = validation(keyTypeMismatchMsg)
+
 // parseKey validates a Key parameter and returns its encoded parts.
 func (t *table) parseKey(key item) (string, string, error) {
 	n := 1
@@ -550,8 +562,14 @@ func (t *table) parseKey(key item) (string, string, error) {
 			continue
 		}
 		v, ok := key[k.name]
-		if !ok || string(k.typ) != describeType(v) {
-			return "", "", validation("The provided key element does not match the schema")
+		if !ok {
+			return "", "", validation("One of the required keys was not given a value")
+		}
+		if isNil(v) {
+			return "", "", validation(errEmptyValue)
+		}
+		if string(k.typ) != describeType(v) {
+			return "", "", errKeyType
 		}
 		switch x := v.(type) {
 		case *types.AttributeValueMemberS:
@@ -584,5 +602,3 @@ func (t *table) keyOf(it item) item {
 func (t *table) isKeyAttr(name string) bool {
 	return name == t.pk.name || (t.sk.name != "" && name == t.sk.name)
 }
-
-func (t *table) String() string { return fmt.Sprintf("table %s", t.name) }

@@ -12,15 +12,92 @@ import (
 
 const maxItemSize = 400 * 1024
 
-func copyItem(it item) item { return ddbexpr.CopyItem(it) }
+// copyItem returns a deep copy of a stored item.
+func copyItem(it item) item {
+	var sl slab
+	return sl.copyItem(it)
+}
+
+// slab hands out string and number members from shared chunks, so that
+// copying a page of items does a few allocations instead of one per
+// attribute. Members are never modified after the copy.
+type slab struct {
+	chunk  int // minimum chunk size for strings; 0 sizes chunks to the item
+	nchunk int // minimum chunk size for numbers
+	ss     []types.AttributeValueMemberS
+	ns     []types.AttributeValueMemberN
+}
+
+const slabChunk = 64
+
+func (sl *slab) s(v string, hint int) *types.AttributeValueMemberS {
+	if len(sl.ss) == cap(sl.ss) {
+		sl.ss = make([]types.AttributeValueMemberS, 0, max(hint, sl.chunk))
+	}
+	sl.ss = append(sl.ss, types.AttributeValueMemberS{Value: v})
+	return &sl.ss[len(sl.ss)-1]
+}
+
+func (sl *slab) n(v string, hint int) *types.AttributeValueMemberN {
+	if len(sl.ns) == cap(sl.ns) {
+		sl.ns = make([]types.AttributeValueMemberN, 0, max(hint, sl.nchunk))
+	}
+	sl.ns = append(sl.ns, types.AttributeValueMemberN{Value: v})
+	return &sl.ns[len(sl.ns)-1]
+}
+
+// copyRecord returns a deep copy of a stored record's item.
+func (sl *slab) copyRecord(r *record) item {
+	out := make(item, len(r.attrs))
+	for _, a := range r.attrs {
+		switch x := a.v.(type) {
+		case *types.AttributeValueMemberS:
+			out[a.name] = sl.s(x.Value, r.nS)
+		case *types.AttributeValueMemberN:
+			out[a.name] = sl.n(x.Value, r.nN)
+		default:
+			out[a.name] = ddbexpr.Copy(a.v)
+		}
+	}
+	return out
+}
+
+// copyItem returns a deep copy of a stored item, drawing scalar members
+// from the slab.
+func (sl *slab) copyItem(it item) item {
+	if it == nil {
+		return nil
+	}
+	out := make(item, len(it))
+	for k, v := range it {
+		switch x := v.(type) {
+		case *types.AttributeValueMemberS:
+			out[k] = sl.s(x.Value, len(it))
+		case *types.AttributeValueMemberN:
+			out[k] = sl.n(x.Value, len(it))
+		default:
+			out[k] = ddbexpr.Copy(v)
+		}
+	}
+	return out
+}
 
 // importItem validates it and returns a deep copy with numbers in
 // canonical form.
 func importItem(it item) (item, error) {
 	out := make(item, len(it))
+	var ss []types.AttributeValueMemberS
 	for k, v := range it {
 		if k == "" {
 			return nil, validation("One or more parameter values were invalid: An attribute name may not be empty")
+		}
+		if x, ok := v.(*types.AttributeValueMemberS); ok && x != nil {
+			if ss == nil {
+				ss = make([]types.AttributeValueMemberS, 0, len(it))
+			}
+			ss = append(ss, types.AttributeValueMemberS{Value: x.Value})
+			out[k] = &ss[len(ss)-1]
+			continue
 		}
 		nv, err := importValue(v)
 		if err != nil {
@@ -31,22 +108,80 @@ func importItem(it item) (item, error) {
 	return out, nil
 }
 
+// isNil reports whether v is nil or a nil member pointer.
+func isNil(v types.AttributeValue) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case *types.AttributeValueMemberS:
+		return x == nil
+	case *types.AttributeValueMemberN:
+		return x == nil
+	case *types.AttributeValueMemberB:
+		return x == nil
+	case *types.AttributeValueMemberBOOL:
+		return x == nil
+	case *types.AttributeValueMemberNULL:
+		return x == nil
+	case *types.AttributeValueMemberSS:
+		return x == nil
+	case *types.AttributeValueMemberNS:
+		return x == nil
+	case *types.AttributeValueMemberBS:
+		return x == nil
+	case *types.AttributeValueMemberL:
+		return x == nil
+	case *types.AttributeValueMemberM:
+		return x == nil
+	}
+	return false
+}
+
+var errEmptyValue = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+
 func importValue(v types.AttributeValue) (types.AttributeValue, error) {
+	return importValueCopy(v, true)
+}
+
+// checkValue validates v like importValue without copying it.
+func checkValue(v types.AttributeValue) error {
+	_, err := importValueCopy(v, false)
+	return err
+}
+
+// importValueCopy validates v and, when cp is set, returns a deep copy with
+// numbers in canonical form; otherwise it returns v itself.
+func importValueCopy(v types.AttributeValue, cp bool) (types.AttributeValue, error) {
+	if isNil(v) {
+		return nil, validation(errEmptyValue)
+	}
 	switch x := v.(type) {
 	case *types.AttributeValueMemberS:
+		if !cp {
+			return v, nil
+		}
 		return &types.AttributeValueMemberS{Value: x.Value}, nil
 	case *types.AttributeValueMemberN:
 		n, err := ddbexpr.ParseNumber(x.Value)
 		if err != nil {
 			return nil, validation(err.Error())
 		}
+		if !cp {
+			return v, nil
+		}
 		return &types.AttributeValueMemberN{Value: n.String()}, nil
 	case *types.AttributeValueMemberB:
+		if !cp {
+			return v, nil
+		}
 		if x.Value == nil {
 			return &types.AttributeValueMemberB{Value: []byte{}}, nil
 		}
 		return &types.AttributeValueMemberB{Value: bytes.Clone(x.Value)}, nil
 	case *types.AttributeValueMemberBOOL:
+		if !cp {
+			return v, nil
+		}
 		return &types.AttributeValueMemberBOOL{Value: x.Value}, nil
 	case *types.AttributeValueMemberNULL:
 		if !x.Value {
@@ -63,6 +198,9 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 				return nil, validationf("One or more parameter values were invalid: Input collection %s contains duplicates", listString(x.Value))
 			}
 			seen[s] = true
+		}
+		if !cp {
+			return v, nil
 		}
 		return &types.AttributeValueMemberSS{Value: append([]string(nil), x.Value...)}, nil
 	case *types.AttributeValueMemberNS:
@@ -83,6 +221,9 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 			seen[c] = true
 			out[i] = c
 		}
+		if !cp {
+			return v, nil
+		}
 		return &types.AttributeValueMemberNS{Value: out}, nil
 	case *types.AttributeValueMemberBS:
 		if len(x.Value) == 0 {
@@ -97,8 +238,19 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 			seen[string(b)] = true
 			out[i] = bytes.Clone(b)
 		}
+		if !cp {
+			return v, nil
+		}
 		return &types.AttributeValueMemberBS{Value: out}, nil
 	case *types.AttributeValueMemberL:
+		if !cp {
+			for _, e := range x.Value {
+				if err := checkValue(e); err != nil {
+					return nil, err
+				}
+			}
+			return v, nil
+		}
 		out := make([]types.AttributeValue, len(x.Value))
 		for i, e := range x.Value {
 			nv, err := importValue(e)
@@ -109,6 +261,14 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 		}
 		return &types.AttributeValueMemberL{Value: out}, nil
 	case *types.AttributeValueMemberM:
+		if !cp {
+			for _, e := range x.Value {
+				if err := checkValue(e); err != nil {
+					return nil, err
+				}
+			}
+			return v, nil
+		}
 		out := make(item, len(x.Value))
 		for k, e := range x.Value {
 			nv, err := importValue(e)
@@ -119,7 +279,7 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 		}
 		return &types.AttributeValueMemberM{Value: out}, nil
 	}
-	return nil, validation("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+	return nil, validation(errEmptyValue)
 }
 
 func listString(s []string) string { return "[" + strings.Join(s, ", ") + "]" }
@@ -194,6 +354,24 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 	if r.names != nil && len(r.names) == 0 {
 		return nil, validation("ExpressionAttributeNames must not be empty")
 	}
+	for k := range r.names {
+		if !validPlaceholder(k, '#') {
+			return nil, validationf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
+		}
+	}
+	for k := range r.values {
+		if !validPlaceholder(k, ':') {
+			return nil, validationf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
+		}
+	}
+	for _, e := range []struct {
+		label string
+		s     *string
+	}{{"KeyConditionExpression", r.key}, {"UpdateExpression", r.update}, {"ConditionExpression", r.cond}, {"FilterExpression", r.filter}, {"ProjectionExpression", r.proj}} {
+		if e.s != nil && len(*e.s) > maxExprSize {
+			return nil, validationf("Invalid %s: Expression size has exceeded the maximum allowed size; expression size: %d", e.label, len(*e.s))
+		}
+	}
 	haveExpr := false
 	var used []*ddbexpr.Expr
 	parseCond := func(label string, s *string) (*ddbexpr.Condition, error) {
@@ -247,17 +425,23 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		return x, nil
 	}
 	if len(r.values) > 0 {
-		x.env.Values = make(map[string]types.AttributeValue, len(r.values))
+		// Values are copied (numbers made canonical) only when an update
+		// may store them; other expressions only read them.
+		if x.update != nil {
+			x.env.Values = make(map[string]types.AttributeValue, len(r.values))
+		} else {
+			x.env.Values = r.values
+		}
 		for k, v := range r.values {
-			nv, err := importValue(v)
+			nv, err := importValueCopy(v, x.update != nil)
 			if err != nil {
-				return nil, validationf("ExpressionAttributeValues contains invalid value: %s for key %s", strings.TrimPrefix(apiMessage(err), ""), k)
+				return nil, validationf("ExpressionAttributeValues contains invalid value: %s for key %s", apiMessage(err), k)
 			}
-			x.env.Values[k] = nv
+			if x.update != nil {
+				x.env.Values[k] = nv
+			}
 		}
 	}
-	labels := []string{"KeyConditionExpression", "UpdateExpression", "ConditionExpression", "FilterExpression", "ProjectionExpression"}
-	_ = labels
 	check := func(label string, e *ddbexpr.Expr) error {
 		if e == nil {
 			return nil
@@ -277,6 +461,9 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 			return nil, err
 		}
 		if err := x.update.CheckPaths(&x.env); err != nil {
+			return nil, validationf("Invalid UpdateExpression: %s", err.Error())
+		}
+		if err := x.update.CheckOperandTypes(&x.env); err != nil {
 			return nil, validationf("Invalid UpdateExpression: %s", err.Error())
 		}
 	}
@@ -299,30 +486,12 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		}
 	}
 	if len(r.names) > 0 {
-		unused := map[string]bool{}
-		for n := range r.names {
-			unused[n] = true
-		}
-		for _, e := range used {
-			for _, n := range e.Names {
-				delete(unused, n)
-			}
-		}
-		if len(unused) > 0 {
+		if unused := unusedKeys(r.names, used, func(e *ddbexpr.Expr) []string { return e.Names }); unused != nil {
 			return nil, validationf("Value provided in ExpressionAttributeNames unused in expressions: keys: %s", keySet(unused))
 		}
 	}
 	if len(r.values) > 0 {
-		unused := map[string]bool{}
-		for n := range r.values {
-			unused[n] = true
-		}
-		for _, e := range used {
-			for _, n := range e.Values {
-				delete(unused, n)
-			}
-		}
-		if len(unused) > 0 {
+		if unused := unusedKeys(r.values, used, func(e *ddbexpr.Expr) []string { return e.Values }); unused != nil {
 			return nil, validationf("Value provided in ExpressionAttributeValues unused in expressions: keys: %s", keySet(unused))
 		}
 	}
@@ -338,6 +507,21 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		}
 	}
 	return x, nil
+}
+
+const maxExprSize = 4096
+
+func validPlaceholder(k string, prefix byte) bool {
+	if len(k) < 2 || k[0] != prefix {
+		return false
+	}
+	for i := 1; i < len(k); i++ {
+		c := k[i]
+		if !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
 }
 
 func apiMessage(err error) string {
@@ -357,4 +541,30 @@ func evalErr(label string, err error) error {
 		return validation(e.Msg)
 	}
 	return validation(fmt.Sprint(err))
+}
+
+// unusedKeys returns the keys of m that no expression uses, or nil.
+func unusedKeys[V any](m map[string]V, used []*ddbexpr.Expr, list func(*ddbexpr.Expr) []string) map[string]bool {
+	var unused map[string]bool
+	for k := range m {
+		found := false
+		for _, e := range used {
+			for _, u := range list(e) {
+				if u == k {
+					found = true
+					break
+				}
+			}
+			if found {
+				break
+			}
+		}
+		if !found {
+			if unused == nil {
+				unused = map[string]bool{}
+			}
+			unused[k] = true
+		}
+	}
+	return unused
 }

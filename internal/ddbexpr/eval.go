@@ -218,7 +218,10 @@ func (env *Env) eval(it Item, c *Cond) (bool, error) {
 var validTypes = map[string]bool{"S": true, "SS": true, "N": true, "NS": true, "B": true, "BS": true, "BOOL": true, "NULL": true, "L": true, "M": true}
 
 func (env *Env) evalFunc(it Item, c *Cond) (bool, error) {
-	v, ok := env.Get(it, c.Args[0].Path)
+	v, ok, err := env.operand(it, c.Args[0])
+	if err != nil {
+		return false, err
+	}
 	switch c.Op {
 	case "attribute_exists":
 		return ok, nil
@@ -332,6 +335,9 @@ func (env *Env) checkTypes(c *Cond) error {
 	case CondNot:
 		return env.checkTypes(c.L)
 	case CondCompare:
+		if err := env.checkDistinct(c.Op, c.Args); err != nil {
+			return err
+		}
 		if c.Op == "=" || c.Op == "<>" {
 			return nil
 		}
@@ -340,7 +346,12 @@ func (env *Env) checkTypes(c *Cond) error {
 				return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", c.Op, t)}
 			}
 		}
+	case CondIn:
+		return env.checkDistinct("IN", c.Args)
 	case CondBetween:
+		if err := env.checkDistinct("BETWEEN", c.Args); err != nil {
+			return err
+		}
 		for _, o := range c.Args {
 			if t := env.constType(o); t != "" && t != "S" && t != "N" && t != "B" {
 				return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: %s", t)}
@@ -348,6 +359,9 @@ func (env *Env) checkTypes(c *Cond) error {
 		}
 		if c.Args[1].Kind == OpValue && c.Args[2].Kind == OpValue {
 			lo, hi := env.Values[c.Args[1].Value], env.Values[c.Args[2].Value]
+			if TypeName(lo) != TypeName(hi) {
+				return &CheckError{fmt.Sprintf("The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: {%s}, upper bound operand: AttributeValue: {%s}", Describe(lo), Describe(hi))}
+			}
 			if r, ok := Compare(lo, hi); ok && r > 0 {
 				return &CheckError{fmt.Sprintf("The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {%s}, upper bound operand: AttributeValue: {%s}", Describe(lo), Describe(hi))}
 			}
@@ -365,6 +379,32 @@ func (env *Env) checkTypes(c *Cond) error {
 					return &CheckError{fmt.Sprintf("Invalid attribute type name found; type: %s, valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}", typeArg(t))}
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// checkDistinct rejects a path operand repeated among the operands, as
+// in "a = a" or "a IN (:x, a)".
+func (env *Env) checkDistinct(op string, args []*Operand) error {
+	first := args[0]
+	if first.Kind != OpPath {
+		return nil
+	}
+	fp := env.Resolve(first.Path)
+	for _, o := range args[1:] {
+		if o.Kind != OpPath || len(o.Path) != len(fp) {
+			continue
+		}
+		same := true
+		for i, e := range env.Resolve(o.Path) {
+			if e != fp[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return &CheckError{fmt.Sprintf("The first operand must be distinct from the remaining operands for this operator or function; operator: %s, first operand: %s", op, bracketPath(fp))}
 		}
 	}
 	return nil
@@ -463,11 +503,20 @@ func (env *Env) setOperand(it Item, o *Operand) (types.AttributeValue, error) {
 // item. old is not modified; unchanged values are shared with it, and
 // values taken from env are deep-copied.
 func (u *Update) Apply(old Item, env *Env) (Item, error) {
+	it, _, err := u.ApplyEffective(old, env)
+	return it, err
+}
+
+// ApplyEffective is Apply that also returns the paths of the actions
+// that took effect: every SET and ADD, and the REMOVE and DELETE actions
+// whose path existed.
+func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
+	var eff []Path
 	vals := make([]types.AttributeValue, len(u.Set))
 	for i, a := range u.Set {
 		v, err := env.setOperand(old, a.Value)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		vals[i] = Copy(v)
 	}
@@ -477,8 +526,9 @@ func (u *Update) Apply(old Item, env *Env) (Item, error) {
 	}
 	for i, a := range u.Set {
 		if err := env.set(it, a.Path, vals[i]); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		eff = append(eff, a.Path)
 	}
 	if len(u.Remove) > 0 {
 		rem := make([]Path, len(u.Remove))
@@ -492,36 +542,38 @@ func (u *Update) Apply(old Item, env *Env) (Item, error) {
 			return false
 		})
 		for _, p := range rem {
+			if _, ok := env.Get(it, p); ok {
+				eff = append(eff, p)
+			}
 			if err := env.remove(it, p); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
 	for _, a := range u.Add {
 		if err := env.add(it, a); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		eff = append(eff, a.Path)
 	}
 	for _, a := range u.Delete {
+		if _, ok := env.Get(it, a.Path); ok {
+			eff = append(eff, a.Path)
+		}
 		if err := env.del(it, a); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return it, nil
+	return it, eff, nil
 }
 
 // modify walks to the parent of the last element of p, copying
 // containers on the way, and calls fn with the (copied) parent container.
-func (env *Env) modify(it Item, p Path, create bool, fn func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error)) error {
+func (env *Env) modify(it Item, p Path, fn func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error)) error {
 	if len(p) == 1 {
-		top := env.name(p[0].Name)
-		nv, err := fn(&types.AttributeValueMemberM{Value: it}, p[0])
-		if err != nil {
-			return err
-		}
-		_ = nv
-		_ = top
-		return nil
+		// The item itself is the parent; fn edits it in place.
+		_, err := fn(&types.AttributeValueMemberM{Value: it}, p[0])
+		return err
 	}
 	var rec func(cur types.AttributeValue, i int) (types.AttributeValue, error)
 	rec = func(cur types.AttributeValue, i int) (types.AttributeValue, error) {
@@ -623,7 +675,7 @@ func copyContainer(v types.AttributeValue) (types.AttributeValue, error) {
 }
 
 func (env *Env) set(it Item, p Path, v types.AttributeValue) error {
-	return env.modify(it, p, true, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+	return env.modify(it, p, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
 		switch x := parent.(type) {
 		case *types.AttributeValueMemberM:
 			if last.IsIndex {
@@ -645,7 +697,7 @@ func (env *Env) set(it Item, p Path, v types.AttributeValue) error {
 }
 
 func (env *Env) remove(it Item, p Path) error {
-	err := env.modify(it, p, false, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+	err := env.modify(it, p, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
 		switch x := parent.(type) {
 		case *types.AttributeValueMemberM:
 			if last.IsIndex {
@@ -662,16 +714,12 @@ func (env *Env) remove(it Item, p Path) error {
 		}
 		return parent, nil
 	})
-	if err == errBadUpdate {
-		// Removing below a missing or mismatched parent is a no-op.
-		return nil
-	}
 	return err
 }
 
 func (env *Env) add(it Item, a ValueAction) error {
 	val := env.Values[a.Value]
-	return env.modify(it, a.Path, true, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+	return env.modify(it, a.Path, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
 		var cur types.AttributeValue
 		switch x := parent.(type) {
 		case *types.AttributeValueMemberM:
@@ -794,7 +842,7 @@ func addValues(cur, val types.AttributeValue) (types.AttributeValue, error) {
 
 func (env *Env) del(it Item, a ValueAction) error {
 	val := env.Values[a.Value]
-	err := env.modify(it, a.Path, false, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+	err := env.modify(it, a.Path, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
 		var cur types.AttributeValue
 		switch x := parent.(type) {
 		case *types.AttributeValueMemberM:
@@ -993,4 +1041,57 @@ func (c *Condition) TopNames(env *Env) []string {
 	}
 	walk(c.Root)
 	return names
+}
+
+var longTypeNames = map[string]string{
+	"S": "STRING", "N": "NUMBER", "B": "BINARY", "BOOL": "BOOLEAN", "NULL": "NULL",
+	"L": "LIST", "M": "MAP", "SS": "STRING_SET", "NS": "NUMBER_SET", "BS": "BINARY_SET",
+}
+
+// CheckOperandTypes rejects constant operands of the wrong type for ADD,
+// DELETE, + and -, and list_append, as DynamoDB does before evaluation.
+func (u *Update) CheckOperandTypes(env *Env) error {
+	for _, a := range u.Add {
+		switch t := TypeName(env.Values[a.Value]); t {
+		case "N", "SS", "NS", "BS":
+		default:
+			return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator: ADD, operand type: %s, typeSet: ALLOWED_FOR_ADD_OPERAND", longTypeNames[t])}
+		}
+	}
+	for _, a := range u.Delete {
+		switch t := TypeName(env.Values[a.Value]); t {
+		case "SS", "NS", "BS":
+		default:
+			return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator: DELETE, operand type: %s, typeSet: ALLOWED_FOR_DELETE_OPERAND", longTypeNames[t])}
+		}
+	}
+	var walk func(o *Operand) error
+	walk = func(o *Operand) error {
+		want, name := "", ""
+		switch o.Kind {
+		case OpPlus:
+			want, name = "N", "+"
+		case OpMinus:
+			want, name = "N", "-"
+		case OpListAppend:
+			want, name = "L", "list_append"
+		}
+		for _, a := range o.Args {
+			if want != "" && a.Kind == OpValue {
+				if t := TypeName(env.Values[a.Value]); t != want {
+					return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", name, t)}
+				}
+			}
+			if err := walk(a); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, a := range u.Set {
+		if err := walk(a.Value); err != nil {
+			return err
+		}
+	}
+	return nil
 }
