@@ -16,6 +16,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/internal/accept-encoding v1.13.24 // indirect
 	github.com/aws/aws-sdk-go-v2/service/internal/endpoint-discovery v1.13.10 // indirect
 	github.com/aws/smithy-go v1.28.8 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/valkey-io/valkey-glide/go/v2 v2.5.3 // indirect
 	google.golang.org/protobuf v1.33.0 // indirect
