@@ -103,7 +103,9 @@ func BenchmarkLock(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(func() { _, _ = dc.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)}) })
+		b.Cleanup(func() {
+			_, _ = dc.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+		})
 		db, err := dynamolock.New(dc, func(o *dynamolock.Options) { o.Table = table })
 		if err != nil {
 			b.Fatal(err)
