@@ -1,0 +1,15 @@
+package conformance
+
+import "testing"
+
+// TestConformance runs every case against DynamoDB Local and the engine.
+func TestConformance(t *testing.T) {
+	for _, g := range []struct {
+		name  string
+		cases []tc
+	}{
+		{"table", tableCases},
+	} {
+		t.Run(g.name, func(t *testing.T) { runCases(t, g.cases) })
+	}
+}
