@@ -59,10 +59,10 @@ type tc struct {
 type stepMode int
 
 const (
-	modeCall    stepMode = iota // one call, compare output or error
-	modeScanAll                 // page through a Scan (all segments), compare the sorted union
-	modeQueryAll                // page through a Query, compare every page
-	modeListAll                 // page through ListTables, keep the case's own tables
+	modeCall     stepMode = iota // one call, compare output or error
+	modeScanAll                  // page through a Scan (all segments), compare the sorted union
+	modeQueryAll                 // page through a Query, compare every page
+	modeListAll                  // page through ListTables, keep the case's own tables
 )
 
 // step is one operation. in is a *dynamodb.XxxInput with logical table
@@ -84,8 +84,8 @@ const (
 	eValid    = "Validation"
 )
 
-func do(in any) step                 { return step{in: in} }
-func fail(kind string, in any) step  { return step{in: in, err: kind} }
+func do(in any) step                   { return step{in: in} }
+func fail(kind string, in any) step    { return step{in: in, err: kind} }
 func failMsg(kind string, in any) step { return step{in: in, err: kind, msg: true} }
 func scanAll(in *dynamodb.ScanInput) step {
 	return step{in: in, mode: modeScanAll}
