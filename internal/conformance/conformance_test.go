@@ -9,6 +9,7 @@ func TestConformance(t *testing.T) {
 		cases []tc
 	}{
 		{"table", tableCases},
+		{"items", itemCases},
 	} {
 		t.Run(g.name, func(t *testing.T) { runCases(t, g.cases) })
 	}

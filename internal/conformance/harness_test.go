@@ -101,9 +101,14 @@ func listAll() step { return step{in: &dynamodb.ListTablesInput{}, mode: modeLis
 // I is an item.
 type I = map[string]types.AttributeValue
 
-func S(s string) types.AttributeValue     { return &types.AttributeValueMemberS{Value: s} }
-func N(s string) types.AttributeValue     { return &types.AttributeValueMemberN{Value: s} }
-func B(b ...byte) types.AttributeValue    { return &types.AttributeValueMemberB{Value: b} }
+func S(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+func N(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
+func B(b ...byte) types.AttributeValue {
+	if b == nil {
+		b = []byte{} // nil would be sent as an empty attribute value
+	}
+	return &types.AttributeValueMemberB{Value: b}
+}
 func SS(s ...string) types.AttributeValue { return &types.AttributeValueMemberSS{Value: s} }
 func NS(s ...string) types.AttributeValue { return &types.AttributeValueMemberNS{Value: s} }
 func BS(b ...[]byte) types.AttributeValue { return &types.AttributeValueMemberBS{Value: b} }

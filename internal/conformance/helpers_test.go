@@ -1,0 +1,68 @@
+package conformance
+
+import (
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Short constructors for inputs on table "T".
+
+func put(it I) *dynamodb.PutItemInput { return &dynamodb.PutItemInput{TableName: str("T"), Item: it} }
+
+func putIf(it I, cond string, v vals) *dynamodb.PutItemInput {
+	return &dynamodb.PutItemInput{TableName: str("T"), Item: it, ConditionExpression: str(cond), ExpressionAttributeValues: v}
+}
+
+func get(k I) *dynamodb.GetItemInput {
+	return &dynamodb.GetItemInput{TableName: str("T"), Key: k, ConsistentRead: aws.Bool(true)}
+}
+
+func getP(k I, proj string, n names) *dynamodb.GetItemInput {
+	return &dynamodb.GetItemInput{TableName: str("T"), Key: k, ProjectionExpression: str(proj), ExpressionAttributeNames: n}
+}
+
+func del(k I) *dynamodb.DeleteItemInput {
+	return &dynamodb.DeleteItemInput{TableName: str("T"), Key: k}
+}
+
+func delIf(k I, cond string, v vals) *dynamodb.DeleteItemInput {
+	return &dynamodb.DeleteItemInput{TableName: str("T"), Key: k, ConditionExpression: str(cond), ExpressionAttributeValues: v}
+}
+
+func upd(k I, expr string, v vals) *dynamodb.UpdateItemInput {
+	return &dynamodb.UpdateItemInput{TableName: str("T"), Key: k, UpdateExpression: str(expr),
+		ExpressionAttributeValues: v, ReturnValues: types.ReturnValueAllNew}
+}
+
+func updN(k I, expr string, n names, v vals) *dynamodb.UpdateItemInput {
+	u := upd(k, expr, v)
+	u.ExpressionAttributeNames = n
+	return u
+}
+
+func updRV(k I, expr string, v vals, rv types.ReturnValue) *dynamodb.UpdateItemInput {
+	u := upd(k, expr, v)
+	u.ReturnValues = rv
+	return u
+}
+
+func query(cond string, v vals) *dynamodb.QueryInput {
+	return &dynamodb.QueryInput{TableName: str("T"), KeyConditionExpression: str(cond), ExpressionAttributeValues: v}
+}
+
+func scan() *dynamodb.ScanInput { return &dynamodb.ScanInput{TableName: str("T")} }
+
+// pk returns a key {pk: S(p)}; pks returns {pk: S(p), sk: S(s)}.
+func pk(p string) I     { return I{"pk": S(p)} }
+func pks(p, s string) I { return I{"pk": S(p), "sk": S(s)} }
+func with(k I, kv ...any) I {
+	out := I{}
+	for a, v := range k {
+		out[a] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i].(string)] = kv[i+1].(types.AttributeValue)
+	}
+	return out
+}
