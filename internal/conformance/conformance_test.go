@@ -10,6 +10,7 @@ func TestConformance(t *testing.T) {
 	}{
 		{"table", tableCases},
 		{"items", itemCases},
+		{"conditions", condCases},
 	} {
 		t.Run(g.name, func(t *testing.T) { runCases(t, g.cases) })
 	}
