@@ -11,6 +11,7 @@ func TestConformance(t *testing.T) {
 		{"table", tableCases},
 		{"items", itemCases},
 		{"conditions", condCases},
+		{"updates", updateCases},
 	} {
 		t.Run(g.name, func(t *testing.T) { runCases(t, g.cases) })
 	}
