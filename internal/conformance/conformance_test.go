@@ -12,6 +12,7 @@ func TestConformance(t *testing.T) {
 		{"items", itemCases},
 		{"conditions", condCases},
 		{"updates", updateCases},
+		{"query", queryCases},
 	} {
 		t.Run(g.name, func(t *testing.T) { runCases(t, g.cases) })
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -73,6 +74,10 @@ type step struct {
 	err  string
 	msg  bool
 	mode stepMode
+	// localDiffers, set on a queryAll step, says why DynamoDB Local's
+	// page boundaries differ from DynamoDB's: only the concatenated items
+	// and the total count are compared.
+	localDiffers string
 }
 
 // Error kinds.
@@ -559,7 +564,18 @@ func queryAllPages(ctx context.Context, c entity.Client, in *dynamodb.QueryInput
 			return result{Out: pages, Err: normErr(err, s.msg, n)}
 		}
 		o := out.(*dynamodb.QueryOutput)
-		pages = append(pages, normOut(o, n))
+		if s.localDiffers != "" {
+			if len(pages) == 0 {
+				pages = []any{map[string]any{"Count": 0, "Items": []any{}}}
+			}
+			m := pages[0].(map[string]any)
+			m["Count"] = m["Count"].(int) + int(o.Count)
+			for _, it := range o.Items {
+				m["Items"] = append(m["Items"].([]any), plainOf(it, n))
+			}
+		} else {
+			pages = append(pages, normOut(o, n))
+		}
 		if len(pages) > 1000 {
 			return result{Err: &errInfo{Kind: "other", Code: "too many pages"}}
 		}
@@ -896,6 +912,9 @@ func runCase(t *testing.T, lc entity.Client, c tc) {
 	for i, s := range steps {
 		label := fmt.Sprintf("step %d (%s)", i, opName(s.in))
 		want := exec(ctx, loc, s, n)
+		if os.Getenv("CONFORMANCE_LOG") != "" {
+			t.Logf("%s: DynamoDB Local: %s", label, js(want))
+		}
 		switch {
 		case s.err == "any":
 		case s.err == "" && want.Err != nil:
