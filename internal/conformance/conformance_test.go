@@ -13,6 +13,8 @@ func TestConformance(t *testing.T) {
 		{"conditions", condCases},
 		{"updates", updateCases},
 		{"query", queryCases},
+		{"scan", scanCases},
+		{"index", indexCases},
 	} {
 		t.Run(g.name, func(t *testing.T) { runCases(t, g.cases) })
 	}
