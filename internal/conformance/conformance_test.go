@@ -15,6 +15,8 @@ func TestConformance(t *testing.T) {
 		{"query", queryCases},
 		{"scan", scanCases},
 		{"index", indexCases},
+		{"batch", batchCases},
+		{"transactions", txnCases},
 	} {
 		t.Run(g.name, func(t *testing.T) { runCases(t, g.cases) })
 	}
