@@ -1,99 +1,199 @@
 // Package ddbmem is an embedded, in-process DynamoDB engine. Its *DB
-// implements entity.Client, so examples and unit tests run with no server.
+// implements entity.Client, so examples and unit tests run with no Java,
+// no Docker and no server:
 //
-// This is a stub being replaced by the real engine: every call returns an
-// error.
+//	db := ddbmem.New()
+//	db.CreateTable(ctx, &dynamodb.CreateTableInput{...})
+//	db.PutItem(ctx, &dynamodb.PutItemInput{...})
+//
+// Requests and responses are the SDK's own types, and errors are the
+// SDK's own error types: *types.ConditionalCheckFailedException,
+// *types.TransactionCanceledException, *types.ResourceNotFoundException,
+// *types.ResourceInUseException, *types.IdempotentParameterMismatchException,
+// and *smithy.GenericAPIError with code "ValidationException" for
+// validation errors. Code using errors.As behaves the same on the engine
+// and on DynamoDB.
+//
+// # Supported
+//
+// Tables with a partition key and optional sort key (S, N or B), global
+// and local secondary indexes with ALL, KEYS_ONLY and INCLUDE projections
+// (sparse: items without the index keys are not indexed), the full
+// expression grammar (conditions, filters, key conditions, updates and
+// projections with #name and :value placeholders), ReturnValues and
+// ReturnValuesOnConditionCheckFailure, Query and Scan (with segments)
+// paging with Limit, the 1 MB page and LastEvaluatedKey, BatchGetItem,
+// BatchWriteItem, TransactWriteItems (all-or-nothing, with
+// ClientRequestToken idempotency for 10 minutes) and TransactGetItems.
+// The legacy parameters (Expected, AttributesToGet, KeyConditions,
+// QueryFilter, ScanFilter, AttributeUpdates, ConditionalOperator) are
+// rejected with a ValidationException. Capacity is not modelled:
+// ConsumedCapacity is never returned and there is no throttling unless
+// injected (see [Fault]).
+//
+// # Semantics and limits
+//
+// Numbers are exact decimals of up to 38 digits, stored and returned in
+// DynamoDB's canonical form ("1.50" reads back as "1.5"). Sort keys order
+// S and B byte-wise and N numerically. Items are limited to 400 KB
+// computed as DynamoDB does (attribute names plus values); batches to 25
+// writes and 100 reads; transactions to 100 actions on distinct items.
+// Scan order is the order of a hash of the partition key, stable while
+// the table is unchanged. Items written and read are copied: callers may
+// mutate what they pass in and what they get back.
+//
+// # Time to live
+//
+// UpdateTimeToLive records the TTL attribute. As in DynamoDB, expired
+// items are not hidden from reads: they stay readable until they are
+// deleted. The engine deletes them only when [DB.SweepExpired] is called
+// (tests call it to simulate DynamoDB's background deletion); an item is
+// expired when its TTL attribute is a number of epoch seconds smaller
+// than the sweep's time. Options.Now supplies the clock for
+// [DB.SweepExpiredNow].
+//
+// # Concurrency
+//
+// A DB is safe for concurrent use. Each single-item operation is atomic;
+// a transaction locks every table it touches and is isolated from
+// concurrent writes; a Query or Scan page is a consistent snapshot of its
+// table. ConsistentRead is accepted and has no effect (every read is
+// strongly consistent).
+//
+// # Faults
+//
+// Options.Faults and [DB.SetFault] inject, per operation name ("PutItem",
+// "Query", ... or "*" for all), a throttling error rate, added latency and
+// forced errors, so users can test their retry paths.
 package ddbmem
 
 import (
 	"context"
-	"errors"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // Options configures a DB. The zero value is valid.
-type Options struct{}
-
-// DB is an in-memory DynamoDB. It is safe for concurrent use.
-type DB struct{}
-
-// New returns an empty engine.
-func New(optFns ...func(*Options)) *DB { return &DB{} }
-
-var errStub = errors.New("ddbmem: not implemented yet")
-
-// GetItem is not implemented yet.
-func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return nil, errStub
+type Options struct {
+	// Now is the clock used for ClientRequestToken expiry, table creation
+	// times and SweepExpiredNow. Default: time.Now.
+	Now func() time.Time
+	// Faults injects faults per operation name ("PutItem", "Query", ...,
+	// or "*" for every operation). Default: none. Change them at run
+	// time with SetFault.
+	Faults map[string]Fault
+	// Seed seeds the random source of injected throttling, for
+	// reproducible tests. Default 0 (a fixed seed).
+	Seed uint64
 }
 
-// PutItem is not implemented yet.
-func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	return nil, errStub
+// DB is an in-memory DynamoDB. It is safe for concurrent use. The zero
+// value is not usable; call New.
+type DB struct {
+	now func() time.Time
+
+	mu     sync.RWMutex
+	tables map[string]*table
+
+	cache exprCache
+
+	txMu   sync.Mutex
+	tokens map[string]txToken
+
+	faultMu   sync.Mutex
+	faults    map[string]Fault
+	hasFaults atomic.Bool
+	rng       *rand.Rand
 }
 
-// UpdateItem is not implemented yet.
-func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	return nil, errStub
+// New returns an empty engine configured by optFns.
+func New(optFns ...func(*Options)) *DB {
+	var o Options
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	db := &DB{
+		now:    o.Now,
+		tables: map[string]*table{},
+		tokens: map[string]txToken{},
+		faults: map[string]Fault{},
+		rng:    rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)),
+	}
+	if db.now == nil {
+		db.now = time.Now
+	}
+	for op, f := range o.Faults {
+		db.faults[op] = f
+	}
+	db.hasFaults.Store(len(db.faults) > 0)
+	return db
 }
 
-// DeleteItem is not implemented yet.
-func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	return nil, errStub
+func (db *DB) table(name *string) (*table, error) {
+	if name == nil || *name == "" {
+		return nil, validation("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")
+	}
+	db.mu.RLock()
+	t := db.tables[*name]
+	db.mu.RUnlock()
+	if t == nil {
+		return nil, notFound()
+	}
+	return t, nil
 }
 
-// Query is not implemented yet.
-func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return nil, errStub
+// begin applies injected faults for op and checks ctx.
+func (db *DB) begin(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !db.hasFaults.Load() {
+		return nil
+	}
+	return db.injectFault(ctx, op)
 }
 
-// Scan is not implemented yet.
-func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return nil, errStub
-}
-
-// BatchGetItem is not implemented yet.
-func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	return nil, errStub
-}
-
-// BatchWriteItem is not implemented yet.
-func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	return nil, errStub
-}
-
-// TransactWriteItems is not implemented yet.
-func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return nil, errStub
-}
-
-// TransactGetItems is not implemented yet.
-func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
-	return nil, errStub
-}
-
-// CreateTable is not implemented yet.
-func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	return nil, errStub
-}
-
-// DeleteTable is not implemented yet.
-func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
-	return nil, errStub
-}
-
-// DescribeTable is not implemented yet.
-func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	return nil, errStub
-}
-
-// ListTables is not implemented yet.
+// ListTables lists table names in order, paged by Limit (default 100) and
+// ExclusiveStartTableName.
 func (db *DB) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListTablesOutput, error) {
-	return nil, errStub
-}
-
-// UpdateTimeToLive is not implemented yet.
-func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
-	return nil, errStub
+	if err := db.begin(ctx, "ListTables"); err != nil {
+		return nil, err
+	}
+	if in == nil {
+		in = &dynamodb.ListTablesInput{}
+	}
+	limit := 100
+	if in.Limit != nil {
+		if *in.Limit < 1 || *in.Limit > 100 {
+			return nil, validationf("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100", *in.Limit)
+		}
+		limit = int(*in.Limit)
+	}
+	db.mu.RLock()
+	names := make([]string, 0, len(db.tables))
+	for n := range db.tables {
+		names = append(names, n)
+	}
+	db.mu.RUnlock()
+	sort.Strings(names)
+	if in.ExclusiveStartTableName != nil {
+		i := sort.SearchStrings(names, *in.ExclusiveStartTableName)
+		if i < len(names) && names[i] == *in.ExclusiveStartTableName {
+			i++
+		}
+		names = names[i:]
+	}
+	out := &dynamodb.ListTablesOutput{}
+	if len(names) > limit {
+		names = names[:limit]
+		last := names[limit-1]
+		out.LastEvaluatedTableName = &last
+	}
+	out.TableNames = names
+	return out, nil
 }

@@ -1,0 +1,190 @@
+package ddbmem
+
+import (
+	"context"
+	"sort"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// lockTables write-locks (or read-locks) the distinct tables in name
+// order, so concurrent multi-table requests cannot deadlock, and returns
+// the unlock function.
+func lockTables(ts []*table, write bool) func() {
+	seen := map[*table]bool{}
+	var uniq []*table
+	for _, t := range ts {
+		if !seen[t] {
+			seen[t] = true
+			uniq = append(uniq, t)
+		}
+	}
+	sort.Slice(uniq, func(i, j int) bool { return uniq[i].name < uniq[j].name })
+	for _, t := range uniq {
+		if write {
+			t.mu.Lock()
+		} else {
+			t.mu.RLock()
+		}
+	}
+	return func() {
+		for i := len(uniq) - 1; i >= 0; i-- {
+			if write {
+				uniq[i].mu.Unlock()
+			} else {
+				uniq[i].mu.RUnlock()
+			}
+		}
+	}
+}
+
+func sortedTableNames[V any](m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// BatchGetItem reads up to 100 items from one or more tables. Missing
+// items are left out; UnprocessedKeys is always empty.
+func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	if err := db.begin(ctx, "BatchGetItem"); err != nil {
+		return nil, err
+	}
+	if in == nil || len(in.RequestItems) == 0 {
+		return nil, validation("1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	}
+	n := 0
+	for _, ka := range in.RequestItems {
+		n += len(ka.Keys)
+	}
+	if n > 100 {
+		return nil, validation("Too many items requested for the BatchGetItem call")
+	}
+	type req struct {
+		t    *table
+		x    *exprs
+		keys [][2]string
+	}
+	reqs := map[string]*req{}
+	var ts []*table
+	for _, name := range sortedTableNames(in.RequestItems) {
+		ka := in.RequestItems[name]
+		t, err := db.table(&name)
+		if err != nil {
+			return nil, err
+		}
+		if err := legacy("AttributesToGet", ka.AttributesToGet != nil); err != nil {
+			return nil, err
+		}
+		if len(ka.Keys) == 0 {
+			return nil, validation("1 validation error detected: Value '[]' at 'requestItems." + name + ".member.keys' failed to satisfy constraint: Member must have length greater than or equal to 1")
+		}
+		x, err := db.parseExprs(exprReq{names: ka.ExpressionAttributeNames, proj: ka.ProjectionExpression})
+		if err != nil {
+			return nil, err
+		}
+		r := &req{t: t, x: x}
+		seen := map[[2]string]bool{}
+		for _, k := range ka.Keys {
+			pk, sk, err := t.parseKey(k)
+			if err != nil {
+				return nil, err
+			}
+			key := [2]string{pk, sk}
+			if seen[key] {
+				return nil, validation("Provided list of item keys contains duplicates")
+			}
+			seen[key] = true
+			r.keys = append(r.keys, key)
+		}
+		reqs[name] = r
+		ts = append(ts, t)
+	}
+	unlock := lockTables(ts, false)
+	out := &dynamodb.BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{}, UnprocessedKeys: map[string]types.KeysAndAttributes{}}
+	for name, r := range reqs {
+		items := []map[string]types.AttributeValue{}
+		for _, k := range r.keys {
+			if it := r.t.data.get(k[0], k[1]); it != nil {
+				items = append(items, r.x.output(it))
+			}
+		}
+		out.Responses[name] = items
+	}
+	unlock()
+	return out, nil
+}
+
+// BatchWriteItem puts or deletes up to 25 items in one or more tables.
+// The whole batch is validated first; each write is then applied
+// atomically. UnprocessedItems is always empty.
+func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	if err := db.begin(ctx, "BatchWriteItem"); err != nil {
+		return nil, err
+	}
+	if in == nil || len(in.RequestItems) == 0 {
+		return nil, validation("1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	}
+	n := 0
+	for _, ws := range in.RequestItems {
+		n += len(ws)
+	}
+	if n > 25 {
+		return nil, validation("Too many items requested for the BatchWriteItem call")
+	}
+	type write struct {
+		t      *table
+		pk, sk string
+		it     item // nil deletes
+	}
+	var writes []write
+	var ts []*table
+	for _, name := range sortedTableNames(in.RequestItems) {
+		ws := in.RequestItems[name]
+		t, err := db.table(&name)
+		if err != nil {
+			return nil, err
+		}
+		if len(ws) == 0 {
+			return nil, validation("1 validation error detected: Value '[]' at 'requestItems." + name + ".member' failed to satisfy constraint: Member must have length greater than or equal to 1")
+		}
+		seen := map[[2]string]bool{}
+		for _, w := range ws {
+			var wr write
+			switch {
+			case w.PutRequest != nil && w.DeleteRequest == nil:
+				p, err := db.preparePut(t, w.PutRequest.Item, nil, nil, nil)
+				if err != nil {
+					return nil, err
+				}
+				wr = write{t: t, pk: p.pk, sk: p.sk, it: p.it}
+			case w.DeleteRequest != nil && w.PutRequest == nil:
+				pk, sk, err := t.parseKey(w.DeleteRequest.Key)
+				if err != nil {
+					return nil, err
+				}
+				wr = write{t: t, pk: pk, sk: sk}
+			default:
+				return nil, validation("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
+			}
+			key := [2]string{wr.pk, wr.sk}
+			if seen[key] {
+				return nil, validation("Provided list of item keys contains duplicates")
+			}
+			seen[key] = true
+			writes = append(writes, wr)
+		}
+		ts = append(ts, t)
+	}
+	unlock := lockTables(ts, true)
+	for _, w := range writes {
+		old := w.t.data.get(w.pk, w.sk)
+		w.t.write(w.pk, w.sk, old, w.it)
+	}
+	unlock()
+	return &dynamodb.BatchWriteItemOutput{UnprocessedItems: map[string][]types.WriteRequest{}}, nil
+}

@@ -1,0 +1,347 @@
+package ddbmem
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/tablekit/tablekit/internal/ddbexpr"
+)
+
+func legacy(name string, set bool) error {
+	if set {
+		return validationf("ddbmem: the legacy parameter %s is not supported; use expressions", name)
+	}
+	return nil
+}
+
+func checkSize(it item) error {
+	if ddbexpr.ItemSize(it) > maxItemSize {
+		return validation("Item size has exceeded the maximum allowed size")
+	}
+	return nil
+}
+
+// checkCond evaluates a write condition against old (nil if absent).
+func checkCond(x *exprs, old item, rv types.ReturnValuesOnConditionCheckFailure) error {
+	if x == nil || x.cond == nil {
+		return nil
+	}
+	ok, err := x.cond.Eval(old, &x.env)
+	if err != nil {
+		return evalErr("ConditionExpression", err)
+	}
+	if !ok {
+		return conditionFailed(old, rv)
+	}
+	return nil
+}
+
+func checkRVOnFailure(rv types.ReturnValuesOnConditionCheckFailure) error {
+	switch rv {
+	case "", types.ReturnValuesOnConditionCheckFailureAllOld, types.ReturnValuesOnConditionCheckFailureNone:
+		return nil
+	}
+	return validationf("1 validation error detected: Value '%s' at 'returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]", rv)
+}
+
+// preparedPut is a validated put, ready to apply under the table lock.
+type preparedPut struct {
+	t      *table
+	pk, sk string
+	it     item
+	x      *exprs
+}
+
+func (db *DB) preparePut(t *table, in item, names map[string]string, values map[string]types.AttributeValue, cond *string) (*preparedPut, error) {
+	x, err := db.parseExprs(exprReq{names: names, values: values, cond: cond})
+	if err != nil {
+		return nil, err
+	}
+	if in == nil {
+		return nil, validation("1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null")
+	}
+	it, err := importItem(in)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.checkItemKeys(it); err != nil {
+		return nil, err
+	}
+	if err := checkSize(it); err != nil {
+		return nil, err
+	}
+	pk, sk := t.tableKey(it)
+	return &preparedPut{t: t, pk: pk, sk: sk, it: it, x: x}, nil
+}
+
+// PutItem creates or replaces an item. A failed ConditionExpression
+// returns a *types.ConditionalCheckFailedException (with the old item
+// when ReturnValuesOnConditionCheckFailure is ALL_OLD).
+func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	if err := db.begin(ctx, "PutItem"); err != nil {
+		return nil, err
+	}
+	if in == nil {
+		in = &dynamodb.PutItemInput{}
+	}
+	t, err := db.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := legacy("Expected", in.Expected != nil); err != nil {
+		return nil, err
+	}
+	if err := legacy("ConditionalOperator", in.ConditionalOperator != ""); err != nil {
+		return nil, err
+	}
+	switch in.ReturnValues {
+	case "", types.ReturnValueNone, types.ReturnValueAllOld:
+	default:
+		return nil, validation("ReturnValues can only be ALL_OLD or NONE")
+	}
+	if err := checkRVOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+	p, err := db.preparePut(t, in.Item, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ConditionExpression)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	old := t.data.get(p.pk, p.sk)
+	if err := checkCond(p.x, old, in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+	t.write(p.pk, p.sk, old, p.it)
+	out := &dynamodb.PutItemOutput{}
+	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
+		out.Attributes = copyItem(old)
+	}
+	return out, nil
+}
+
+// GetItem reads an item; Item is nil when there is none.
+func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	if err := db.begin(ctx, "GetItem"); err != nil {
+		return nil, err
+	}
+	if in == nil {
+		in = &dynamodb.GetItemInput{}
+	}
+	t, err := db.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := legacy("AttributesToGet", in.AttributesToGet != nil); err != nil {
+		return nil, err
+	}
+	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, proj: in.ProjectionExpression})
+	if err != nil {
+		return nil, err
+	}
+	pk, sk, err := t.parseKey(in.Key)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.RLock()
+	it := t.data.get(pk, sk)
+	t.mu.RUnlock()
+	out := &dynamodb.GetItemOutput{}
+	if it != nil {
+		out.Item = x.output(it)
+	}
+	return out, nil
+}
+
+// output returns the copy of it to hand out, projected if asked.
+func (x *exprs) output(it item) item {
+	if x.proj != nil {
+		return copyItem(x.proj.Apply(it, &x.env))
+	}
+	return copyItem(it)
+}
+
+// DeleteItem deletes an item, which need not exist. A failed
+// ConditionExpression returns a *types.ConditionalCheckFailedException.
+func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	if err := db.begin(ctx, "DeleteItem"); err != nil {
+		return nil, err
+	}
+	if in == nil {
+		in = &dynamodb.DeleteItemInput{}
+	}
+	t, err := db.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := legacy("Expected", in.Expected != nil); err != nil {
+		return nil, err
+	}
+	if err := legacy("ConditionalOperator", in.ConditionalOperator != ""); err != nil {
+		return nil, err
+	}
+	switch in.ReturnValues {
+	case "", types.ReturnValueNone, types.ReturnValueAllOld:
+	default:
+		return nil, validation("ReturnValues can only be ALL_OLD or NONE")
+	}
+	if err := checkRVOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression})
+	if err != nil {
+		return nil, err
+	}
+	pk, sk, err := t.parseKey(in.Key)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	old := t.data.get(pk, sk)
+	if err := checkCond(x, old, in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+	t.write(pk, sk, old, nil)
+	out := &dynamodb.DeleteItemOutput{}
+	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
+		out.Attributes = copyItem(old)
+	}
+	return out, nil
+}
+
+// preparedUpdate is a validated update, applied under the table lock.
+type preparedUpdate struct {
+	t      *table
+	pk, sk string
+	key    item
+	x      *exprs
+}
+
+func (db *DB) prepareUpdate(t *table, key item, names map[string]string, values map[string]types.AttributeValue, update, cond *string) (*preparedUpdate, error) {
+	x, err := db.parseExprs(exprReq{names: names, values: values, update: update, cond: cond})
+	if err != nil {
+		return nil, err
+	}
+	pk, sk, err := t.parseKey(key)
+	if err != nil {
+		return nil, err
+	}
+	if x.update != nil {
+		for _, p := range updatePaths(x.update) {
+			if name := x.env.TopName(p); t.isKeyAttr(name) {
+				return nil, validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)
+			}
+		}
+	}
+	k, _ := importItem(key)
+	return &preparedUpdate{t: t, pk: pk, sk: sk, key: k, x: x}, nil
+}
+
+func updatePaths(u *ddbexpr.Update) []ddbexpr.Path {
+	var ps []ddbexpr.Path
+	for _, a := range u.Set {
+		ps = append(ps, a.Path)
+	}
+	ps = append(ps, u.Remove...)
+	for _, a := range u.Add {
+		ps = append(ps, a.Path)
+	}
+	for _, a := range u.Delete {
+		ps = append(ps, a.Path)
+	}
+	return ps
+}
+
+// apply computes the new item from old (nil if absent); the caller
+// holds the table lock.
+func (p *preparedUpdate) apply(old item) (item, error) {
+	base := old
+	if base == nil {
+		base = p.key
+	}
+	if p.x.update == nil {
+		return base, nil
+	}
+	it, err := p.x.update.Apply(base, &p.x.env)
+	if err != nil {
+		return nil, evalErr("UpdateExpression", err)
+	}
+	if err := p.t.checkItemKeys(it); err != nil {
+		return nil, err
+	}
+	if err := checkSize(it); err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+// UpdateItem edits an item's attributes, creating the item if it does not
+// exist. A failed ConditionExpression returns a
+// *types.ConditionalCheckFailedException.
+func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	if err := db.begin(ctx, "UpdateItem"); err != nil {
+		return nil, err
+	}
+	if in == nil {
+		in = &dynamodb.UpdateItemInput{}
+	}
+	t, err := db.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := legacy("Expected", in.Expected != nil); err != nil {
+		return nil, err
+	}
+	if err := legacy("AttributeUpdates", in.AttributeUpdates != nil); err != nil {
+		return nil, err
+	}
+	if err := legacy("ConditionalOperator", in.ConditionalOperator != ""); err != nil {
+		return nil, err
+	}
+	switch in.ReturnValues {
+	case "", types.ReturnValueNone, types.ReturnValueAllOld, types.ReturnValueAllNew, types.ReturnValueUpdatedOld, types.ReturnValueUpdatedNew:
+	default:
+		return nil, validationf("1 validation error detected: Value '%s' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]", in.ReturnValues)
+	}
+	if err := checkRVOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+	p, err := db.prepareUpdate(t, in.Key, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.UpdateExpression, in.ConditionExpression)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	old := t.data.get(p.pk, p.sk)
+	if err := checkCond(p.x, old, in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+	it, err := p.apply(old)
+	if err != nil {
+		return nil, err
+	}
+	t.write(p.pk, p.sk, old, it)
+	out := &dynamodb.UpdateItemOutput{}
+	switch in.ReturnValues {
+	case types.ReturnValueAllOld:
+		if old != nil {
+			out.Attributes = copyItem(old)
+		}
+	case types.ReturnValueAllNew:
+		out.Attributes = copyItem(it)
+	case types.ReturnValueUpdatedOld, types.ReturnValueUpdatedNew:
+		src := it
+		if in.ReturnValues == types.ReturnValueUpdatedOld {
+			src = old
+		}
+		if src != nil && p.x.update != nil {
+			pr := &ddbexpr.Projection{Paths: updatePaths(p.x.update)}
+			if a := pr.Apply(src, &p.x.env); len(a) > 0 {
+				out.Attributes = copyItem(a)
+			}
+		}
+	}
+	return out, nil
+}

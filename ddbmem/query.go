@@ -1,0 +1,590 @@
+package ddbmem
+
+import (
+	"context"
+	"math/bits"
+	"sort"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/tablekit/tablekit/internal/ddbexpr"
+)
+
+const pageBytes = 1 << 20
+
+// source is what a Query or Scan reads: the table or one of its indexes.
+type source struct {
+	t      *table
+	ix     *index // nil for the table
+	pk, sk keyAttr
+	data   *store
+}
+
+func (t *table) source(name *string) (*source, error) {
+	if name == nil {
+		return &source{t: t, pk: t.pk, sk: t.sk, data: t.data}, nil
+	}
+	ix := t.byName[*name]
+	if ix == nil {
+		return nil, validationf("The table does not have the specified index: %s", *name)
+	}
+	return &source{t: t, ix: ix, pk: ix.pk, sk: ix.sk, data: ix.data}, nil
+}
+
+// entryKey returns the entry key of it in this source.
+func (s *source) entryKey(it item) (string, string) {
+	if s.ix == nil {
+		return s.t.tableKey(it)
+	}
+	pk, sk, _ := s.t.indexKey(s.ix, it)
+	return pk, sk
+}
+
+// lastKey returns LastEvaluatedKey for it: the table key, plus the
+// index key when reading an index.
+func (s *source) lastKey(it item) item {
+	k := s.t.keyOf(it)
+	if s.ix != nil {
+		k[s.ix.pk.name] = ddbexpr.Copy(it[s.ix.pk.name])
+		if s.ix.sk.name != "" {
+			k[s.ix.sk.name] = ddbexpr.Copy(it[s.ix.sk.name])
+		}
+	}
+	return k
+}
+
+// project applies the index projection to a table item.
+func (s *source) project(it item) item {
+	if s.ix == nil || s.ix.proj == types.ProjectionTypeAll {
+		return it
+	}
+	out := make(item, 4+len(s.ix.include))
+	for _, n := range []string{s.t.pk.name, s.t.sk.name, s.ix.pk.name, s.ix.sk.name} {
+		if n != "" {
+			if v, ok := it[n]; ok {
+				out[n] = v
+			}
+		}
+	}
+	for n := range s.ix.include {
+		if v, ok := it[n]; ok {
+			out[n] = v
+		}
+	}
+	return out
+}
+
+// startKey validates ExclusiveStartKey and returns its partition and
+// entry keys.
+func (s *source) startKey(esk item) (string, string, error) {
+	bad := validation("The provided starting key is invalid: The provided key element does not match the schema")
+	want := map[string]keyAttr{s.t.pk.name: s.t.pk}
+	if s.t.sk.name != "" {
+		want[s.t.sk.name] = s.t.sk
+	}
+	if s.ix != nil {
+		want[s.ix.pk.name] = s.ix.pk
+		if s.ix.sk.name != "" {
+			want[s.ix.sk.name] = s.ix.sk
+		}
+	}
+	if len(esk) != len(want) {
+		return "", "", bad
+	}
+	for n, k := range want {
+		v, ok := esk[n]
+		if !ok || describeType(v) != string(k.typ) {
+			return "", "", bad
+		}
+	}
+	pk, sk := s.entryKey(esk)
+	return pk, sk, nil
+}
+
+func prefixEnd(b string) string {
+	buf := []byte(b)
+	for len(buf) > 0 && buf[len(buf)-1] == 0xFF {
+		buf = buf[:len(buf)-1]
+	}
+	if len(buf) == 0 {
+		return "\xff\xff\xff\xff"
+	}
+	buf[len(buf)-1]++
+	return string(buf)
+}
+
+func escaped(e string) string {
+	c := appendComponent(nil, e)
+	return string(c[:len(c)-2])
+}
+
+// keyRange is the entry-key range [lo, hi) a key condition selects; hi
+// "" means unbounded.
+type keyRange struct{ lo, hi string }
+
+// analyzeKey validates a KeyConditionExpression and returns the
+// partition key and the range of entry keys.
+func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
+	var terms []*ddbexpr.Cond
+	var flatten func(c *ddbexpr.Cond) error
+	flatten = func(c *ddbexpr.Cond) error {
+		switch c.Kind {
+		case ddbexpr.CondAnd:
+			if err := flatten(c.L); err != nil {
+				return err
+			}
+			return flatten(c.R)
+		case ddbexpr.CondOr:
+			return validation("Invalid operator used in KeyConditionExpression: OR")
+		case ddbexpr.CondNot:
+			return validation("Invalid operator used in KeyConditionExpression: NOT")
+		case ddbexpr.CondIn:
+			return validation("Invalid operator used in KeyConditionExpression: IN")
+		case ddbexpr.CondFunc:
+			if c.Op != "begins_with" {
+				return validationf("Invalid operator used in KeyConditionExpression: %s", c.Op)
+			}
+		case ddbexpr.CondCompare:
+			if c.Op == "<>" {
+				return validation("Invalid operator used in KeyConditionExpression: <>")
+			}
+		}
+		terms = append(terms, c)
+		return nil
+	}
+	if err := flatten(x.key.Root); err != nil {
+		return "", keyRange{}, err
+	}
+	if len(terms) > 2 {
+		return "", keyRange{}, validation("Conditions can be of length 1 or 2 only")
+	}
+	var pkTerm, skTerm *ddbexpr.Cond
+	var pkName string
+	for _, c := range terms {
+		attr := c.Args[0]
+		if c.Kind == ddbexpr.CondCompare && attr.Kind != ddbexpr.OpPath && c.Args[1].Kind == ddbexpr.OpPath {
+			attr = c.Args[1]
+			// flip the comparison so the attribute is on the left
+			flipped := *c
+			flipped.Args = []*ddbexpr.Operand{c.Args[1], c.Args[0]}
+			switch c.Op {
+			case "<":
+				flipped.Op = ">"
+			case "<=":
+				flipped.Op = ">="
+			case ">":
+				flipped.Op = "<"
+			case ">=":
+				flipped.Op = "<="
+			}
+			c = &flipped
+		}
+		if attr.Kind != ddbexpr.OpPath {
+			return "", keyRange{}, validation("Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition")
+		}
+		if len(attr.Path) != 1 {
+			return "", keyRange{}, validation("KeyConditionExpressions cannot have conditions on nested attributes")
+		}
+		for _, o := range c.Args[1:] {
+			if o.Kind != ddbexpr.OpValue {
+				return "", keyRange{}, validation("Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition")
+			}
+		}
+		name := x.env.TopName(attr.Path)
+		switch name {
+		case s.pk.name:
+			if pkTerm != nil {
+				return "", keyRange{}, validation("KeyConditionExpressions must only contain one condition per key")
+			}
+			pkTerm, pkName = c, name
+		case s.sk.name:
+			if skTerm != nil {
+				return "", keyRange{}, validation("KeyConditionExpressions must only contain one condition per key")
+			}
+			skTerm = c
+		default:
+			return "", keyRange{}, validationf("Query condition missed key schema element: %s", s.pk.name)
+		}
+	}
+	_ = pkName
+	if pkTerm == nil {
+		return "", keyRange{}, validationf("Query condition missed key schema element: %s", s.pk.name)
+	}
+	if pkTerm.Kind != ddbexpr.CondCompare || pkTerm.Op != "=" {
+		return "", keyRange{}, validation("Query key condition not supported")
+	}
+	pv := x.env.Values[pkTerm.Args[1].Value]
+	if describeType(pv) != string(s.pk.typ) {
+		return "", keyRange{}, validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
+	}
+	pk := keyEnc(pv)
+	if skTerm == nil {
+		return pk, keyRange{}, nil
+	}
+	vals := make([]string, 0, 2)
+	for _, o := range skTerm.Args[1:] {
+		v := x.env.Values[o.Value]
+		if describeType(v) != string(s.sk.typ) {
+			return "", keyRange{}, validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
+		}
+		vals = append(vals, keyEnc(v))
+	}
+	comp := func(e string) string { return string(appendComponent(nil, e)) }
+	switch skTerm.Kind {
+	case ddbexpr.CondBetween:
+		return pk, keyRange{comp(vals[0]), prefixEnd(comp(vals[1]))}, nil
+	case ddbexpr.CondFunc:
+		e := escaped(vals[0])
+		if e == "" {
+			return pk, keyRange{}, nil
+		}
+		return pk, keyRange{e, prefixEnd(e)}, nil
+	}
+	c := comp(vals[0])
+	switch skTerm.Op {
+	case "=":
+		return pk, keyRange{c, prefixEnd(c)}, nil
+	case "<":
+		return pk, keyRange{"", c}, nil
+	case "<=":
+		return pk, keyRange{"", prefixEnd(c)}, nil
+	case ">":
+		return pk, keyRange{prefixEnd(c), ""}, nil
+	default:
+		return pk, keyRange{c, ""}, nil
+	}
+}
+
+// readOpts are the common parameters of Query and Scan.
+type readOpts struct {
+	x       *exprs
+	src     *source
+	limit   int
+	count   bool
+	project bool // apply the index projection
+}
+
+type page struct {
+	items   []item
+	count   int
+	scanned int
+	last    item
+	size    int
+	full    bool // stopped by Limit or the 1 MB page
+}
+
+// visit reads one entry into the page; it returns false when the page
+// is full.
+func (r *readOpts) visit(p *page, it item) (bool, error) {
+	p.scanned++
+	p.size += ddbexpr.ItemSize(it)
+	out := it
+	if r.project {
+		out = r.src.project(it)
+	}
+	ok := true
+	if r.x.filter != nil {
+		var err error
+		ok, err = r.x.filter.Eval(out, &r.x.env)
+		if err != nil {
+			return false, evalErr("FilterExpression", err)
+		}
+	}
+	if ok {
+		p.count++
+		if !r.count {
+			p.items = append(p.items, r.x.output(out))
+		}
+	}
+	if (r.limit > 0 && p.scanned >= r.limit) || p.size >= pageBytes {
+		p.last = it
+		p.full = true
+		return false, nil
+	}
+	return true, nil
+}
+
+func (db *DB) checkSelect(sel types.Select, x *exprs, src *source) (project bool, count bool, err error) {
+	switch sel {
+	case "":
+	case types.SelectAllAttributes:
+		if x.proj != nil {
+			return false, false, validation("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get ALL_ATTRIBUTES")
+		}
+		if src.ix != nil && !src.ix.local && src.ix.proj != types.ProjectionTypeAll {
+			return false, false, validationf("One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", src.ix.name)
+		}
+	case types.SelectAllProjectedAttributes:
+		if src.ix == nil {
+			return false, false, validation("One or more parameter values were invalid: Select type ALL_PROJECTED_ATTRIBUTES is only supported for indexes")
+		}
+		if x.proj != nil {
+			return false, false, validation("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get ALL_PROJECTED_ATTRIBUTES")
+		}
+	case types.SelectSpecificAttributes:
+		if x.proj == nil {
+			return false, false, validation("Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
+		}
+	case types.SelectCount:
+		if x.proj != nil {
+			return false, false, validation("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get COUNT")
+		}
+		count = true
+	default:
+		return false, false, validationf("1 validation error detected: Value '%s' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]", sel)
+	}
+	// An LSI asked for ALL_ATTRIBUTES fetches from the table.
+	project = src.ix != nil && !(src.ix.local && sel == types.SelectAllAttributes)
+	return project, count, nil
+}
+
+func checkLimit(l *int32) (int, error) {
+	if l == nil {
+		return 0, nil
+	}
+	if *l < 1 {
+		return 0, validationf("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", *l)
+	}
+	return int(*l), nil
+}
+
+// Query reads items of one partition of a table or index, in sort-key
+// order (reversed when ScanIndexForward is false), paged as DynamoDB
+// pages.
+func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	if err := db.begin(ctx, "Query"); err != nil {
+		return nil, err
+	}
+	if in == nil {
+		in = &dynamodb.QueryInput{}
+	}
+	t, err := db.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	for name, set := range map[string]bool{"KeyConditions": in.KeyConditions != nil, "QueryFilter": in.QueryFilter != nil, "AttributesToGet": in.AttributesToGet != nil, "ConditionalOperator": in.ConditionalOperator != ""} {
+		if err := legacy(name, set); err != nil {
+			return nil, err
+		}
+	}
+	if in.KeyConditionExpression == nil {
+		return nil, validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+	}
+	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, key: in.KeyConditionExpression, filter: in.FilterExpression, proj: in.ProjectionExpression})
+	if err != nil {
+		return nil, err
+	}
+	src, err := t.source(in.IndexName)
+	if err != nil {
+		return nil, err
+	}
+	if src.ix != nil && !src.ix.local && aws.ToBool(in.ConsistentRead) {
+		return nil, validation("Consistent reads are not supported on global secondary indexes")
+	}
+	pk, rng, err := src.analyzeKey(x)
+	if err != nil {
+		return nil, err
+	}
+	if x.filter != nil {
+		for _, n := range x.filter.TopNames(&x.env) {
+			if n == src.pk.name || (src.sk.name != "" && n == src.sk.name) {
+				return nil, validationf("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", n)
+			}
+		}
+	}
+	project, count, err := db.checkSelect(in.Select, x, src)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := checkLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	r := &readOpts{x: x, src: src, limit: limit, count: count, project: project}
+	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
+	var esk string
+	hasESK := in.ExclusiveStartKey != nil
+	if hasESK {
+		epk, e, err := src.startKey(in.ExclusiveStartKey)
+		if err != nil {
+			return nil, err
+		}
+		if epk != pk {
+			return nil, validation("The provided starting key is outside query boundaries based on provided conditions")
+		}
+		esk = e
+	}
+	var p page
+	if !count {
+		p.items = []item{}
+	}
+	t.mu.RLock()
+	part := src.data.parts[pk]
+	if part != nil {
+		es := part.entries
+		lo := 0
+		if rng.lo != "" {
+			lo = sort.Search(len(es), func(i int) bool { return es[i].sk >= rng.lo })
+		}
+		hi := len(es)
+		if rng.hi != "" {
+			hi = sort.Search(len(es), func(i int) bool { return es[i].sk >= rng.hi })
+		}
+		if forward {
+			if hasESK {
+				if i := sort.Search(len(es), func(i int) bool { return es[i].sk > esk }); i > lo {
+					lo = i
+				}
+			}
+			for i := lo; i < hi; i++ {
+				more, err := r.visit(&p, es[i].item)
+				if err != nil {
+					t.mu.RUnlock()
+					return nil, err
+				}
+				if !more {
+					break
+				}
+			}
+		} else {
+			if hasESK {
+				if i := sort.Search(len(es), func(i int) bool { return es[i].sk >= esk }); i < hi {
+					hi = i
+				}
+			}
+			for i := hi - 1; i >= lo; i-- {
+				more, err := r.visit(&p, es[i].item)
+				if err != nil {
+					t.mu.RUnlock()
+					return nil, err
+				}
+				if !more {
+					break
+				}
+			}
+		}
+	}
+	var last item
+	if p.full {
+		last = src.lastKey(p.last)
+	}
+	t.mu.RUnlock()
+	out := &dynamodb.QueryOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last}
+	if !count {
+		out.Items = p.items
+	}
+	return out, nil
+}
+
+// Scan reads every item of a table or index, in the order of a hash of
+// the partition key, optionally one segment of a parallel scan.
+func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	if err := db.begin(ctx, "Scan"); err != nil {
+		return nil, err
+	}
+	if in == nil {
+		in = &dynamodb.ScanInput{}
+	}
+	t, err := db.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	for name, set := range map[string]bool{"ScanFilter": in.ScanFilter != nil, "AttributesToGet": in.AttributesToGet != nil, "ConditionalOperator": in.ConditionalOperator != ""} {
+		if err := legacy(name, set); err != nil {
+			return nil, err
+		}
+	}
+	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, filter: in.FilterExpression, proj: in.ProjectionExpression})
+	if err != nil {
+		return nil, err
+	}
+	src, err := t.source(in.IndexName)
+	if err != nil {
+		return nil, err
+	}
+	if src.ix != nil && !src.ix.local && aws.ToBool(in.ConsistentRead) {
+		return nil, validation("Consistent reads are not supported on global secondary indexes")
+	}
+	project, count, err := db.checkSelect(in.Select, x, src)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := checkLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	seg, total := 0, 1
+	if in.Segment != nil || in.TotalSegments != nil {
+		if in.Segment == nil || in.TotalSegments == nil {
+			if in.Segment == nil {
+				return nil, validation("The TotalSegments parameter is non-null, but the Segment parameter is not provided")
+			}
+			return nil, validation("The Segment parameter is non-null, but the TotalSegments parameter is not provided")
+		}
+		if *in.TotalSegments < 1 || *in.TotalSegments > 1000000 {
+			return nil, validationf("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value less than or equal to 1000000", *in.TotalSegments)
+		}
+		if *in.Segment < 0 || *in.Segment >= *in.TotalSegments {
+			return nil, validationf("The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: %d is not less than TotalSegments: %d", *in.Segment, *in.TotalSegments)
+		}
+		seg, total = int(*in.Segment), int(*in.TotalSegments)
+	}
+	r := &readOpts{x: x, src: src, limit: limit, count: count, project: project}
+	var p page
+	if !count {
+		p.items = []item{}
+	}
+	segOf := func(h uint64) int {
+		hi, _ := bits.Mul64(h, uint64(total))
+		return int(hi)
+	}
+	t.mu.RLock()
+	parts := src.data.sorted()
+	start := sort.Search(len(parts), func(i int) bool { return segOf(parts[i].hash) >= seg })
+	var eskPK, eskSK string
+	hasESK := in.ExclusiveStartKey != nil
+	if hasESK {
+		eskPK, eskSK, err = src.startKey(in.ExclusiveStartKey)
+		if err != nil {
+			t.mu.RUnlock()
+			return nil, err
+		}
+		h := hashKey(eskPK)
+		if segOf(h) != seg {
+			t.mu.RUnlock()
+			return nil, validation("The provided Exclusive start key does not map to the provided segment")
+		}
+		start = sort.Search(len(parts), func(i int) bool {
+			return parts[i].hash > h || (parts[i].hash == h && parts[i].key >= eskPK)
+		})
+	}
+scan:
+	for i := start; i < len(parts) && segOf(parts[i].hash) == seg; i++ {
+		es := parts[i].entries
+		j := 0
+		if hasESK && parts[i].key == eskPK {
+			j = sort.Search(len(es), func(k int) bool { return es[k].sk > eskSK })
+		}
+		for ; j < len(es); j++ {
+			more, err := r.visit(&p, es[j].item)
+			if err != nil {
+				t.mu.RUnlock()
+				return nil, err
+			}
+			if !more {
+				break scan
+			}
+		}
+	}
+	var last item
+	if p.full {
+		last = src.lastKey(p.last)
+	}
+	t.mu.RUnlock()
+	out := &dynamodb.ScanOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last}
+	if !count {
+		out.Items = p.items
+	}
+	return out, nil
+}

@@ -1,0 +1,584 @@
+package ddbmem
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/tablekit/tablekit/internal/ddbexpr"
+)
+
+type keyAttr struct {
+	name string
+	typ  types.ScalarAttributeType
+}
+
+type index struct {
+	name    string
+	local   bool
+	pk, sk  keyAttr
+	proj    types.ProjectionType
+	include map[string]bool
+	desc    types.Projection
+	data    *store
+}
+
+type table struct {
+	mu sync.RWMutex
+
+	name    string
+	created time.Time
+	pk, sk  keyAttr
+	attrs   []types.AttributeDefinition
+	billing types.BillingMode
+	prov    *types.ProvisionedThroughput
+	indexes []*index
+	byName  map[string]*index
+	data    *store
+	count   int
+	bytes   int64
+	ttlAttr string
+}
+
+var tableNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
+
+// CreateTable creates a table, ACTIVE at once. It returns a
+// *types.ResourceInUseException if the table exists, and a
+// ValidationException for an invalid schema.
+func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	if err := db.begin(ctx, "CreateTable"); err != nil {
+		return nil, err
+	}
+	t, err := db.newTable(in)
+	if err != nil {
+		return nil, err
+	}
+	db.mu.Lock()
+	if _, ok := db.tables[t.name]; ok {
+		db.mu.Unlock()
+		return nil, &types.ResourceInUseException{Message: aws.String("Cannot create preexisting table")}
+	}
+	db.tables[t.name] = t
+	db.mu.Unlock()
+	d := t.describe()
+	d.TableStatus = types.TableStatusActive
+	return &dynamodb.CreateTableOutput{TableDescription: d}, nil
+}
+
+func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
+	if in == nil || in.TableName == nil {
+		return nil, validation("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")
+	}
+	name := *in.TableName
+	if len(name) < 3 || len(name) > 255 {
+		return nil, validation("TableName must be at least 3 characters long and at most 255 characters long")
+	}
+	if !tableNameRE.MatchString(name) {
+		return nil, validationf("1 validation error detected: Value '%s' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+", name)
+	}
+	defs := map[string]types.ScalarAttributeType{}
+	for _, d := range in.AttributeDefinitions {
+		if d.AttributeName == nil {
+			return nil, validation("One or more parameter values were invalid: AttributeName must not be null")
+		}
+		switch d.AttributeType {
+		case types.ScalarAttributeTypeS, types.ScalarAttributeTypeN, types.ScalarAttributeTypeB:
+		default:
+			return nil, validationf("1 validation error detected: Value '%s' at 'attributeDefinitions.1.member.attributeType' failed to satisfy constraint: Member must satisfy enum value set: [B, N, S]", d.AttributeType)
+		}
+		if _, dup := defs[*d.AttributeName]; dup {
+			return nil, validationf("Cannot have two attributes with the same name. Attribute name: %s", *d.AttributeName)
+		}
+		defs[*d.AttributeName] = d.AttributeType
+	}
+	used := map[string]bool{}
+	parseKeys := func(ks []types.KeySchemaElement, what string) (keyAttr, keyAttr, error) {
+		var pk, sk keyAttr
+		if len(ks) < 1 || len(ks) > 2 {
+			return pk, sk, validationf("1 validation error detected: Value '%v' at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2", len(ks))
+		}
+		for i, k := range ks {
+			if k.AttributeName == nil {
+				return pk, sk, validation("One or more parameter values were invalid: AttributeName must not be null")
+			}
+			typ, ok := defs[*k.AttributeName]
+			if !ok {
+				return pk, sk, validationf("One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [%s], AttributeDefinitions: [%s]", keyNames(ks), defNames(in.AttributeDefinitions))
+			}
+			used[*k.AttributeName] = true
+			switch {
+			case i == 0 && k.KeyType == types.KeyTypeHash:
+				pk = keyAttr{*k.AttributeName, typ}
+			case i == 1 && k.KeyType == types.KeyTypeRange:
+				sk = keyAttr{*k.AttributeName, typ}
+			default:
+				if i == 0 {
+					return pk, sk, validationf("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+				}
+				return pk, sk, validationf("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+			}
+		}
+		if sk.name == pk.name {
+			return pk, sk, validation("Invalid KeySchema: Some index key attribute have no definition")
+		}
+		return pk, sk, nil
+	}
+	t := &table{name: name, created: db.now(), data: newStore(), byName: map[string]*index{}, attrs: in.AttributeDefinitions}
+	var err error
+	if t.pk, t.sk, err = parseKeys(in.KeySchema, "table"); err != nil {
+		return nil, err
+	}
+	t.billing = in.BillingMode
+	if t.billing == "" {
+		t.billing = types.BillingModeProvisioned
+	}
+	switch t.billing {
+	case types.BillingModeProvisioned:
+		if in.ProvisionedThroughput == nil {
+			return nil, validation("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+		}
+		t.prov = in.ProvisionedThroughput
+	case types.BillingModePayPerRequest:
+		if in.ProvisionedThroughput != nil {
+			return nil, validation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+		}
+	}
+	addIndex := func(name *string, ks []types.KeySchemaElement, proj *types.Projection, local bool) error {
+		if name == nil || len(*name) < 3 {
+			return validation("1 validation error detected: Value null at 'indexName' failed to satisfy constraint: Member must not be null")
+		}
+		if _, dup := t.byName[*name]; dup {
+			return validationf("One or more parameter values were invalid: Duplicate index name: %s", *name)
+		}
+		pk, sk, err := parseKeys(ks, "index")
+		if err != nil {
+			return err
+		}
+		if local {
+			if pk.name != t.pk.name {
+				return validationf("One or more parameter values were invalid: Index KeySchema does not have the same leading hash key as table KeySchema for index: %s. index hash key: %s, table hash key: %s", *name, pk.name, t.pk.name)
+			}
+			if sk.name == "" {
+				return validation("One or more parameter values were invalid: Index KeySchema does not have a range key for index: " + *name)
+			}
+			if t.sk.name == "" {
+				return validation("One or more parameter values were invalid: Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex")
+			}
+		}
+		if proj == nil || proj.ProjectionType == "" {
+			return validation("1 validation error detected: Value null at 'projection' failed to satisfy constraint: Member must not be null")
+		}
+		ix := &index{name: *name, local: local, pk: pk, sk: sk, proj: proj.ProjectionType, data: newStore(), desc: *proj}
+		switch proj.ProjectionType {
+		case types.ProjectionTypeAll, types.ProjectionTypeKeysOnly:
+			if len(proj.NonKeyAttributes) > 0 {
+				return validationf("One or more parameter values were invalid: ProjectionType is %s, but NonKeyAttributes is specified", proj.ProjectionType)
+			}
+		case types.ProjectionTypeInclude:
+			if len(proj.NonKeyAttributes) == 0 {
+				return validation("One or more parameter values were invalid: NonKeyAttributes must not be empty")
+			}
+			ix.include = map[string]bool{}
+			for _, a := range proj.NonKeyAttributes {
+				ix.include[a] = true
+			}
+		default:
+			return validationf("1 validation error detected: Value '%s' at 'projection.projectionType' failed to satisfy constraint: Member must satisfy enum value set: [ALL, INCLUDE, KEYS_ONLY]", proj.ProjectionType)
+		}
+		t.byName[ix.name] = ix
+		t.indexes = append(t.indexes, ix)
+		return nil
+	}
+	for _, g := range in.GlobalSecondaryIndexes {
+		if err := addIndex(g.IndexName, g.KeySchema, g.Projection, false); err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range in.LocalSecondaryIndexes {
+		if err := addIndex(l.IndexName, l.KeySchema, l.Projection, true); err != nil {
+			return nil, err
+		}
+	}
+	if len(used) != len(defs) {
+		return nil, validationf("One or more parameter values were invalid: Some AttributeDefinitions are not used. AttributeDefinitions: [%s], keys used: [%s]", defNames(in.AttributeDefinitions), strings.Join(sortedKeys(used), ", "))
+	}
+	return t, nil
+}
+
+func keyNames(ks []types.KeySchemaElement) string {
+	var s []string
+	for _, k := range ks {
+		s = append(s, aws.ToString(k.AttributeName))
+	}
+	return strings.Join(s, ", ")
+}
+
+func defNames(ds []types.AttributeDefinition) string {
+	var s []string
+	for _, d := range ds {
+		s = append(s, aws.ToString(d.AttributeName))
+	}
+	return strings.Join(s, ", ")
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var s []string
+	for k := range m {
+		s = append(s, k)
+	}
+	sort.Strings(s)
+	return s
+}
+
+func keySchema(pk, sk keyAttr) []types.KeySchemaElement {
+	ks := []types.KeySchemaElement{{AttributeName: aws.String(pk.name), KeyType: types.KeyTypeHash}}
+	if sk.name != "" {
+		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(sk.name), KeyType: types.KeyTypeRange})
+	}
+	return ks
+}
+
+func (t *table) arn() string { return "arn:aws:dynamodb:ddblocal:000000000000:table/" + t.name }
+
+// describe returns the table's description; the caller need not hold
+// the lock (counts are read under it).
+func (t *table) describe() *types.TableDescription {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	d := &types.TableDescription{
+		TableName:            aws.String(t.name),
+		TableArn:             aws.String(t.arn()),
+		TableStatus:          types.TableStatusActive,
+		CreationDateTime:     aws.Time(t.created),
+		KeySchema:            keySchema(t.pk, t.sk),
+		AttributeDefinitions: append([]types.AttributeDefinition(nil), t.attrs...),
+		ItemCount:            aws.Int64(int64(t.count)),
+		TableSizeBytes:       aws.Int64(t.bytes),
+	}
+	pt := &types.ProvisionedThroughputDescription{ReadCapacityUnits: aws.Int64(0), WriteCapacityUnits: aws.Int64(0), NumberOfDecreasesToday: aws.Int64(0)}
+	if t.prov != nil {
+		pt.ReadCapacityUnits = t.prov.ReadCapacityUnits
+		pt.WriteCapacityUnits = t.prov.WriteCapacityUnits
+	}
+	d.ProvisionedThroughput = pt
+	if t.billing == types.BillingModePayPerRequest {
+		d.BillingModeSummary = &types.BillingModeSummary{BillingMode: t.billing, LastUpdateToPayPerRequestDateTime: aws.Time(t.created)}
+	}
+	for _, ix := range t.indexes {
+		n := 0
+		for _, p := range ix.data.parts {
+			n += len(p.entries)
+		}
+		proj := ix.desc
+		if ix.local {
+			d.LocalSecondaryIndexes = append(d.LocalSecondaryIndexes, types.LocalSecondaryIndexDescription{
+				IndexName: aws.String(ix.name), KeySchema: keySchema(ix.pk, ix.sk), Projection: &proj,
+				IndexArn: aws.String(t.arn() + "/index/" + ix.name), ItemCount: aws.Int64(int64(n)), IndexSizeBytes: aws.Int64(0),
+			})
+			continue
+		}
+		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
+			IndexName: aws.String(ix.name), KeySchema: keySchema(ix.pk, ix.sk), Projection: &proj,
+			IndexStatus: types.IndexStatusActive, IndexArn: aws.String(t.arn() + "/index/" + ix.name),
+			ItemCount: aws.Int64(int64(n)), IndexSizeBytes: aws.Int64(0),
+			ProvisionedThroughput: &types.ProvisionedThroughputDescription{ReadCapacityUnits: aws.Int64(0), WriteCapacityUnits: aws.Int64(0), NumberOfDecreasesToday: aws.Int64(0)},
+		})
+	}
+	return d
+}
+
+// DescribeTable describes a table. It returns a
+// *types.ResourceNotFoundException if there is none.
+func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	if err := db.begin(ctx, "DescribeTable"); err != nil {
+		return nil, err
+	}
+	if in == nil {
+		in = &dynamodb.DescribeTableInput{}
+	}
+	t, err := db.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	return &dynamodb.DescribeTableOutput{Table: t.describe()}, nil
+}
+
+// DeleteTable deletes a table and its items at once. It returns a
+// *types.ResourceNotFoundException if there is none.
+func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
+	if err := db.begin(ctx, "DeleteTable"); err != nil {
+		return nil, err
+	}
+	if in == nil {
+		in = &dynamodb.DeleteTableInput{}
+	}
+	t, err := db.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	db.mu.Lock()
+	if db.tables[t.name] != t {
+		db.mu.Unlock()
+		return nil, notFound()
+	}
+	delete(db.tables, t.name)
+	db.mu.Unlock()
+	d := t.describe()
+	d.TableStatus = types.TableStatusDeleting
+	return &dynamodb.DeleteTableOutput{TableDescription: d}, nil
+}
+
+// UpdateTimeToLive enables or disables TTL on a table; see the package
+// documentation for the expiry semantics.
+func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	if err := db.begin(ctx, "UpdateTimeToLive"); err != nil {
+		return nil, err
+	}
+	if in == nil {
+		in = &dynamodb.UpdateTimeToLiveInput{}
+	}
+	t, err := db.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	spec := in.TimeToLiveSpecification
+	if spec == nil || spec.AttributeName == nil || spec.Enabled == nil || *spec.AttributeName == "" {
+		return nil, validation("1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy constraint: Member must not be null")
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if *spec.Enabled {
+		if t.ttlAttr != "" {
+			return nil, validation("TimeToLive is already enabled")
+		}
+		t.ttlAttr = *spec.AttributeName
+	} else {
+		if t.ttlAttr == "" {
+			return nil, validation("TimeToLive is already disabled")
+		}
+		if t.ttlAttr != *spec.AttributeName {
+			return nil, validationf("TimeToLive is active on a different AttributeName: current AttributeName is %s", t.ttlAttr)
+		}
+		t.ttlAttr = ""
+	}
+	return &dynamodb.UpdateTimeToLiveOutput{TimeToLiveSpecification: &types.TimeToLiveSpecification{
+		AttributeName: aws.String(*spec.AttributeName), Enabled: aws.Bool(*spec.Enabled)}}, nil
+}
+
+// keyEnc encodes a key value of the given type. Partition and sort keys
+// use the same encoding; its byte order is DynamoDB's sort order.
+func keyEnc(v types.AttributeValue) string {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return x.Value
+	case *types.AttributeValueMemberB:
+		return string(x.Value)
+	case *types.AttributeValueMemberN:
+		n, err := ddbexpr.ParseNumber(x.Value)
+		if err != nil {
+			return x.Value
+		}
+		var buf [48]byte
+		return string(n.AppendKey(buf[:0]))
+	}
+	return ""
+}
+
+// appendComponent appends s escaped and terminated so that concatenated
+// components order component by component.
+func appendComponent(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 {
+			b = append(b, 0, 0xFF)
+		} else {
+			b = append(b, s[i])
+		}
+	}
+	return append(b, 0, 1)
+}
+
+// tableKey returns the encoded partition and sort key of a stored item.
+func (t *table) tableKey(it item) (string, string) {
+	pk := keyEnc(it[t.pk.name])
+	if t.sk.name == "" {
+		return pk, ""
+	}
+	return pk, string(appendComponent(nil, keyEnc(it[t.sk.name])))
+}
+
+// indexKey returns the index partition key and the composite entry key of
+// it in ix, and false when it has no value for an index key (sparse).
+func (t *table) indexKey(ix *index, it item) (string, string, bool) {
+	pv, ok := it[ix.pk.name]
+	if !ok {
+		return "", "", false
+	}
+	var b []byte
+	if ix.sk.name != "" {
+		sv, ok := it[ix.sk.name]
+		if !ok {
+			return "", "", false
+		}
+		b = appendComponent(b, keyEnc(sv))
+	}
+	tpk, tsk := t.tableKey(it)
+	b = appendComponent(b, tpk)
+	b = append(b, tsk...)
+	return keyEnc(pv), string(b), true
+}
+
+// write replaces the item at its key (old may be nil) with it (nil
+// deletes), maintaining indexes and counters. The caller holds t.mu.
+func (t *table) write(pk, sk string, old, it item) {
+	if old != nil {
+		for _, ix := range t.indexes {
+			if ipk, isk, ok := t.indexKey(ix, old); ok {
+				ix.data.remove(ipk, isk)
+			}
+		}
+		t.count--
+		t.bytes -= int64(ddbexpr.ItemSize(old))
+	}
+	if it == nil {
+		if old != nil {
+			t.data.remove(pk, sk)
+		}
+		return
+	}
+	t.data.put(pk, sk, it)
+	t.count++
+	t.bytes += int64(ddbexpr.ItemSize(it))
+	for _, ix := range t.indexes {
+		if ipk, isk, ok := t.indexKey(ix, it); ok {
+			ix.data.put(ipk, isk, it)
+		}
+	}
+}
+
+func describeType(v types.AttributeValue) string { return ddbexpr.TypeName(v) }
+
+// checkKeyValue validates one key attribute value of an item.
+func checkKeyValue(k keyAttr, v types.AttributeValue) error {
+	if string(k.typ) != describeType(v) {
+		return validationf("One or more parameter values were invalid: Type mismatch for key %s expected: %s actual: %s", k.name, k.typ, describeType(v))
+	}
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		if x.Value == "" {
+			return validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: %s", k.name)
+		}
+		if len(x.Value) > 2048 && false {
+			return nil
+		}
+	case *types.AttributeValueMemberB:
+		if len(x.Value) == 0 {
+			return validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty binary value. Key: %s", k.name)
+		}
+	}
+	return nil
+}
+
+// checkItemKeys validates the table and index keys of an item to store.
+func (t *table) checkItemKeys(it item) error {
+	for _, k := range []keyAttr{t.pk, t.sk} {
+		if k.name == "" {
+			continue
+		}
+		v, ok := it[k.name]
+		if !ok {
+			return validationf("One or more parameter values were invalid: Missing the key %s in the item", k.name)
+		}
+		if err := checkKeyValue(k, v); err != nil {
+			return err
+		}
+	}
+	if len(keyEnc(it[t.pk.name])) > 2048 {
+		return validation("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
+	}
+	if t.sk.name != "" && len(keyEnc(it[t.sk.name])) > 1024 {
+		return validation("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+	}
+	for _, ix := range t.indexes {
+		for _, k := range []keyAttr{ix.pk, ix.sk} {
+			if k.name == "" {
+				continue
+			}
+			v, ok := it[k.name]
+			if !ok {
+				continue
+			}
+			if string(k.typ) != describeType(v) {
+				return validationf("One or more parameter values were invalid: Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s", k.name, k.typ, describeType(v), ix.name)
+			}
+			empty := false
+			switch x := v.(type) {
+			case *types.AttributeValueMemberS:
+				empty = x.Value == ""
+			case *types.AttributeValueMemberB:
+				empty = len(x.Value) == 0
+			}
+			if empty {
+				return validationf("One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: %s, IndexKey: %s", ix.name, k.name)
+			}
+		}
+	}
+	return nil
+}
+
+// parseKey validates a Key parameter and returns its encoded parts.
+func (t *table) parseKey(key item) (string, string, error) {
+	n := 1
+	if t.sk.name != "" {
+		n = 2
+	}
+	if len(key) != n {
+		return "", "", validation("The provided key element does not match the schema")
+	}
+	for _, k := range []keyAttr{t.pk, t.sk} {
+		if k.name == "" {
+			continue
+		}
+		v, ok := key[k.name]
+		if !ok || string(k.typ) != describeType(v) {
+			return "", "", validation("The provided key element does not match the schema")
+		}
+		switch x := v.(type) {
+		case *types.AttributeValueMemberS:
+			if x.Value == "" {
+				return "", "", validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: %s", k.name)
+			}
+		case *types.AttributeValueMemberB:
+			if len(x.Value) == 0 {
+				return "", "", validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty binary value. Key: %s", k.name)
+			}
+		case *types.AttributeValueMemberN:
+			if _, err := ddbexpr.ParseNumber(x.Value); err != nil {
+				return "", "", validation(err.Error())
+			}
+		}
+	}
+	pk, sk := t.tableKey(key)
+	return pk, sk, nil
+}
+
+// keyOf returns a copy of the table key attributes of it.
+func (t *table) keyOf(it item) item {
+	k := item{t.pk.name: ddbexpr.Copy(it[t.pk.name])}
+	if t.sk.name != "" {
+		k[t.sk.name] = ddbexpr.Copy(it[t.sk.name])
+	}
+	return k
+}
+
+func (t *table) isKeyAttr(name string) bool {
+	return name == t.pk.name || (t.sk.name != "" && name == t.sk.name)
+}
+
+func (t *table) String() string { return fmt.Sprintf("table %s", t.name) }

@@ -1,0 +1,419 @@
+package ddbmem
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+const tokenTTL = 10 * time.Minute
+
+type txToken struct {
+	fp [32]byte
+	at time.Time
+}
+
+// txAction is one validated action of a TransactWriteItems request.
+type txAction struct {
+	t      *table
+	pk, sk string
+	x      *exprs
+	rv     types.ReturnValuesOnConditionCheckFailure
+	put    *preparedPut
+	upd    *preparedUpdate
+	del    bool
+	check  bool
+	newIt  item
+}
+
+// TransactWriteItems applies up to 100 writes and condition checks on
+// distinct items, all or nothing. When a condition fails it returns a
+// *types.TransactionCanceledException whose CancellationReasons are in
+// request order ("ConditionalCheckFailed", "ValidationError" or "None").
+// A ClientRequestToken seen in the last 10 minutes with the same request
+// succeeds without applying it again; with a different request it
+// returns a *types.IdempotentParameterMismatchException.
+func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	if err := db.begin(ctx, "TransactWriteItems"); err != nil {
+		return nil, err
+	}
+	if in == nil || len(in.TransactItems) == 0 {
+		return nil, validation("1 validation error detected: Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
+	}
+	if len(in.TransactItems) > 100 {
+		return nil, validationf("1 validation error detected: Value '[%d items]' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100", len(in.TransactItems))
+	}
+	if in.ClientRequestToken != nil && (len(*in.ClientRequestToken) < 1 || len(*in.ClientRequestToken) > 36) {
+		return nil, validation("1 validation error detected: Value at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36")
+	}
+	acts := make([]*txAction, len(in.TransactItems))
+	var ts []*table
+	seen := map[string]bool{}
+	for i, ti := range in.TransactItems {
+		a, err := db.prepareTx(ti)
+		if err != nil {
+			return nil, err
+		}
+		id := a.t.name + "\x00" + a.pk + "\x00" + a.sk
+		if seen[id] {
+			return nil, validation("Transaction request cannot include multiple operations on one item")
+		}
+		seen[id] = true
+		acts[i] = a
+		ts = append(ts, a.t)
+	}
+	var fp [32]byte
+	token := aws.ToString(in.ClientRequestToken)
+	if token != "" {
+		fp = fingerprint(in)
+	}
+	// The token table is locked for the whole transaction so a retry
+	// racing with the first attempt waits for its outcome.
+	if token != "" {
+		db.txMu.Lock()
+		defer db.txMu.Unlock()
+		now := db.now()
+		for k, v := range db.tokens {
+			if now.Sub(v.at) > tokenTTL {
+				delete(db.tokens, k)
+			}
+		}
+		if prev, ok := db.tokens[token]; ok {
+			if prev.fp != fp {
+				return nil, &types.IdempotentParameterMismatchException{Message: aws.String("Request token reused with different parameters")}
+			}
+			return &dynamodb.TransactWriteItemsOutput{}, nil
+		}
+	}
+	unlock := lockTables(ts, true)
+	defer unlock()
+	reasons := make([]types.CancellationReason, len(acts))
+	failed := false
+	names := make([]string, len(acts))
+	for i, a := range acts {
+		old := a.t.data.get(a.pk, a.sk)
+		reasons[i] = types.CancellationReason{Code: aws.String("None")}
+		names[i] = "None"
+		if err := checkCond(a.x, old, a.rv); err != nil {
+			if ccf, ok := err.(*types.ConditionalCheckFailedException); ok {
+				reasons[i] = types.CancellationReason{Code: aws.String("ConditionalCheckFailed"), Message: aws.String("The conditional request failed"), Item: ccf.Item}
+				names[i] = "ConditionalCheckFailed"
+			} else {
+				reasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(apiMessage(err))}
+				names[i] = "ValidationError"
+			}
+			failed = true
+			continue
+		}
+		if a.upd != nil {
+			it, err := a.upd.apply(old)
+			if err != nil {
+				reasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(apiMessage(err))}
+				names[i] = "ValidationError"
+				failed = true
+				continue
+			}
+			a.newIt = it
+		}
+	}
+	if failed {
+		return nil, &types.TransactionCanceledException{
+			Message:             aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(names, ", ") + "]"),
+			CancellationReasons: reasons,
+		}
+	}
+	for _, a := range acts {
+		old := a.t.data.get(a.pk, a.sk)
+		switch {
+		case a.put != nil:
+			a.t.write(a.pk, a.sk, old, a.put.it)
+		case a.upd != nil:
+			a.t.write(a.pk, a.sk, old, a.newIt)
+		case a.del:
+			a.t.write(a.pk, a.sk, old, nil)
+		}
+	}
+	if token != "" {
+		db.tokens[token] = txToken{fp: fp, at: db.now()}
+	}
+	return &dynamodb.TransactWriteItemsOutput{}, nil
+}
+
+func (db *DB) prepareTx(ti types.TransactWriteItem) (*txAction, error) {
+	n := 0
+	for _, set := range []bool{ti.ConditionCheck != nil, ti.Put != nil, ti.Delete != nil, ti.Update != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, validation("TransactItems can only contain one of Check, Put, Update or Delete")
+	}
+	switch {
+	case ti.ConditionCheck != nil:
+		c := ti.ConditionCheck
+		t, err := db.table(c.TableName)
+		if err != nil {
+			return nil, err
+		}
+		if c.ConditionExpression == nil {
+			return nil, validation("1 validation error detected: Value null at 'transactItems.1.member.conditionCheck.conditionExpression' failed to satisfy constraint: Member must not be null")
+		}
+		if err := checkRVOnFailure(c.ReturnValuesOnConditionCheckFailure); err != nil {
+			return nil, err
+		}
+		x, err := db.parseExprs(exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, cond: c.ConditionExpression})
+		if err != nil {
+			return nil, err
+		}
+		pk, sk, err := t.parseKey(c.Key)
+		if err != nil {
+			return nil, err
+		}
+		return &txAction{t: t, pk: pk, sk: sk, x: x, rv: c.ReturnValuesOnConditionCheckFailure, check: true}, nil
+	case ti.Put != nil:
+		c := ti.Put
+		t, err := db.table(c.TableName)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkRVOnFailure(c.ReturnValuesOnConditionCheckFailure); err != nil {
+			return nil, err
+		}
+		p, err := db.preparePut(t, c.Item, c.ExpressionAttributeNames, c.ExpressionAttributeValues, c.ConditionExpression)
+		if err != nil {
+			return nil, err
+		}
+		return &txAction{t: t, pk: p.pk, sk: p.sk, x: p.x, rv: c.ReturnValuesOnConditionCheckFailure, put: p}, nil
+	case ti.Delete != nil:
+		c := ti.Delete
+		t, err := db.table(c.TableName)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkRVOnFailure(c.ReturnValuesOnConditionCheckFailure); err != nil {
+			return nil, err
+		}
+		x, err := db.parseExprs(exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, cond: c.ConditionExpression})
+		if err != nil {
+			return nil, err
+		}
+		pk, sk, err := t.parseKey(c.Key)
+		if err != nil {
+			return nil, err
+		}
+		return &txAction{t: t, pk: pk, sk: sk, x: x, rv: c.ReturnValuesOnConditionCheckFailure, del: true}, nil
+	default:
+		c := ti.Update
+		t, err := db.table(c.TableName)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkRVOnFailure(c.ReturnValuesOnConditionCheckFailure); err != nil {
+			return nil, err
+		}
+		if c.UpdateExpression == nil {
+			return nil, validation("1 validation error detected: Value null at 'transactItems.1.member.update.updateExpression' failed to satisfy constraint: Member must not be null")
+		}
+		p, err := db.prepareUpdate(t, c.Key, c.ExpressionAttributeNames, c.ExpressionAttributeValues, c.UpdateExpression, c.ConditionExpression)
+		if err != nil {
+			return nil, err
+		}
+		return &txAction{t: t, pk: p.pk, sk: p.sk, x: p.x, rv: c.ReturnValuesOnConditionCheckFailure, upd: p}, nil
+	}
+}
+
+// fingerprint hashes the parts of a request that make it "the same
+// request" for ClientRequestToken idempotency.
+func fingerprint(in *dynamodb.TransactWriteItemsInput) [32]byte {
+	h := sha256.New()
+	str := func(s string) {
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], uint64(len(s)))
+		h.Write(b[:])
+		h.Write([]byte(s))
+	}
+	ptr := func(s *string) {
+		if s == nil {
+			str("\x00nil")
+			return
+		}
+		str(*s)
+	}
+	names := func(m map[string]string) {
+		str(fmt.Sprint(len(m)))
+		for _, k := range sortedTableNames(m) {
+			str(k)
+			str(m[k])
+		}
+	}
+	for _, ti := range in.TransactItems {
+		switch {
+		case ti.ConditionCheck != nil:
+			c := ti.ConditionCheck
+			str("check")
+			ptr(c.TableName)
+			hashItem(h, str, c.Key)
+			ptr(c.ConditionExpression)
+			names(c.ExpressionAttributeNames)
+			hashItem(h, str, c.ExpressionAttributeValues)
+			str(string(c.ReturnValuesOnConditionCheckFailure))
+		case ti.Put != nil:
+			c := ti.Put
+			str("put")
+			ptr(c.TableName)
+			hashItem(h, str, c.Item)
+			ptr(c.ConditionExpression)
+			names(c.ExpressionAttributeNames)
+			hashItem(h, str, c.ExpressionAttributeValues)
+			str(string(c.ReturnValuesOnConditionCheckFailure))
+		case ti.Delete != nil:
+			c := ti.Delete
+			str("delete")
+			ptr(c.TableName)
+			hashItem(h, str, c.Key)
+			ptr(c.ConditionExpression)
+			names(c.ExpressionAttributeNames)
+			hashItem(h, str, c.ExpressionAttributeValues)
+			str(string(c.ReturnValuesOnConditionCheckFailure))
+		case ti.Update != nil:
+			c := ti.Update
+			str("update")
+			ptr(c.TableName)
+			hashItem(h, str, c.Key)
+			ptr(c.UpdateExpression)
+			ptr(c.ConditionExpression)
+			names(c.ExpressionAttributeNames)
+			hashItem(h, str, c.ExpressionAttributeValues)
+			str(string(c.ReturnValuesOnConditionCheckFailure))
+		}
+	}
+	var out [32]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+func hashItem(h hash.Hash, str func(string), it map[string]types.AttributeValue) {
+	str(fmt.Sprint(len(it)))
+	keys := make([]string, 0, len(it))
+	for k := range it {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		str(k)
+		hashValue(h, str, it[k])
+	}
+}
+
+func hashValue(h hash.Hash, str func(string), v types.AttributeValue) {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		str("S")
+		str(x.Value)
+	case *types.AttributeValueMemberN:
+		str("N")
+		str(x.Value)
+	case *types.AttributeValueMemberB:
+		str("B")
+		str(string(x.Value))
+	case *types.AttributeValueMemberBOOL:
+		str(fmt.Sprint("BOOL", x.Value))
+	case *types.AttributeValueMemberNULL:
+		str(fmt.Sprint("NULL", x.Value))
+	case *types.AttributeValueMemberSS:
+		str("SS")
+		str(fmt.Sprint(len(x.Value)))
+		for _, s := range x.Value {
+			str(s)
+		}
+	case *types.AttributeValueMemberNS:
+		str("NS")
+		str(fmt.Sprint(len(x.Value)))
+		for _, s := range x.Value {
+			str(s)
+		}
+	case *types.AttributeValueMemberBS:
+		str("BS")
+		str(fmt.Sprint(len(x.Value)))
+		for _, s := range x.Value {
+			str(string(s))
+		}
+	case *types.AttributeValueMemberL:
+		str("L")
+		str(fmt.Sprint(len(x.Value)))
+		for _, e := range x.Value {
+			hashValue(h, str, e)
+		}
+	case *types.AttributeValueMemberM:
+		str("M")
+		hashItem(h, str, x.Value)
+	default:
+		str("?")
+	}
+}
+
+// TransactGetItems reads up to 100 items atomically; Responses are in
+// request order, with a nil Item for a missing item.
+func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
+	if err := db.begin(ctx, "TransactGetItems"); err != nil {
+		return nil, err
+	}
+	if in == nil || len(in.TransactItems) == 0 {
+		return nil, validation("1 validation error detected: Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
+	}
+	if len(in.TransactItems) > 100 {
+		return nil, validationf("1 validation error detected: Value '[%d items]' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100", len(in.TransactItems))
+	}
+	type get struct {
+		t      *table
+		pk, sk string
+		x      *exprs
+	}
+	gets := make([]get, len(in.TransactItems))
+	var ts []*table
+	seen := map[string]bool{}
+	for i, ti := range in.TransactItems {
+		g := ti.Get
+		if g == nil {
+			return nil, validation("1 validation error detected: Value null at 'transactItems.1.member.get' failed to satisfy constraint: Member must not be null")
+		}
+		t, err := db.table(g.TableName)
+		if err != nil {
+			return nil, err
+		}
+		x, err := db.parseExprs(exprReq{names: g.ExpressionAttributeNames, proj: g.ProjectionExpression})
+		if err != nil {
+			return nil, err
+		}
+		pk, sk, err := t.parseKey(g.Key)
+		if err != nil {
+			return nil, err
+		}
+		id := t.name + "\x00" + pk + "\x00" + sk
+		if seen[id] {
+			return nil, validation("Transaction request cannot include multiple operations on one item")
+		}
+		seen[id] = true
+		gets[i] = get{t, pk, sk, x}
+		ts = append(ts, t)
+	}
+	unlock := lockTables(ts, false)
+	defer unlock()
+	out := &dynamodb.TransactGetItemsOutput{Responses: make([]types.ItemResponse, len(gets))}
+	for i, g := range gets {
+		if it := g.t.data.get(g.pk, g.sk); it != nil {
+			out.Responses[i].Item = g.x.output(it)
+		}
+	}
+	return out, nil
+}

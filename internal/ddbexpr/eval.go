@@ -1,0 +1,996 @@
+package ddbexpr
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Env holds a request's ExpressionAttributeNames and
+// ExpressionAttributeValues. Check validates every placeholder an
+// expression uses before evaluation, so evaluation can assume them.
+type Env struct {
+	Names  map[string]string
+	Values map[string]types.AttributeValue
+}
+
+// EvalError is a runtime evaluation error (a ValidationException in
+// DynamoDB); Msg is DynamoDB's message.
+type EvalError struct{ Msg string }
+
+func (e *EvalError) Error() string { return e.Msg }
+
+// CheckError is an error about placeholders or operand types found before
+// evaluation; the caller prefixes it with "Invalid XExpression: ".
+type CheckError struct{ Msg string }
+
+func (e *CheckError) Error() string { return e.Msg }
+
+// Check reports the first placeholder e uses that env does not define.
+func (e *Expr) Check(env *Env) error {
+	for _, n := range e.Names {
+		if _, ok := env.Names[n]; !ok {
+			return &CheckError{"An expression attribute name used in the document path is not defined; attribute name: " + n}
+		}
+	}
+	for _, v := range e.Values {
+		if _, ok := env.Values[v]; !ok {
+			return &CheckError{"An expression attribute value used in expression is not defined; attribute value: " + v}
+		}
+	}
+	return nil
+}
+
+func (env *Env) name(s string) string {
+	if len(s) > 0 && s[0] == '#' {
+		return env.Names[s]
+	}
+	return s
+}
+
+// Resolve returns the path with placeholders replaced by names.
+func (env *Env) Resolve(p Path) Path {
+	r := make(Path, len(p))
+	for i, e := range p {
+		if !e.IsIndex {
+			e.Name = env.name(e.Name)
+		}
+		r[i] = e
+	}
+	return r
+}
+
+// Get returns the value at path p in it.
+func (env *Env) Get(it Item, p Path) (types.AttributeValue, bool) {
+	var cur types.AttributeValue
+	for i, e := range p {
+		if i == 0 {
+			v, ok := it[env.name(e.Name)]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+			continue
+		}
+		if e.IsIndex {
+			l, ok := cur.(*types.AttributeValueMemberL)
+			if !ok || e.Index >= len(l.Value) {
+				return nil, false
+			}
+			cur = l.Value[e.Index]
+			continue
+		}
+		m, ok := cur.(*types.AttributeValueMemberM)
+		if !ok {
+			return nil, false
+		}
+		v, ok := m.Value[env.name(e.Name)]
+		if !ok {
+			return nil, false
+		}
+		cur = v
+	}
+	return cur, cur != nil
+}
+
+// TopName returns the resolved top-level attribute name of p.
+func (env *Env) TopName(p Path) string { return env.name(p[0].Name) }
+
+func (env *Env) operand(it Item, o *Operand) (types.AttributeValue, bool, error) {
+	switch o.Kind {
+	case OpValue:
+		return env.Values[o.Value], true, nil
+	case OpPath:
+		v, ok := env.Get(it, o.Path)
+		return v, ok, nil
+	case OpSize:
+		v, ok := env.Get(it, o.Args[0].Path)
+		if !ok {
+			return nil, false, nil
+		}
+		n, ok := sizeFunc(v)
+		if !ok {
+			return nil, false, nil
+		}
+		return &types.AttributeValueMemberN{Value: strconv.Itoa(n)}, true, nil
+	}
+	return nil, false, &EvalError{"unsupported operand"}
+}
+
+// Eval evaluates the condition against it (which may be nil).
+func (c *Condition) Eval(it Item, env *Env) (bool, error) {
+	return env.eval(it, c.Root)
+}
+
+func (env *Env) eval(it Item, c *Cond) (bool, error) {
+	switch c.Kind {
+	case CondAnd:
+		l, err := env.eval(it, c.L)
+		if err != nil || !l {
+			return false, err
+		}
+		return env.eval(it, c.R)
+	case CondOr:
+		l, err := env.eval(it, c.L)
+		if err != nil || l {
+			return l, err
+		}
+		return env.eval(it, c.R)
+	case CondNot:
+		l, err := env.eval(it, c.L)
+		return !l, err
+	case CondCompare:
+		a, aok, err := env.operand(it, c.Args[0])
+		if err != nil {
+			return false, err
+		}
+		b, bok, err := env.operand(it, c.Args[1])
+		if err != nil {
+			return false, err
+		}
+		if !aok || !bok {
+			return c.Op == "<>" && false, nil
+		}
+		switch c.Op {
+		case "=":
+			return Equal(a, b), nil
+		case "<>":
+			return !Equal(a, b), nil
+		}
+		r, ok := Compare(a, b)
+		if !ok {
+			return false, nil
+		}
+		switch c.Op {
+		case "<":
+			return r < 0, nil
+		case "<=":
+			return r <= 0, nil
+		case ">":
+			return r > 0, nil
+		default:
+			return r >= 0, nil
+		}
+	case CondBetween:
+		a, aok, err := env.operand(it, c.Args[0])
+		if err != nil {
+			return false, err
+		}
+		lo, lok, err := env.operand(it, c.Args[1])
+		if err != nil {
+			return false, err
+		}
+		hi, hok, err := env.operand(it, c.Args[2])
+		if err != nil {
+			return false, err
+		}
+		if !aok || !lok || !hok {
+			return false, nil
+		}
+		r1, ok1 := Compare(a, lo)
+		r2, ok2 := Compare(a, hi)
+		return ok1 && ok2 && r1 >= 0 && r2 <= 0, nil
+	case CondIn:
+		a, aok, err := env.operand(it, c.Args[0])
+		if err != nil || !aok {
+			return false, err
+		}
+		for _, o := range c.Args[1:] {
+			b, bok, err := env.operand(it, o)
+			if err != nil {
+				return false, err
+			}
+			if bok && Equal(a, b) {
+				return true, nil
+			}
+		}
+		return false, nil
+	case CondFunc:
+		return env.evalFunc(it, c)
+	}
+	return false, nil
+}
+
+var validTypes = map[string]bool{"S": true, "SS": true, "N": true, "NS": true, "B": true, "BS": true, "BOOL": true, "NULL": true, "L": true, "M": true}
+
+func (env *Env) evalFunc(it Item, c *Cond) (bool, error) {
+	v, ok := env.Get(it, c.Args[0].Path)
+	switch c.Op {
+	case "attribute_exists":
+		return ok, nil
+	case "attribute_not_exists":
+		return !ok, nil
+	case "attribute_type":
+		t, _, err := env.operand(it, c.Args[1])
+		if err != nil {
+			return false, err
+		}
+		s, isS := t.(*types.AttributeValueMemberS)
+		if !isS || !validTypes[s.Value] {
+			return false, &CheckError{fmt.Sprintf("Invalid attribute type name found; type: %s, valid types: { B,BOOL,BS,L,M,N,NS,NULL,S,SS }", typeArg(t))}
+		}
+		return ok && TypeName(v) == s.Value, nil
+	case "begins_with":
+		p, pok, err := env.operand(it, c.Args[1])
+		if err != nil || !ok || !pok {
+			return false, err
+		}
+		switch x := v.(type) {
+		case *types.AttributeValueMemberS:
+			y, ok := p.(*types.AttributeValueMemberS)
+			return ok && strings.HasPrefix(x.Value, y.Value), nil
+		case *types.AttributeValueMemberB:
+			y, ok := p.(*types.AttributeValueMemberB)
+			return ok && bytes.HasPrefix(x.Value, y.Value), nil
+		}
+		return false, nil
+	case "contains":
+		p, pok, err := env.operand(it, c.Args[1])
+		if err != nil || !ok || !pok {
+			return false, err
+		}
+		switch x := v.(type) {
+		case *types.AttributeValueMemberS:
+			y, ok := p.(*types.AttributeValueMemberS)
+			return ok && strings.Contains(x.Value, y.Value), nil
+		case *types.AttributeValueMemberB:
+			y, ok := p.(*types.AttributeValueMemberB)
+			return ok && bytes.Contains(x.Value, y.Value), nil
+		case *types.AttributeValueMemberSS:
+			y, ok := p.(*types.AttributeValueMemberS)
+			if !ok {
+				return false, nil
+			}
+			for _, s := range x.Value {
+				if s == y.Value {
+					return true, nil
+				}
+			}
+		case *types.AttributeValueMemberNS:
+			y, ok := p.(*types.AttributeValueMemberN)
+			if !ok {
+				return false, nil
+			}
+			for _, s := range x.Value {
+				if numEqual(s, y.Value) {
+					return true, nil
+				}
+			}
+		case *types.AttributeValueMemberBS:
+			y, ok := p.(*types.AttributeValueMemberB)
+			if !ok {
+				return false, nil
+			}
+			for _, s := range x.Value {
+				if bytes.Equal(s, y.Value) {
+					return true, nil
+				}
+			}
+		case *types.AttributeValueMemberL:
+			for _, e := range x.Value {
+				if Equal(e, p) {
+					return true, nil
+				}
+			}
+		}
+		return false, nil
+	}
+	return false, nil
+}
+
+func typeArg(v types.AttributeValue) string {
+	if s, ok := v.(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return TypeName(v)
+}
+
+// CheckOperandTypes rejects comparisons whose constant operands have types
+// the operator cannot take, as DynamoDB does before evaluation.
+func (c *Condition) CheckOperandTypes(env *Env) error {
+	return env.checkTypes(c.Root)
+}
+
+func (env *Env) constType(o *Operand) string {
+	if o.Kind == OpValue {
+		return TypeName(env.Values[o.Value])
+	}
+	return ""
+}
+
+func (env *Env) checkTypes(c *Cond) error {
+	switch c.Kind {
+	case CondAnd, CondOr:
+		if err := env.checkTypes(c.L); err != nil {
+			return err
+		}
+		return env.checkTypes(c.R)
+	case CondNot:
+		return env.checkTypes(c.L)
+	case CondCompare:
+		if c.Op == "=" || c.Op == "<>" {
+			return nil
+		}
+		for _, o := range c.Args {
+			if t := env.constType(o); t != "" && t != "S" && t != "N" && t != "B" {
+				return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", c.Op, t)}
+			}
+		}
+	case CondBetween:
+		for _, o := range c.Args {
+			if t := env.constType(o); t != "" && t != "S" && t != "N" && t != "B" {
+				return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: %s", t)}
+			}
+		}
+		if c.Args[1].Kind == OpValue && c.Args[2].Kind == OpValue {
+			lo, hi := env.Values[c.Args[1].Value], env.Values[c.Args[2].Value]
+			if r, ok := Compare(lo, hi); ok && r > 0 {
+				return &CheckError{fmt.Sprintf("The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {%s}, upper bound operand: AttributeValue: {%s}", Describe(lo), Describe(hi))}
+			}
+		}
+	case CondFunc:
+		if c.Op == "begins_with" {
+			if t := env.constType(c.Args[1]); t != "" && t != "S" && t != "B" {
+				return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: begins_with, operand type: %s", t)}
+			}
+		}
+		if c.Op == "attribute_type" {
+			t := env.Values[c.Args[1].Value]
+			if c.Args[1].Kind == OpValue {
+				if s, ok := t.(*types.AttributeValueMemberS); !ok || !validTypes[s.Value] {
+					return &CheckError{fmt.Sprintf("Invalid attribute type name found; type: %s, valid types: { B,BOOL,BS,L,M,N,NS,NULL,S,SS }", typeArg(t))}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Describe renders v as DynamoDB does in messages, e.g. N:5 or S:abc.
+func Describe(v types.AttributeValue) string {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return "S:" + x.Value
+	case *types.AttributeValueMemberN:
+		return "N:" + x.Value
+	case *types.AttributeValueMemberB:
+		return fmt.Sprintf("B:%v", x.Value)
+	}
+	return TypeName(v)
+}
+
+// Errors of update evaluation, with DynamoDB's messages.
+var (
+	errNoAttr    = &EvalError{"The provided expression refers to an attribute that does not exist in the item"}
+	errBadType   = &EvalError{"An operand in the update expression has an incorrect data type"}
+	errBadUpdate = &EvalError{"The document path provided in the update expression is invalid for update"}
+)
+
+func (env *Env) setOperand(it Item, o *Operand) (types.AttributeValue, error) {
+	switch o.Kind {
+	case OpValue:
+		return env.Values[o.Value], nil
+	case OpPath:
+		v, ok := env.Get(it, o.Path)
+		if !ok {
+			return nil, errNoAttr
+		}
+		return v, nil
+	case OpIfNotExists:
+		if v, ok := env.Get(it, o.Args[0].Path); ok {
+			return v, nil
+		}
+		return env.setOperand(it, o.Args[1])
+	case OpListAppend:
+		a, err := env.setOperand(it, o.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		b, err := env.setOperand(it, o.Args[1])
+		if err != nil {
+			return nil, err
+		}
+		la, ok1 := a.(*types.AttributeValueMemberL)
+		lb, ok2 := b.(*types.AttributeValueMemberL)
+		if !ok1 || !ok2 {
+			return nil, errBadType
+		}
+		l := make([]types.AttributeValue, 0, len(la.Value)+len(lb.Value))
+		l = append(l, la.Value...)
+		l = append(l, lb.Value...)
+		return &types.AttributeValueMemberL{Value: l}, nil
+	case OpPlus, OpMinus:
+		a, err := env.setOperand(it, o.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		b, err := env.setOperand(it, o.Args[1])
+		if err != nil {
+			return nil, err
+		}
+		na, ok1 := a.(*types.AttributeValueMemberN)
+		nb, ok2 := b.(*types.AttributeValueMemberN)
+		if !ok1 || !ok2 {
+			return nil, errBadType
+		}
+		x, err := ParseNumber(na.Value)
+		if err != nil {
+			return nil, &EvalError{err.Error()}
+		}
+		y, err := ParseNumber(nb.Value)
+		if err != nil {
+			return nil, &EvalError{err.Error()}
+		}
+		var r Number
+		if o.Kind == OpPlus {
+			r, err = x.Add(y)
+		} else {
+			r, err = x.Sub(y)
+		}
+		if err != nil {
+			return nil, &EvalError{err.Error()}
+		}
+		return &types.AttributeValueMemberN{Value: r.String()}, nil
+	}
+	return nil, &EvalError{"unsupported operand"}
+}
+
+// Apply applies the update to old (which may be nil) and returns the new
+// item. old is not modified; unchanged values are shared with it, and
+// values taken from env are deep-copied.
+func (u *Update) Apply(old Item, env *Env) (Item, error) {
+	vals := make([]types.AttributeValue, len(u.Set))
+	for i, a := range u.Set {
+		v, err := env.setOperand(old, a.Value)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = Copy(v)
+	}
+	it := make(Item, len(old)+len(u.Set))
+	for k, v := range old {
+		it[k] = v
+	}
+	for i, a := range u.Set {
+		if err := env.set(it, a.Path, vals[i]); err != nil {
+			return nil, err
+		}
+	}
+	if len(u.Remove) > 0 {
+		rem := make([]Path, len(u.Remove))
+		copy(rem, u.Remove)
+		// Remove higher list indexes first so indexes refer to the old list.
+		sort.SliceStable(rem, func(i, j int) bool {
+			a, b := rem[i], rem[j]
+			if len(a) == len(b) && a[len(a)-1].IsIndex && b[len(b)-1].IsIndex {
+				return a[len(a)-1].Index > b[len(b)-1].Index
+			}
+			return false
+		})
+		for _, p := range rem {
+			if err := env.remove(it, p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, a := range u.Add {
+		if err := env.add(it, a); err != nil {
+			return nil, err
+		}
+	}
+	for _, a := range u.Delete {
+		if err := env.del(it, a); err != nil {
+			return nil, err
+		}
+	}
+	return it, nil
+}
+
+// modify walks to the parent of the last element of p, copying
+// containers on the way, and calls fn with the (copied) parent container.
+func (env *Env) modify(it Item, p Path, create bool, fn func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error)) error {
+	if len(p) == 1 {
+		top := env.name(p[0].Name)
+		nv, err := fn(&types.AttributeValueMemberM{Value: it}, p[0])
+		if err != nil {
+			return err
+		}
+		_ = nv
+		_ = top
+		return nil
+	}
+	var rec func(cur types.AttributeValue, i int) (types.AttributeValue, error)
+	rec = func(cur types.AttributeValue, i int) (types.AttributeValue, error) {
+		// cur is the container holding p[i]; returns its copy.
+		e := p[i]
+		var cp types.AttributeValue
+		var child types.AttributeValue
+		switch x := cur.(type) {
+		case *types.AttributeValueMemberM:
+			if e.IsIndex {
+				return nil, errBadUpdate
+			}
+			m := make(Item, len(x.Value))
+			for k, v := range x.Value {
+				m[k] = v
+			}
+			cp = &types.AttributeValueMemberM{Value: m}
+			child = m[env.name(e.Name)]
+		case *types.AttributeValueMemberL:
+			if !e.IsIndex {
+				return nil, errBadUpdate
+			}
+			l := append([]types.AttributeValue(nil), x.Value...)
+			cp = &types.AttributeValueMemberL{Value: l}
+			if e.Index < len(l) {
+				child = l[e.Index]
+			}
+		default:
+			return nil, errBadUpdate
+		}
+		if i == len(p)-2 {
+			if child == nil {
+				return nil, errBadUpdate
+			}
+			nc, err := copyContainer(child)
+			if err != nil {
+				return nil, err
+			}
+			nc2, err := fn(nc, p[i+1])
+			if err != nil {
+				return nil, err
+			}
+			child = nc2
+		} else {
+			if child == nil {
+				return nil, errBadUpdate
+			}
+			nc, err := rec(child, i+1)
+			if err != nil {
+				return nil, err
+			}
+			child = nc
+		}
+		switch x := cp.(type) {
+		case *types.AttributeValueMemberM:
+			x.Value[env.name(e.Name)] = child
+		case *types.AttributeValueMemberL:
+			x.Value[e.Index] = child
+		}
+		return cp, nil
+	}
+	top := env.name(p[0].Name)
+	child, ok := it[top]
+	if !ok {
+		return errBadUpdate
+	}
+	if len(p) == 2 {
+		nc, err := copyContainer(child)
+		if err != nil {
+			return err
+		}
+		nv, err := fn(nc, p[1])
+		if err != nil {
+			return err
+		}
+		it[top] = nv
+		return nil
+	}
+	nv, err := rec(child, 1)
+	if err != nil {
+		return err
+	}
+	it[top] = nv
+	return nil
+}
+
+func copyContainer(v types.AttributeValue) (types.AttributeValue, error) {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberM:
+		m := make(Item, len(x.Value)+1)
+		for k, e := range x.Value {
+			m[k] = e
+		}
+		return &types.AttributeValueMemberM{Value: m}, nil
+	case *types.AttributeValueMemberL:
+		return &types.AttributeValueMemberL{Value: append([]types.AttributeValue(nil), x.Value...)}, nil
+	}
+	return nil, errBadUpdate
+}
+
+func (env *Env) set(it Item, p Path, v types.AttributeValue) error {
+	return env.modify(it, p, true, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+		switch x := parent.(type) {
+		case *types.AttributeValueMemberM:
+			if last.IsIndex {
+				return nil, errBadUpdate
+			}
+			x.Value[env.name(last.Name)] = v
+		case *types.AttributeValueMemberL:
+			if !last.IsIndex {
+				return nil, errBadUpdate
+			}
+			if last.Index < len(x.Value) {
+				x.Value[last.Index] = v
+			} else {
+				x.Value = append(x.Value, v)
+			}
+		}
+		return parent, nil
+	})
+}
+
+func (env *Env) remove(it Item, p Path) error {
+	err := env.modify(it, p, false, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+		switch x := parent.(type) {
+		case *types.AttributeValueMemberM:
+			if last.IsIndex {
+				return nil, errBadUpdate
+			}
+			delete(x.Value, env.name(last.Name))
+		case *types.AttributeValueMemberL:
+			if !last.IsIndex {
+				return nil, errBadUpdate
+			}
+			if last.Index < len(x.Value) {
+				x.Value = append(x.Value[:last.Index:last.Index], x.Value[last.Index+1:]...)
+			}
+		}
+		return parent, nil
+	})
+	if err == errBadUpdate {
+		// Removing below a missing or mismatched parent is a no-op.
+		return nil
+	}
+	return err
+}
+
+func (env *Env) add(it Item, a ValueAction) error {
+	val := env.Values[a.Value]
+	return env.modify(it, a.Path, true, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+		var cur types.AttributeValue
+		switch x := parent.(type) {
+		case *types.AttributeValueMemberM:
+			if last.IsIndex {
+				return nil, errBadUpdate
+			}
+			cur = x.Value[env.name(last.Name)]
+		case *types.AttributeValueMemberL:
+			if !last.IsIndex {
+				return nil, errBadUpdate
+			}
+			if last.Index < len(x.Value) {
+				cur = x.Value[last.Index]
+			}
+		}
+		nv, err := addValues(cur, val)
+		if err != nil {
+			return nil, err
+		}
+		switch x := parent.(type) {
+		case *types.AttributeValueMemberM:
+			x.Value[env.name(last.Name)] = nv
+		case *types.AttributeValueMemberL:
+			if last.Index < len(x.Value) {
+				x.Value[last.Index] = nv
+			} else {
+				x.Value = append(x.Value, nv)
+			}
+		}
+		return parent, nil
+	})
+}
+
+func addValues(cur, val types.AttributeValue) (types.AttributeValue, error) {
+	switch v := val.(type) {
+	case *types.AttributeValueMemberN:
+		if cur == nil {
+			return Copy(v), nil
+		}
+		c, ok := cur.(*types.AttributeValueMemberN)
+		if !ok {
+			return nil, errBadType
+		}
+		x, err := ParseNumber(c.Value)
+		if err != nil {
+			return nil, &EvalError{err.Error()}
+		}
+		y, err := ParseNumber(v.Value)
+		if err != nil {
+			return nil, &EvalError{err.Error()}
+		}
+		r, err := x.Add(y)
+		if err != nil {
+			return nil, &EvalError{err.Error()}
+		}
+		return &types.AttributeValueMemberN{Value: r.String()}, nil
+	case *types.AttributeValueMemberSS:
+		if cur == nil {
+			return Copy(v), nil
+		}
+		c, ok := cur.(*types.AttributeValueMemberSS)
+		if !ok {
+			return nil, errBadType
+		}
+		out := append([]string(nil), c.Value...)
+		seen := make(map[string]bool, len(out))
+		for _, s := range out {
+			seen[s] = true
+		}
+		for _, s := range v.Value {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+		return &types.AttributeValueMemberSS{Value: out}, nil
+	case *types.AttributeValueMemberNS:
+		if cur == nil {
+			return Copy(v), nil
+		}
+		c, ok := cur.(*types.AttributeValueMemberNS)
+		if !ok {
+			return nil, errBadType
+		}
+		out := append([]string(nil), c.Value...)
+		seen := make(map[string]bool, len(out))
+		for _, s := range out {
+			seen[CanonicalNumber(s)] = true
+		}
+		for _, s := range v.Value {
+			if !seen[CanonicalNumber(s)] {
+				seen[CanonicalNumber(s)] = true
+				out = append(out, s)
+			}
+		}
+		return &types.AttributeValueMemberNS{Value: out}, nil
+	case *types.AttributeValueMemberBS:
+		if cur == nil {
+			return Copy(v), nil
+		}
+		c, ok := cur.(*types.AttributeValueMemberBS)
+		if !ok {
+			return nil, errBadType
+		}
+		out := append([][]byte(nil), c.Value...)
+		seen := make(map[string]bool, len(out))
+		for _, s := range out {
+			seen[string(s)] = true
+		}
+		for _, s := range v.Value {
+			if !seen[string(s)] {
+				seen[string(s)] = true
+				out = append(out, bytes.Clone(s))
+			}
+		}
+		return &types.AttributeValueMemberBS{Value: out}, nil
+	}
+	return nil, errBadType
+}
+
+func (env *Env) del(it Item, a ValueAction) error {
+	val := env.Values[a.Value]
+	err := env.modify(it, a.Path, false, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+		var cur types.AttributeValue
+		switch x := parent.(type) {
+		case *types.AttributeValueMemberM:
+			if last.IsIndex {
+				return nil, errBadUpdate
+			}
+			cur = x.Value[env.name(last.Name)]
+		case *types.AttributeValueMemberL:
+			if !last.IsIndex {
+				return nil, errBadUpdate
+			}
+			if last.Index < len(x.Value) {
+				cur = x.Value[last.Index]
+			}
+		}
+		if cur == nil {
+			return parent, nil
+		}
+		nv, err := deleteValues(cur, val)
+		if err != nil {
+			return nil, err
+		}
+		switch x := parent.(type) {
+		case *types.AttributeValueMemberM:
+			if nv == nil {
+				delete(x.Value, env.name(last.Name))
+			} else {
+				x.Value[env.name(last.Name)] = nv
+			}
+		case *types.AttributeValueMemberL:
+			if nv == nil {
+				x.Value = append(x.Value[:last.Index:last.Index], x.Value[last.Index+1:]...)
+			} else {
+				x.Value[last.Index] = nv
+			}
+		}
+		return parent, nil
+	})
+	return err
+}
+
+func deleteValues(cur, val types.AttributeValue) (types.AttributeValue, error) {
+	switch v := val.(type) {
+	case *types.AttributeValueMemberSS:
+		c, ok := cur.(*types.AttributeValueMemberSS)
+		if !ok {
+			return nil, errBadType
+		}
+		drop := make(map[string]bool, len(v.Value))
+		for _, s := range v.Value {
+			drop[s] = true
+		}
+		var out []string
+		for _, s := range c.Value {
+			if !drop[s] {
+				out = append(out, s)
+			}
+		}
+		if len(out) == 0 {
+			return nil, nil
+		}
+		return &types.AttributeValueMemberSS{Value: out}, nil
+	case *types.AttributeValueMemberNS:
+		c, ok := cur.(*types.AttributeValueMemberNS)
+		if !ok {
+			return nil, errBadType
+		}
+		drop := make(map[string]bool, len(v.Value))
+		for _, s := range v.Value {
+			drop[CanonicalNumber(s)] = true
+		}
+		var out []string
+		for _, s := range c.Value {
+			if !drop[CanonicalNumber(s)] {
+				out = append(out, s)
+			}
+		}
+		if len(out) == 0 {
+			return nil, nil
+		}
+		return &types.AttributeValueMemberNS{Value: out}, nil
+	case *types.AttributeValueMemberBS:
+		c, ok := cur.(*types.AttributeValueMemberBS)
+		if !ok {
+			return nil, errBadType
+		}
+		drop := make(map[string]bool, len(v.Value))
+		for _, s := range v.Value {
+			drop[string(s)] = true
+		}
+		var out [][]byte
+		for _, s := range c.Value {
+			if !drop[string(s)] {
+				out = append(out, s)
+			}
+		}
+		if len(out) == 0 {
+			return nil, nil
+		}
+		return &types.AttributeValueMemberBS{Value: out}, nil
+	}
+	return nil, errBadType
+}
+
+type projNode struct {
+	leaf     types.AttributeValue
+	children map[string]*projNode
+	indexes  map[int]*projNode
+}
+
+// Apply returns a new item holding only the projected paths of it. The
+// result shares values with it; callers copy it before handing it out.
+func (pr *Projection) Apply(it Item, env *Env) Item {
+	root := &projNode{children: map[string]*projNode{}}
+	for _, p := range pr.Paths {
+		v, ok := env.Get(it, p)
+		if !ok {
+			continue
+		}
+		n := root
+		for i, e := range p {
+			var next *projNode
+			if e.IsIndex {
+				if n.indexes == nil {
+					n.indexes = map[int]*projNode{}
+				}
+				next = n.indexes[e.Index]
+				if next == nil {
+					next = &projNode{}
+					n.indexes[e.Index] = next
+				}
+			} else {
+				if n.children == nil {
+					n.children = map[string]*projNode{}
+				}
+				name := env.name(e.Name)
+				next = n.children[name]
+				if next == nil {
+					next = &projNode{}
+					n.children[name] = next
+				}
+			}
+			if i == len(p)-1 {
+				next.leaf = v
+			}
+			n = next
+		}
+	}
+	out := make(Item, len(root.children))
+	for k, c := range root.children {
+		out[k] = c.value()
+	}
+	return out
+}
+
+func (n *projNode) value() types.AttributeValue {
+	if n.leaf != nil {
+		return n.leaf
+	}
+	if n.indexes != nil {
+		var l []types.AttributeValue
+		for _, k := range sortedIndexKeys(n.indexes) {
+			l = append(l, n.indexes[k].value())
+		}
+		return &types.AttributeValueMemberL{Value: l}
+	}
+	m := make(Item, len(n.children))
+	for k, c := range n.children {
+		m[k] = c.value()
+	}
+	return &types.AttributeValueMemberM{Value: m}
+}
+
+// TopNames returns the resolved top-level attribute names the condition
+// refers to.
+func (c *Condition) TopNames(env *Env) []string {
+	var names []string
+	var walk func(c *Cond)
+	walkOp := func(o *Operand) {
+		switch o.Kind {
+		case OpPath:
+			names = append(names, env.TopName(o.Path))
+		case OpSize:
+			names = append(names, env.TopName(o.Args[0].Path))
+		}
+	}
+	walk = func(c *Cond) {
+		if c == nil {
+			return
+		}
+		walk(c.L)
+		walk(c.R)
+		for _, o := range c.Args {
+			walkOp(o)
+		}
+	}
+	walk(c.Root)
+	return names
+}

@@ -1,0 +1,283 @@
+package ddbexpr
+
+import (
+	"errors"
+	"math/big"
+	"strings"
+)
+
+// Number is an exact decimal number as DynamoDB stores it: a sign, the
+// significant digits without leading or trailing zeros, and an exponent
+// such that the value is 0.Digits × 10^Exp. Zero has no digits.
+type Number struct {
+	Neg    bool
+	Digits string
+	Exp    int
+}
+
+// Number errors, with DynamoDB's messages.
+var (
+	ErrNotNumber     = errors.New("A value provided cannot be converted into a number")
+	ErrNumPrecision  = errors.New("Attempting to store more than 38 significant digits in a Number")
+	ErrNumOverflow   = errors.New("Number overflow. Attempting to store a number with magnitude larger than supported range")
+	ErrNumUnderflow  = errors.New("Number underflow. Attempting to store a number with magnitude smaller than supported range")
+	errEmptyNumber   = ErrNotNumber
+	maxNumberDigits  = 38
+	maxNumberExp     = 126  // 9.99..E+125 = 0.999..E+126
+	minNumberExp     = -129 // 1E-130 = 0.1E-129
+	numberKeyExpBias = 1 << 14
+)
+
+// ParseNumber parses and validates a DynamoDB number string.
+func ParseNumber(s string) (Number, error) {
+	var n Number
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return n, errEmptyNumber
+	}
+	i := 0
+	if s[0] == '-' || s[0] == '+' {
+		n.Neg = s[0] == '-'
+		i++
+	}
+	var digits []byte
+	intDigits := 0
+	seenDot, seenDigit := false, false
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c >= '0' && c <= '9' {
+			seenDigit = true
+			digits = append(digits, c)
+			if !seenDot {
+				intDigits++
+			}
+			continue
+		}
+		if c == '.' && !seenDot {
+			seenDot = true
+			continue
+		}
+		break
+	}
+	if !seenDigit {
+		return n, ErrNotNumber
+	}
+	exp := 0
+	if i < len(s) {
+		if s[i] != 'e' && s[i] != 'E' {
+			return n, ErrNotNumber
+		}
+		i++
+		eneg := false
+		if i < len(s) && (s[i] == '-' || s[i] == '+') {
+			eneg = s[i] == '-'
+			i++
+		}
+		if i == len(s) {
+			return n, ErrNotNumber
+		}
+		for ; i < len(s); i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return n, ErrNotNumber
+			}
+			if exp < 100000 {
+				exp = exp*10 + int(c-'0')
+			}
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	// strip leading zeros
+	lead := 0
+	for lead < len(digits) && digits[lead] == '0' {
+		lead++
+	}
+	digits = digits[lead:]
+	e := intDigits - lead + exp
+	// strip trailing zeros
+	t := len(digits)
+	for t > 0 && digits[t-1] == '0' {
+		t--
+	}
+	digits = digits[:t]
+	if len(digits) == 0 {
+		return Number{}, nil
+	}
+	n.Digits = string(digits)
+	n.Exp = e
+	if len(n.Digits) > maxNumberDigits {
+		return n, ErrNumPrecision
+	}
+	if n.Exp > maxNumberExp {
+		return n, ErrNumOverflow
+	}
+	if n.Exp < minNumberExp {
+		return n, ErrNumUnderflow
+	}
+	return n, nil
+}
+
+// IsZero reports whether n is zero.
+func (n Number) IsZero() bool { return n.Digits == "" }
+
+// String returns the canonical plain decimal form DynamoDB returns.
+func (n Number) String() string {
+	if n.Digits == "" {
+		return "0"
+	}
+	var b strings.Builder
+	if n.Neg {
+		b.WriteByte('-')
+	}
+	d := n.Digits
+	switch {
+	case n.Exp <= 0:
+		b.WriteString("0.")
+		for i := 0; i < -n.Exp; i++ {
+			b.WriteByte('0')
+		}
+		b.WriteString(d)
+	case n.Exp >= len(d):
+		b.WriteString(d)
+		for i := len(d); i < n.Exp; i++ {
+			b.WriteByte('0')
+		}
+	default:
+		b.WriteString(d[:n.Exp])
+		b.WriteByte('.')
+		b.WriteString(d[n.Exp:])
+	}
+	return b.String()
+}
+
+// Cmp compares n and m and returns -1, 0 or +1.
+func (n Number) Cmp(m Number) int {
+	if n.Neg != m.Neg {
+		if n.IsZero() && m.IsZero() {
+			return 0
+		}
+		if n.Neg {
+			return -1
+		}
+		return 1
+	}
+	c := cmpAbs(n, m)
+	if n.Neg {
+		return -c
+	}
+	return c
+}
+
+func cmpAbs(n, m Number) int {
+	if n.IsZero() || m.IsZero() {
+		switch {
+		case n.IsZero() && m.IsZero():
+			return 0
+		case n.IsZero():
+			return -1
+		default:
+			return 1
+		}
+	}
+	if n.Exp != m.Exp {
+		if n.Exp < m.Exp {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(n.Digits, m.Digits)
+}
+
+func (n Number) bigScaled(scale int) *big.Int {
+	// value = digits × 10^(Exp-len(digits)); return value × 10^-scale.
+	v, _ := new(big.Int).SetString(n.Digits, 10)
+	if v == nil {
+		v = new(big.Int)
+	}
+	shift := n.Exp - len(n.Digits) - scale
+	if shift > 0 {
+		v.Mul(v, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(shift)), nil))
+	}
+	if n.Neg {
+		v.Neg(v)
+	}
+	return v
+}
+
+// Add returns n+m exactly, validated against DynamoDB's limits.
+func (n Number) Add(m Number) (Number, error) {
+	if n.IsZero() {
+		return m, nil
+	}
+	if m.IsZero() {
+		return n, nil
+	}
+	scale := n.Exp - len(n.Digits)
+	if s := m.Exp - len(m.Digits); s < scale {
+		scale = s
+	}
+	sum := new(big.Int).Add(n.bigScaled(scale), m.bigScaled(scale))
+	var r Number
+	if sum.Sign() == 0 {
+		return r, nil
+	}
+	if sum.Sign() < 0 {
+		r.Neg = true
+		sum.Neg(sum)
+	}
+	d := sum.String()
+	e := len(d) + scale
+	t := len(d)
+	for t > 0 && d[t-1] == '0' {
+		t--
+	}
+	r.Digits = d[:t]
+	r.Exp = e
+	if len(r.Digits) > maxNumberDigits {
+		return r, ErrNumPrecision
+	}
+	if r.Exp > maxNumberExp {
+		return r, ErrNumOverflow
+	}
+	if r.Exp < minNumberExp {
+		return r, ErrNumUnderflow
+	}
+	return r, nil
+}
+
+// Sub returns n-m.
+func (n Number) Sub(m Number) (Number, error) {
+	if !m.IsZero() {
+		m.Neg = !m.Neg
+	}
+	return n.Add(m)
+}
+
+// AppendKey appends an encoding of n whose byte order is numeric order.
+func (n Number) AppendKey(b []byte) []byte {
+	if n.IsZero() {
+		return append(b, 0x02)
+	}
+	e := n.Exp + numberKeyExpBias
+	if !n.Neg {
+		b = append(b, 0x03, byte(e>>8), byte(e))
+		return append(b, n.Digits...)
+	}
+	e = 0xFFFF - e
+	b = append(b, 0x01, byte(e>>8), byte(e))
+	for i := 0; i < len(n.Digits); i++ {
+		b = append(b, '9'-n.Digits[i]+'0')
+	}
+	return append(b, 0xFF)
+}
+
+// NormalizeNumber returns the canonical form of s, or an error.
+func NormalizeNumber(s string) (string, error) {
+	n, err := ParseNumber(s)
+	if err != nil {
+		return "", err
+	}
+	return n.String(), nil
+}

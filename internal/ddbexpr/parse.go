@@ -1,0 +1,849 @@
+package ddbexpr
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// SyntaxError is a parse error. Its message follows DynamoDB's wording
+// without the "Invalid XExpression: " prefix, which the caller adds.
+type SyntaxError struct{ Msg string }
+
+func (e *SyntaxError) Error() string { return e.Msg }
+
+type tokKind int
+
+const (
+	tEOF tokKind = iota
+	tIdent
+	tName  // #name
+	tValue // :value
+	tNumber
+	tPunct
+)
+
+type token struct {
+	kind tokKind
+	text string
+	pos  int
+}
+
+func lex(s string) ([]token, error) {
+	var toks []token
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '#' || c == ':':
+			j := i + 1
+			for j < len(s) && isIdentChar(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				return nil, syntaxErrAt(s, string(c), i)
+			}
+			k := tName
+			if c == ':' {
+				k = tValue
+			}
+			toks = append(toks, token{k, s[i:j], i})
+			i = j
+		case isIdentStart(c):
+			j := i + 1
+			for j < len(s) && isIdentChar(s[j]) {
+				j++
+			}
+			toks = append(toks, token{tIdent, s[i:j], i})
+			i = j
+		case c >= '0' && c <= '9':
+			j := i + 1
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			toks = append(toks, token{tNumber, s[i:j], i})
+			i = j
+		case c == '<':
+			if i+1 < len(s) && (s[i+1] == '=' || s[i+1] == '>') {
+				toks = append(toks, token{tPunct, s[i : i+2], i})
+				i += 2
+			} else {
+				toks = append(toks, token{tPunct, "<", i})
+				i++
+			}
+		case c == '>':
+			if i+1 < len(s) && s[i+1] == '=' {
+				toks = append(toks, token{tPunct, ">=", i})
+				i += 2
+			} else {
+				toks = append(toks, token{tPunct, ">", i})
+				i++
+			}
+		case strings.IndexByte("()[],.=+-", c) >= 0:
+			toks = append(toks, token{tPunct, string(c), i})
+			i++
+		default:
+			return nil, &SyntaxError{fmt.Sprintf("Invalid character encountered; character: %q, near: %q", string(c), near(s, i))}
+		}
+	}
+	toks = append(toks, token{tEOF, "<EOF>", len(s)})
+	return toks, nil
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+func isIdentChar(c byte) bool { return isIdentStart(c) || (c >= '0' && c <= '9') }
+
+func near(s string, i int) string {
+	end := i + 10
+	if end > len(s) {
+		end = len(s)
+	}
+	start := i - 10
+	if start < 0 {
+		start = 0
+	}
+	return s[start:end]
+}
+
+func syntaxErrAt(s, tok string, pos int) error {
+	return &SyntaxError{fmt.Sprintf("Syntax error; token: %q, near: %q", tok, near(s, pos))}
+}
+
+type parser struct {
+	src   string
+	toks  []token
+	pos   int
+	names map[string]bool
+	vals  map[string]bool
+	order []string // placeholders in order of first use
+}
+
+func newParser(s string) (*parser, error) {
+	toks, err := lex(s)
+	if err != nil {
+		return nil, err
+	}
+	return &parser{src: s, toks: toks, names: map[string]bool{}, vals: map[string]bool{}}, nil
+}
+
+func (p *parser) peek() token { return p.toks[p.pos] }
+func (p *parser) next() token {
+	t := p.toks[p.pos]
+	if p.pos < len(p.toks)-1 {
+		p.pos++
+	}
+	return t
+}
+
+func (p *parser) errHere() error {
+	t := p.peek()
+	return syntaxErrAt(p.src, t.text, t.pos)
+}
+
+func (p *parser) isPunct(s string) bool {
+	t := p.peek()
+	return t.kind == tPunct && t.text == s
+}
+
+func (p *parser) isKeyword(kw string) bool {
+	t := p.peek()
+	return t.kind == tIdent && strings.EqualFold(t.text, kw)
+}
+
+func (p *parser) expectPunct(s string) error {
+	if !p.isPunct(s) {
+		return p.errHere()
+	}
+	p.next()
+	return nil
+}
+
+// PathElem is one step of a document path: an attribute or map key name
+// (possibly a #placeholder), or a list index.
+type PathElem struct {
+	Name    string
+	Index   int
+	IsIndex bool
+}
+
+// Path is a document path such as a.b[0].c.
+type Path []PathElem
+
+func (p Path) String() string {
+	var b strings.Builder
+	for i, e := range p {
+		if e.IsIndex {
+			fmt.Fprintf(&b, "[%d]", e.Index)
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(e.Name)
+	}
+	return b.String()
+}
+
+func (p *parser) parsePath() (Path, error) {
+	t := p.peek()
+	var path Path
+	switch t.kind {
+	case tIdent:
+		if err := p.checkReserved(t); err != nil {
+			return nil, err
+		}
+		path = append(path, PathElem{Name: t.text})
+	case tName:
+		p.useName(t.text)
+		path = append(path, PathElem{Name: t.text})
+	default:
+		return nil, p.errHere()
+	}
+	p.next()
+	for {
+		switch {
+		case p.isPunct("."):
+			p.next()
+			t := p.peek()
+			switch t.kind {
+			case tIdent:
+				if err := p.checkReserved(t); err != nil {
+					return nil, err
+				}
+			case tName:
+				p.useName(t.text)
+			default:
+				return nil, p.errHere()
+			}
+			p.next()
+			path = append(path, PathElem{Name: t.text})
+		case p.isPunct("["):
+			p.next()
+			t := p.peek()
+			if t.kind != tNumber {
+				return nil, p.errHere()
+			}
+			n, err := strconv.Atoi(t.text)
+			if err != nil {
+				return nil, p.errHere()
+			}
+			p.next()
+			if err := p.expectPunct("]"); err != nil {
+				return nil, err
+			}
+			path = append(path, PathElem{Index: n, IsIndex: true})
+		default:
+			return path, nil
+		}
+	}
+}
+
+func (p *parser) checkReserved(t token) error {
+	if reserved[strings.ToUpper(t.text)] {
+		return &SyntaxError{fmt.Sprintf("Attribute name is a reserved keyword; reserved keyword: %s", t.text)}
+	}
+	return nil
+}
+
+func (p *parser) useName(n string) {
+	if !p.names[n] {
+		p.names[n] = true
+		p.order = append(p.order, n)
+	}
+}
+
+func (p *parser) useValue(v string) {
+	if !p.vals[v] {
+		p.vals[v] = true
+		p.order = append(p.order, v)
+	}
+}
+
+// OperandKind tells what an Operand is.
+type OperandKind int
+
+// Operand kinds.
+const (
+	OpPath OperandKind = iota
+	OpValue
+	OpSize
+	OpIfNotExists
+	OpListAppend
+	OpPlus
+	OpMinus
+)
+
+// Operand is a value-producing term.
+type Operand struct {
+	Kind  OperandKind
+	Path  Path
+	Value string // placeholder, for OpValue
+	Args  []*Operand
+}
+
+// CondKind tells what a Cond is.
+type CondKind int
+
+// Condition kinds.
+const (
+	CondCompare CondKind = iota
+	CondBetween
+	CondIn
+	CondAnd
+	CondOr
+	CondNot
+	CondFunc
+)
+
+// Cond is a parsed condition.
+type Cond struct {
+	Kind CondKind
+	Op   string // comparator or function name
+	L, R *Cond
+	Args []*Operand
+}
+
+// Expr is the common part of every parsed expression: the placeholders
+// it uses.
+type Expr struct {
+	Names  []string
+	Values []string
+}
+
+func (p *parser) expr() Expr {
+	var e Expr
+	for _, s := range p.order {
+		if s[0] == '#' {
+			e.Names = append(e.Names, s)
+		} else {
+			e.Values = append(e.Values, s)
+		}
+	}
+	return e
+}
+
+// Condition is a parsed condition, filter or key condition expression.
+type Condition struct {
+	Expr
+	Root *Cond
+}
+
+// ParseCondition parses a condition expression.
+func ParseCondition(s string) (*Condition, error) {
+	p, err := newParser(s)
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().kind == tEOF {
+		return nil, &SyntaxError{"The expression can not be empty;"}
+	}
+	c, err := p.parseOr()
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().kind != tEOF {
+		return nil, p.errHere()
+	}
+	return &Condition{Expr: p.expr(), Root: c}, nil
+}
+
+func (p *parser) parseOr() (*Cond, error) {
+	l, err := p.parseAnd()
+	if err != nil {
+		return nil, err
+	}
+	for p.isKeyword("OR") {
+		p.next()
+		r, err := p.parseAnd()
+		if err != nil {
+			return nil, err
+		}
+		l = &Cond{Kind: CondOr, L: l, R: r}
+	}
+	return l, nil
+}
+
+func (p *parser) parseAnd() (*Cond, error) {
+	l, err := p.parseNot()
+	if err != nil {
+		return nil, err
+	}
+	for p.isKeyword("AND") {
+		p.next()
+		r, err := p.parseNot()
+		if err != nil {
+			return nil, err
+		}
+		l = &Cond{Kind: CondAnd, L: l, R: r}
+	}
+	return l, nil
+}
+
+func (p *parser) parseNot() (*Cond, error) {
+	if p.isKeyword("NOT") {
+		p.next()
+		c, err := p.parseNot()
+		if err != nil {
+			return nil, err
+		}
+		return &Cond{Kind: CondNot, L: c}, nil
+	}
+	return p.parsePrimary()
+}
+
+var condFuncs = map[string]int{
+	"attribute_exists":     1,
+	"attribute_not_exists": 1,
+	"attribute_type":       2,
+	"begins_with":          2,
+	"contains":             2,
+}
+
+func (p *parser) parsePrimary() (*Cond, error) {
+	if p.isPunct("(") {
+		p.next()
+		c, err := p.parseOr()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectPunct(")"); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	t := p.peek()
+	if t.kind == tIdent && p.toks[p.pos+1].kind == tPunct && p.toks[p.pos+1].text == "(" {
+		if n, ok := condFuncs[t.text]; ok {
+			p.next()
+			p.next()
+			args, err := p.parseArgs()
+			if err != nil {
+				return nil, err
+			}
+			if len(args) != n {
+				return nil, &SyntaxError{fmt.Sprintf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", t.text, len(args))}
+			}
+			if args[0].Kind != OpPath {
+				return nil, &SyntaxError{fmt.Sprintf("Operator or function requires a document path; operator or function: %s", t.text)}
+			}
+			return &Cond{Kind: CondFunc, Op: t.text, Args: args}, nil
+		}
+		if t.text != "size" {
+			if _, ok := updateFuncs[t.text]; ok {
+				return nil, &SyntaxError{fmt.Sprintf("The function is not allowed to be used this way in an expression; function: %s", t.text)}
+			}
+			return nil, &SyntaxError{fmt.Sprintf("Invalid function name; function: %s", t.text)}
+		}
+	}
+	l, err := p.parseCondOperand()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case p.isKeyword("BETWEEN"):
+		p.next()
+		lo, err := p.parseCondOperand()
+		if err != nil {
+			return nil, err
+		}
+		if !p.isKeyword("AND") {
+			return nil, p.errHere()
+		}
+		p.next()
+		hi, err := p.parseCondOperand()
+		if err != nil {
+			return nil, err
+		}
+		return &Cond{Kind: CondBetween, Args: []*Operand{l, lo, hi}}, nil
+	case p.isKeyword("IN"):
+		p.next()
+		if err := p.expectPunct("("); err != nil {
+			return nil, err
+		}
+		args := []*Operand{l}
+		for {
+			o, err := p.parseCondOperand()
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, o)
+			if p.isPunct(",") {
+				p.next()
+				continue
+			}
+			break
+		}
+		if err := p.expectPunct(")"); err != nil {
+			return nil, err
+		}
+		if len(args) > 101 {
+			return nil, &SyntaxError{fmt.Sprintf("The IN operator is provided with too many operands; number of operands: %d", len(args)-1)}
+		}
+		return &Cond{Kind: CondIn, Args: args}, nil
+	}
+	t = p.peek()
+	if t.kind == tPunct {
+		switch t.text {
+		case "=", "<>", "<", "<=", ">", ">=":
+			p.next()
+			r, err := p.parseCondOperand()
+			if err != nil {
+				return nil, err
+			}
+			return &Cond{Kind: CondCompare, Op: t.text, Args: []*Operand{l, r}}, nil
+		}
+	}
+	return nil, p.errHere()
+}
+
+func (p *parser) parseArgs() ([]*Operand, error) {
+	var args []*Operand
+	if p.isPunct(")") {
+		p.next()
+		return args, nil
+	}
+	for {
+		o, err := p.parseCondOperand()
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, o)
+		if p.isPunct(",") {
+			p.next()
+			continue
+		}
+		if err := p.expectPunct(")"); err != nil {
+			return nil, err
+		}
+		return args, nil
+	}
+}
+
+// parseCondOperand: path | :value | size(path)
+func (p *parser) parseCondOperand() (*Operand, error) {
+	t := p.peek()
+	switch t.kind {
+	case tValue:
+		p.next()
+		p.useValue(t.text)
+		return &Operand{Kind: OpValue, Value: t.text}, nil
+	case tName:
+		path, err := p.parsePath()
+		if err != nil {
+			return nil, err
+		}
+		return &Operand{Kind: OpPath, Path: path}, nil
+	case tIdent:
+		if p.toks[p.pos+1].kind == tPunct && p.toks[p.pos+1].text == "(" {
+			if t.text != "size" {
+				if _, ok := condFuncs[t.text]; ok {
+					return nil, &SyntaxError{fmt.Sprintf("The function is not allowed to be used this way in an expression; function: %s", t.text)}
+				}
+				if _, ok := updateFuncs[t.text]; ok {
+					return nil, &SyntaxError{fmt.Sprintf("The function is not allowed to be used this way in an expression; function: %s", t.text)}
+				}
+				return nil, &SyntaxError{fmt.Sprintf("Invalid function name; function: %s", t.text)}
+			}
+			p.next()
+			p.next()
+			args, err := p.parseArgs()
+			if err != nil {
+				return nil, err
+			}
+			if len(args) != 1 {
+				return nil, &SyntaxError{fmt.Sprintf("Incorrect number of operands for operator or function; operator or function: size, number of operands: %d", len(args))}
+			}
+			if args[0].Kind != OpPath {
+				return nil, &SyntaxError{"Operator or function requires a document path; operator or function: size"}
+			}
+			return &Operand{Kind: OpSize, Args: args}, nil
+		}
+		path, err := p.parsePath()
+		if err != nil {
+			return nil, err
+		}
+		return &Operand{Kind: OpPath, Path: path}, nil
+	}
+	return nil, p.errHere()
+}
+
+var updateFuncs = map[string]int{"if_not_exists": 2, "list_append": 2}
+
+// SetAction is one SET clause.
+type SetAction struct {
+	Path  Path
+	Value *Operand
+}
+
+// ValueAction is an ADD or DELETE clause.
+type ValueAction struct {
+	Path  Path
+	Value string
+}
+
+// Update is a parsed update expression.
+type Update struct {
+	Expr
+	Set    []SetAction
+	Remove []Path
+	Add    []ValueAction
+	Delete []ValueAction
+}
+
+// ParseUpdate parses an update expression.
+func ParseUpdate(s string) (*Update, error) {
+	p, err := newParser(s)
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().kind == tEOF {
+		return nil, &SyntaxError{"The expression can not be empty;"}
+	}
+	u := &Update{}
+	seen := map[string]bool{}
+	for p.peek().kind != tEOF {
+		t := p.peek()
+		if t.kind != tIdent {
+			return nil, p.errHere()
+		}
+		kw := strings.ToUpper(t.text)
+		switch kw {
+		case "SET", "REMOVE", "ADD", "DELETE":
+		default:
+			return nil, p.errHere()
+		}
+		if seen[kw] {
+			return nil, &SyntaxError{fmt.Sprintf("The \"%s\" section can only be used once in an update expression;", kw)}
+		}
+		seen[kw] = true
+		p.next()
+		for {
+			path, err := p.parsePath()
+			if err != nil {
+				return nil, err
+			}
+			switch kw {
+			case "SET":
+				if err := p.expectPunct("="); err != nil {
+					return nil, err
+				}
+				v, err := p.parseSetValue()
+				if err != nil {
+					return nil, err
+				}
+				u.Set = append(u.Set, SetAction{path, v})
+			case "REMOVE":
+				u.Remove = append(u.Remove, path)
+			case "ADD", "DELETE":
+				t := p.peek()
+				if t.kind != tValue {
+					return nil, p.errHere()
+				}
+				p.next()
+				p.useValue(t.text)
+				if kw == "ADD" {
+					u.Add = append(u.Add, ValueAction{path, t.text})
+				} else {
+					u.Delete = append(u.Delete, ValueAction{path, t.text})
+				}
+			}
+			if p.isPunct(",") {
+				p.next()
+				continue
+			}
+			break
+		}
+	}
+	u.Expr = p.expr()
+	if err := u.checkOverlap(); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+func (u *Update) checkOverlap() error {
+	var paths []Path
+	for _, a := range u.Set {
+		paths = append(paths, a.Path)
+	}
+	paths = append(paths, u.Remove...)
+	for _, a := range u.Add {
+		paths = append(paths, a.Path)
+	}
+	for _, a := range u.Delete {
+		paths = append(paths, a.Path)
+	}
+	for i := range paths {
+		for j := i + 1; j < len(paths); j++ {
+			a, b := paths[i], paths[j]
+			if len(b) < len(a) {
+				a, b = b, a
+			}
+			prefix := true
+			for k := range a {
+				if a[k] != b[k] {
+					prefix = false
+					break
+				}
+			}
+			if !prefix {
+				continue
+			}
+			if len(a) == len(b) {
+				return &SyntaxError{fmt.Sprintf("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(paths[i]), bracketPath(paths[j]))}
+			}
+			return &SyntaxError{fmt.Sprintf("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(paths[i]), bracketPath(paths[j]))}
+		}
+	}
+	return nil
+}
+
+func bracketPath(p Path) string {
+	parts := make([]string, len(p))
+	for i, e := range p {
+		if e.IsIndex {
+			parts[i] = "[" + strconv.Itoa(e.Index) + "]"
+		} else {
+			parts[i] = e.Name
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func (p *parser) parseSetValue() (*Operand, error) {
+	l, err := p.parseSetOperand()
+	if err != nil {
+		return nil, err
+	}
+	if p.isPunct("+") || p.isPunct("-") {
+		op := p.next().text
+		r, err := p.parseSetOperand()
+		if err != nil {
+			return nil, err
+		}
+		k := OpPlus
+		if op == "-" {
+			k = OpMinus
+		}
+		return &Operand{Kind: k, Args: []*Operand{l, r}}, nil
+	}
+	return l, nil
+}
+
+func (p *parser) parseSetOperand() (*Operand, error) {
+	t := p.peek()
+	switch t.kind {
+	case tValue:
+		p.next()
+		p.useValue(t.text)
+		return &Operand{Kind: OpValue, Value: t.text}, nil
+	case tName:
+		path, err := p.parsePath()
+		if err != nil {
+			return nil, err
+		}
+		return &Operand{Kind: OpPath, Path: path}, nil
+	case tIdent:
+		if p.toks[p.pos+1].kind == tPunct && p.toks[p.pos+1].text == "(" {
+			n, ok := updateFuncs[t.text]
+			if !ok {
+				if _, ok := condFuncs[t.text]; ok || t.text == "size" {
+					return nil, &SyntaxError{fmt.Sprintf("The function is not allowed in an update expression; function: %s", t.text)}
+				}
+				return nil, &SyntaxError{fmt.Sprintf("Invalid function name; function: %s", t.text)}
+			}
+			p.next()
+			p.next()
+			var args []*Operand
+			for {
+				o, err := p.parseSetOperand()
+				if err != nil {
+					return nil, err
+				}
+				args = append(args, o)
+				if p.isPunct(",") {
+					p.next()
+					continue
+				}
+				break
+			}
+			if err := p.expectPunct(")"); err != nil {
+				return nil, err
+			}
+			if len(args) != n {
+				return nil, &SyntaxError{fmt.Sprintf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", t.text, len(args))}
+			}
+			if t.text == "if_not_exists" {
+				if args[0].Kind != OpPath {
+					return nil, &SyntaxError{"Operator or function requires a document path; operator or function: if_not_exists"}
+				}
+				return &Operand{Kind: OpIfNotExists, Args: args}, nil
+			}
+			return &Operand{Kind: OpListAppend, Args: args}, nil
+		}
+		path, err := p.parsePath()
+		if err != nil {
+			return nil, err
+		}
+		return &Operand{Kind: OpPath, Path: path}, nil
+	}
+	return nil, p.errHere()
+}
+
+// Projection is a parsed projection expression.
+type Projection struct {
+	Expr
+	Paths []Path
+}
+
+// ParseProjection parses a projection expression.
+func ParseProjection(s string) (*Projection, error) {
+	p, err := newParser(s)
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().kind == tEOF {
+		return nil, &SyntaxError{"The expression can not be empty;"}
+	}
+	pr := &Projection{}
+	for {
+		path, err := p.parsePath()
+		if err != nil {
+			return nil, err
+		}
+		pr.Paths = append(pr.Paths, path)
+		if p.isPunct(",") {
+			p.next()
+			continue
+		}
+		break
+	}
+	if p.peek().kind != tEOF {
+		return nil, p.errHere()
+	}
+	pr.Expr = p.expr()
+	for i := range pr.Paths {
+		for j := i + 1; j < len(pr.Paths); j++ {
+			a, b := pr.Paths[i], pr.Paths[j]
+			if len(b) < len(a) {
+				a, b = b, a
+			}
+			prefix := true
+			for k := range a {
+				if a[k] != b[k] {
+					prefix = false
+					break
+				}
+			}
+			if prefix {
+				return nil, &SyntaxError{fmt.Sprintf("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(pr.Paths[i]), bracketPath(pr.Paths[j]))}
+			}
+		}
+	}
+	return pr, nil
+}
