@@ -469,11 +469,11 @@ func normErr(err error, msg bool, n *nameMap) *errInfo {
 	switch {
 	case errors.As(err, &ccf):
 		e.Kind = eCond
-		e.Item = plainOf(ccf.Item, n)
+		e.Item = nonEmpty(plainOf(ccf.Item, n))
 	case errors.As(err, &tce):
 		e.Kind = eTxn
 		for _, r := range tce.CancellationReasons {
-			e.Reasons = append(e.Reasons, reason{Code: aws.ToString(r.Code), Item: plainOf(r.Item, n)})
+			e.Reasons = append(e.Reasons, reason{Code: aws.ToString(r.Code), Item: nonEmpty(plainOf(r.Item, n))})
 		}
 	case errors.As(err, &rnf):
 		e.Kind = eNotFound
@@ -483,6 +483,15 @@ func normErr(err error, msg bool, n *nameMap) *errInfo {
 		e.Kind = eValid
 	}
 	return e
+}
+
+// nonEmpty maps an empty item to nil: an absent and an empty item carry
+// the same information.
+func nonEmpty(p any) any {
+	if empty(p) {
+		return nil
+	}
+	return p
 }
 
 // target is one side of the comparison.
@@ -655,8 +664,17 @@ func normOut(out any, n *nameMap) any {
 				}
 			}
 		}
-	case *dynamodb.DescribeTableOutput, *dynamodb.CreateTableOutput, *dynamodb.DeleteTableOutput:
+	case *dynamodb.DescribeTableOutput, *dynamodb.CreateTableOutput:
 		sortDescription(m)
+	case *dynamodb.DeleteTableOutput:
+		sortDescription(m)
+		// DynamoDB answers DeleteTable with TableStatus DELETING; DynamoDB
+		// Local deletes at once and answers ACTIVE (its usage notes: tables
+		// change state immediately, https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DynamoDBLocal.UsageNotes.html).
+		// The status is not compared.
+		if d, ok := m["TableDescription"].(map[string]any); ok {
+			delete(d, "TableStatus")
+		}
 	}
 	return p
 }
