@@ -864,6 +864,7 @@ func runCases(t *testing.T, cases []tc) {
 		seen[c.name] = true
 	}
 	lc := local(t)
+	t.Cleanup(deletions.Wait)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -871,6 +872,9 @@ func runCases(t *testing.T, cases []tc) {
 		})
 	}
 }
+
+// deletions tracks the background deletion of the cases' tables.
+var deletions sync.WaitGroup
 
 // caseMarked reports why a case may not fail on engine differences.
 func caseMarked(c tc) string {
@@ -898,26 +902,38 @@ func runCase(t *testing.T, lc entity.Client, c tc) {
 	marked := caseMarked(c)
 	engineDiffs := 0
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
 		n.mu.Lock()
 		var reals []string
 		for _, r := range n.real {
 			reals = append(reals, r)
 		}
 		n.mu.Unlock()
-		for _, r := range reals {
-			_, _ = lc.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(r)})
-			_, _ = call(ctx, eng.c, &dynamodb.DeleteTableInput{TableName: aws.String(r)})
-		}
+		// DynamoDB Local takes 0.1-0.5 s to delete a table: delete in the
+		// background, and let runCases wait for all deletions.
+		deletions.Add(1)
+		go func() {
+			defer deletions.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			for _, r := range reals {
+				_, _ = lc.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(r)})
+				_, _ = call(ctx, eng.c, &dynamodb.DeleteTableInput{TableName: aws.String(r)})
+			}
+		}()
 	})
 
 	var steps []step
 	for _, tb := range c.tables {
 		steps = append(steps, do(tb))
 	}
-	for _, it := range c.items {
-		steps = append(steps, do(&dynamodb.PutItemInput{TableName: c.tables[0].TableName, Item: it}))
+	// Seed items in batches of 25 (fewer round trips than PutItem).
+	for i := 0; i < len(c.items); i += 25 {
+		var reqs []types.WriteRequest
+		for _, it := range c.items[i:min(i+25, len(c.items))] {
+			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
+		}
+		steps = append(steps, do(&dynamodb.BatchWriteItemInput{
+			RequestItems: map[string][]types.WriteRequest{*c.tables[0].TableName: reqs}}))
 	}
 	steps = append(steps, c.steps...)
 	diverged := false
