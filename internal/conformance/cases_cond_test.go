@@ -88,6 +88,7 @@ func comparatorCases() []tc {
 	}
 	var out []tc
 	for _, o := range operands {
+		var parts []tc
 		for _, op := range ops {
 			var checks []check
 			for _, v := range []struct {
@@ -96,8 +97,9 @@ func comparatorCases() []tc {
 			}{{o.lo, 1}, {o.eq, 0}, {o.hi, -1}} {
 				checks = append(checks, check{cond: fmt.Sprintf("%s %s :v", o.attr, op.op), v: vals{":v": v.av}, pass: op.ok(v.c)})
 			}
-			out = append(out, condCase(fmt.Sprintf("%s %s %s", o.attr, op.op, o.typ), checks...))
+			parts = append(parts, condCase(fmt.Sprintf("%s %s %s", o.attr, op.op, o.typ), checks...))
 		}
+		out = append(out, merged(fmt.Sprintf("Condition/comparators on %s (%s)", o.attr, o.typ), parts...))
 	}
 	return out
 }

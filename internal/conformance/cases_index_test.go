@@ -44,89 +44,97 @@ func idxCase(name string, steps ...step) tc {
 func back(q *dynamodb.QueryInput) { q.ScanIndexForward = aws.Bool(false) }
 
 var indexCases = []tc{
-	idxCase("GSI ALL query",
-		do(iq("byStatus", "#s = :s", vals{":s": S("open")}, func(q *dynamodb.QueryInput) { q.ExpressionAttributeNames = names{"#s": "status"} })),
-		do(iq("byStatus", "#s = :s", vals{":s": S("open")}, back, func(q *dynamodb.QueryInput) { q.ExpressionAttributeNames = names{"#s": "status"} })),
-	),
-	idxCase("GSI range condition",
-		do(iq("byStatus", "#s = :s AND #a BETWEEN :lo AND :hi", vals{":s": S("open"), ":lo": N("0"), ":hi": N("10")},
-			func(q *dynamodb.QueryInput) { q.ExpressionAttributeNames = names{"#s": "status", "#a": "at"} })),
-	),
-	idxCase("GSI KEYS_ONLY query",
-		do(iq("byOwnerKeys", "#o = :o", vals{":o": S("u3")}, func(q *dynamodb.QueryInput) { q.ExpressionAttributeNames = names{"#o": "owner"} })),
-		do(iq("byOwnerKeys", "#o = :o", vals{":o": S("u2")}, func(q *dynamodb.QueryInput) { q.ExpressionAttributeNames = names{"#o": "owner"} })),
-	),
-	idxCase("GSI INCLUDE query",
-		do(iq("byOwnerInc", "#o = :o AND #a > :z", vals{":o": S("u1"), ":z": N("0")},
-			func(q *dynamodb.QueryInput) { q.ExpressionAttributeNames = names{"#o": "owner", "#a": "at"} })),
-	),
-	idxCase("GSI INCLUDE query with projection",
-		do(iq("byOwnerInc", "#o = :o", vals{":o": S("u1")},
-			func(q *dynamodb.QueryInput) {
+	merged("Index/GSI queries",
+		idxCase("GSI ALL query",
+			do(iq("byStatus", "#s = :s", vals{":s": S("open")}, func(q *dynamodb.QueryInput) { q.ExpressionAttributeNames = names{"#s": "status"} })),
+			do(iq("byStatus", "#s = :s", vals{":s": S("open")}, back, func(q *dynamodb.QueryInput) { q.ExpressionAttributeNames = names{"#s": "status"} })),
+		),
+		idxCase("GSI range condition",
+			do(iq("byStatus", "#s = :s AND #a BETWEEN :lo AND :hi", vals{":s": S("open"), ":lo": N("0"), ":hi": N("10")},
+				func(q *dynamodb.QueryInput) { q.ExpressionAttributeNames = names{"#s": "status", "#a": "at"} })),
+		),
+		idxCase("GSI KEYS_ONLY query",
+			do(iq("byOwnerKeys", "#o = :o", vals{":o": S("u3")}, func(q *dynamodb.QueryInput) { q.ExpressionAttributeNames = names{"#o": "owner"} })),
+			do(iq("byOwnerKeys", "#o = :o", vals{":o": S("u2")}, func(q *dynamodb.QueryInput) { q.ExpressionAttributeNames = names{"#o": "owner"} })),
+		),
+		idxCase("GSI INCLUDE query",
+			do(iq("byOwnerInc", "#o = :o AND #a > :z", vals{":o": S("u1"), ":z": N("0")},
+				func(q *dynamodb.QueryInput) { q.ExpressionAttributeNames = names{"#o": "owner", "#a": "at"} })),
+		),
+		idxCase("GSI INCLUDE query with projection",
+			do(iq("byOwnerInc", "#o = :o", vals{":o": S("u1")},
+				func(q *dynamodb.QueryInput) {
+					q.ExpressionAttributeNames = names{"#o": "owner"}
+					q.ProjectionExpression = str("title, sk")
+				})),
+		),
+		idxCase("GSI Select ALL_ATTRIBUTES on KEYS_ONLY",
+			fail(eValid, iq("byOwnerKeys", "#o = :o", vals{":o": S("u3")}, func(q *dynamodb.QueryInput) {
 				q.ExpressionAttributeNames = names{"#o": "owner"}
-				q.ProjectionExpression = str("title, sk")
+				q.Select = types.SelectAllAttributes
 			})),
+		),
+		idxCase("GSI Select ALL_PROJECTED_ATTRIBUTES",
+			do(iq("byOwnerInc", "#o = :o", vals{":o": S("u1")}, func(q *dynamodb.QueryInput) {
+				q.ExpressionAttributeNames = names{"#o": "owner"}
+				q.Select = types.SelectAllProjectedAttributes
+			})),
+		),
 	),
-	idxCase("GSI Select ALL_ATTRIBUTES on KEYS_ONLY",
-		fail(eValid, iq("byOwnerKeys", "#o = :o", vals{":o": S("u3")}, func(q *dynamodb.QueryInput) {
-			q.ExpressionAttributeNames = names{"#o": "owner"}
-			q.Select = types.SelectAllAttributes
-		})),
+	merged("Index/GSI request errors",
+		idxCase("ALL_PROJECTED_ATTRIBUTES on a table",
+			fail(eValid, &dynamodb.QueryInput{TableName: str("T"), KeyConditionExpression: str("pk = :p"),
+				ExpressionAttributeValues: vals{":p": S("a")}, Select: types.SelectAllProjectedAttributes}),
+		),
+		idxCase("GSI ConsistentRead",
+			fail(eValid, iq("byStatus", "#s = :s", vals{":s": S("open")}, func(q *dynamodb.QueryInput) {
+				q.ExpressionAttributeNames = names{"#s": "status"}
+				q.ConsistentRead = aws.Bool(true)
+			})),
+		),
 	),
-	idxCase("GSI Select ALL_PROJECTED_ATTRIBUTES",
-		do(iq("byOwnerInc", "#o = :o", vals{":o": S("u1")}, func(q *dynamodb.QueryInput) {
-			q.ExpressionAttributeNames = names{"#o": "owner"}
-			q.Select = types.SelectAllProjectedAttributes
-		})),
+	merged("Index/GSI scans and paging",
+		idxCase("GSI sparse scan",
+			do(&dynamodb.ScanInput{TableName: str("T"), IndexName: str("byStatus")}),
+			do(&dynamodb.ScanInput{TableName: str("T"), IndexName: str("byOwnerKeys")}),
+			do(&dynamodb.ScanInput{TableName: str("T"), IndexName: str("byOwnerInc")}),
+			do(&dynamodb.ScanInput{TableName: str("T"), IndexName: str("byRank")}),
+		),
+		idxCase("GSI scan pages",
+			scanAll(&dynamodb.ScanInput{TableName: str("T"), IndexName: str("byStatus"), Limit: aws.Int32(2)}),
+		),
+		idxCase("GSI query pages and LastEvaluatedKey",
+			queryAll(iq("byStatus", "#s = :s", vals{":s": S("open")}, func(q *dynamodb.QueryInput) {
+				q.ExpressionAttributeNames = names{"#s": "status"}
+				q.Limit = aws.Int32(1)
+			})),
+			queryAll(iq("byStatus", "#s = :s", vals{":s": S("open")}, back, func(q *dynamodb.QueryInput) {
+				q.ExpressionAttributeNames = names{"#s": "status"}
+				q.Limit = aws.Int32(3)
+			})),
+		),
+		idxCase("GSI ExclusiveStartKey",
+			do(iq("byStatus", "#s = :s", vals{":s": S("open")}, func(q *dynamodb.QueryInput) {
+				q.ExpressionAttributeNames = names{"#s": "status"}
+				q.ExclusiveStartKey = I{"status": S("open"), "at": N("5"), "pk": S("a"), "sk": S("2")}
+			})),
+		),
+		idxCase("GSI ExclusiveStartKey without table key",
+			fail(eValid, iq("byStatus", "#s = :s", vals{":s": S("open")}, func(q *dynamodb.QueryInput) {
+				q.ExpressionAttributeNames = names{"#s": "status"}
+				q.ExclusiveStartKey = I{"status": S("open"), "at": N("5")}
+			})),
+		),
 	),
-	idxCase("ALL_PROJECTED_ATTRIBUTES on a table",
-		fail(eValid, &dynamodb.QueryInput{TableName: str("T"), KeyConditionExpression: str("pk = :p"),
-			ExpressionAttributeValues: vals{":p": S("a")}, Select: types.SelectAllProjectedAttributes}),
-	),
-	idxCase("GSI ConsistentRead",
-		fail(eValid, iq("byStatus", "#s = :s", vals{":s": S("open")}, func(q *dynamodb.QueryInput) {
-			q.ExpressionAttributeNames = names{"#s": "status"}
-			q.ConsistentRead = aws.Bool(true)
-		})),
-	),
-	idxCase("GSI sparse scan",
-		do(&dynamodb.ScanInput{TableName: str("T"), IndexName: str("byStatus")}),
-		do(&dynamodb.ScanInput{TableName: str("T"), IndexName: str("byOwnerKeys")}),
-		do(&dynamodb.ScanInput{TableName: str("T"), IndexName: str("byOwnerInc")}),
-		do(&dynamodb.ScanInput{TableName: str("T"), IndexName: str("byRank")}),
-	),
-	idxCase("GSI scan pages",
-		scanAll(&dynamodb.ScanInput{TableName: str("T"), IndexName: str("byStatus"), Limit: aws.Int32(2)}),
-	),
-	idxCase("GSI query pages and LastEvaluatedKey",
-		queryAll(iq("byStatus", "#s = :s", vals{":s": S("open")}, func(q *dynamodb.QueryInput) {
-			q.ExpressionAttributeNames = names{"#s": "status"}
-			q.Limit = aws.Int32(1)
-		})),
-		queryAll(iq("byStatus", "#s = :s", vals{":s": S("open")}, back, func(q *dynamodb.QueryInput) {
-			q.ExpressionAttributeNames = names{"#s": "status"}
-			q.Limit = aws.Int32(3)
-		})),
-	),
-	idxCase("GSI ExclusiveStartKey",
-		do(iq("byStatus", "#s = :s", vals{":s": S("open")}, func(q *dynamodb.QueryInput) {
-			q.ExpressionAttributeNames = names{"#s": "status"}
-			q.ExclusiveStartKey = I{"status": S("open"), "at": N("5"), "pk": S("a"), "sk": S("2")}
-		})),
-	),
-	idxCase("GSI ExclusiveStartKey without table key",
-		fail(eValid, iq("byStatus", "#s = :s", vals{":s": S("open")}, func(q *dynamodb.QueryInput) {
-			q.ExpressionAttributeNames = names{"#s": "status"}
-			q.ExclusiveStartKey = I{"status": S("open"), "at": N("5")}
-		})),
-	),
-	idxCase("LSI ALL query",
-		do(iq("byAt", "pk = :p", vals{":p": S("a")})),
-		do(iq("byAt", "pk = :p AND #a < :x", vals{":p": S("a"), ":x": N("8")}, back,
-			func(q *dynamodb.QueryInput) { q.ExpressionAttributeNames = names{"#a": "at"} })),
-	),
-	idxCase("LSI KEYS_ONLY sparse query",
-		do(iq("byRank", "pk = :p", vals{":p": S("a")})),
+	merged("Index/LSI queries",
+		idxCase("LSI ALL query",
+			do(iq("byAt", "pk = :p", vals{":p": S("a")})),
+			do(iq("byAt", "pk = :p AND #a < :x", vals{":p": S("a"), ":x": N("8")}, back,
+				func(q *dynamodb.QueryInput) { q.ExpressionAttributeNames = names{"#a": "at"} })),
+		),
+		idxCase("LSI KEYS_ONLY sparse query",
+			do(iq("byRank", "pk = :p", vals{":p": S("a")})),
+		),
 	),
 	idxCase("LSI KEYS_ONLY Select ALL_ATTRIBUTES fetches from the table",
 		do(iq("byRank", "pk = :p", vals{":p": S("a")}, func(q *dynamodb.QueryInput) { q.Select = types.SelectAllAttributes })),
@@ -135,18 +143,20 @@ var indexCases = []tc{
 			q.ExpressionAttributeNames = names{"#r": "rank"}
 		})),
 	),
-	idxCase("LSI query pages",
-		queryAll(iq("byAt", "pk = :p", vals{":p": S("a")}, func(q *dynamodb.QueryInput) { q.Limit = aws.Int32(2) })),
-	),
-	idxCase("LSI ConsistentRead",
-		do(iq("byAt", "pk = :p", vals{":p": S("a")}, func(q *dynamodb.QueryInput) { q.ConsistentRead = aws.Bool(true) })),
-	),
-	idxCase("missing index",
-		fail(eValid, iq("nope", "pk = :p", vals{":p": S("a")})),
-		fail(eValid, &dynamodb.ScanInput{TableName: str("T"), IndexName: str("nope")}),
-	),
-	idxCase("table key condition on index",
-		fail(eValid, iq("byStatus", "pk = :p", vals{":p": S("a")})),
+	merged("Index/LSI paging and index errors",
+		idxCase("LSI query pages",
+			queryAll(iq("byAt", "pk = :p", vals{":p": S("a")}, func(q *dynamodb.QueryInput) { q.Limit = aws.Int32(2) })),
+		),
+		idxCase("LSI ConsistentRead",
+			do(iq("byAt", "pk = :p", vals{":p": S("a")}, func(q *dynamodb.QueryInput) { q.ConsistentRead = aws.Bool(true) })),
+		),
+		idxCase("missing index",
+			fail(eValid, iq("nope", "pk = :p", vals{":p": S("a")})),
+			fail(eValid, &dynamodb.ScanInput{TableName: str("T"), IndexName: str("nope")}),
+		),
+		idxCase("table key condition on index",
+			fail(eValid, iq("byStatus", "pk = :p", vals{":p": S("a")})),
+		),
 	),
 	idxCase("filter on index key attribute",
 		do(iq("byStatus", "#s = :s", vals{":s": S("open"), ":t": S("t1")}, func(q *dynamodb.QueryInput) {

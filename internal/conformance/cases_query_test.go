@@ -82,14 +82,16 @@ func sortKeyCases() []tc {
 				v    vals
 			}{"begins_with", "pk = :p AND begins_with(sk, :v)", vals{":p": S("q"), ":v": f.prefix}})
 		}
+		var parts []tc
 		for _, c := range conds {
-			out = append(out, tc{
+			parts = append(parts, tc{
 				name:   fmt.Sprintf("Query/%s sort key %s", f.typ, c.name),
 				tables: tables(sortTable(f.typ)),
 				items:  f.items(),
 				steps:  bothDirections(query(c.expr, c.v)),
 			})
 		}
+		out = append(out, merged(fmt.Sprintf("Query/%s sort key conditions and order", f.typ), parts...))
 	}
 	out = append(out,
 		tc{
@@ -158,6 +160,27 @@ var queryCases = append(sortKeyCases(), []tc{
 			queryAll(qIn(func(q *dynamodb.QueryInput) { q.Limit = aws.Int32(2) })),
 			queryAll(qIn(func(q *dynamodb.QueryInput) { q.Limit = aws.Int32(7) })),
 			queryAll(qIn(func(q *dynamodb.QueryInput) { q.Limit = aws.Int32(3); q.ScanIndexForward = aws.Bool(false) })),
+		},
+	},
+	{
+		// Limit reached exactly at the end of the partition.
+		name:   "Query/Limit reached at the last item",
+		tables: tables(tPKSK()),
+		items:  qItems(3),
+		steps: []step{
+			do(qIn(func(q *dynamodb.QueryInput) { q.Limit = aws.Int32(3) })),
+			do(qIn(func(q *dynamodb.QueryInput) { q.Limit = aws.Int32(3); q.ScanIndexForward = aws.Bool(false) })),
+			do(qIn(func(q *dynamodb.QueryInput) {
+				q.Limit = aws.Int32(2)
+				q.ScanIndexForward = aws.Bool(false)
+				q.KeyConditionExpression = str("pk = :p AND sk >= :s")
+				q.ExpressionAttributeValues[":s"] = S("001")
+			})),
+			do(qIn(func(q *dynamodb.QueryInput) {
+				q.Limit = aws.Int32(2)
+				q.KeyConditionExpression = str("pk = :p AND sk <= :s")
+				q.ExpressionAttributeValues[":s"] = S("001")
+			})),
 		},
 	},
 	{

@@ -21,4 +21,6 @@ var engineBugs = map[string]string{
 	"transactions/Transact/get wrong key type":                               "see engine-diffs #9",
 	"transactions/Transact/wrong key type":                                   "see engine-diffs #10",
 	"transactions/Transact/update arithmetic on a string":                    "see engine-diffs #11",
+	"updates/UpdateItem/REMOVE list element of a missing list":               "see engine-diffs #12",
+	"query/Query/Limit reached at the last item":                             "see engine-diffs #13",
 }
