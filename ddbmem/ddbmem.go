@@ -142,6 +142,9 @@ func (db *DB) table(name *string) (*table, error) {
 	t := db.tables[*name]
 	db.mu.RUnlock()
 	if t == nil {
+		if err := checkTableName(*name); err != nil {
+			return nil, err
+		}
 		return nil, notFound()
 	}
 	return t, nil

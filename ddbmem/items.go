@@ -156,10 +156,15 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...
 
 // output returns the copy of it to hand out, projected if asked.
 func (x *exprs) output(it item) item {
+	var sl slab
+	return x.outputSlab(&sl, it)
+}
+
+func (x *exprs) outputSlab(sl *slab, it item) item {
 	if x.proj != nil {
-		return copyItem(x.proj.Apply(it, &x.env))
+		return sl.copyItem(x.proj.Apply(it, &x.env))
 	}
-	return copyItem(it)
+	return sl.copyItem(it)
 }
 
 // DeleteItem deletes an item, which need not exist. A failed
@@ -337,7 +342,12 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 			src = old
 		}
 		if src != nil && p.x.update != nil {
-			pr := &ddbexpr.Projection{Paths: updatePaths(p.x.update)}
+			// DynamoDB returns the whole top-level attributes touched.
+			var top []ddbexpr.Path
+			for _, up := range updatePaths(p.x.update) {
+				top = append(top, up[:1])
+			}
+			pr := &ddbexpr.Projection{Paths: top}
 			if a := pr.Apply(src, &p.x.env); len(a) > 0 {
 				out.Attributes = copyItem(a)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/bits"
 	"sort"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -121,7 +122,13 @@ func escaped(e string) string {
 
 // keyRange is the entry-key range [lo, hi) a key condition selects; hi
 // "" means unbounded.
-type keyRange struct{ lo, hi string }
+type keyRange struct {
+	lo, hi string
+	// loIncl and hiIncl are the encoded sort-key values of inclusive
+	// bounds (>=, <=, =, BETWEEN). A page that stops on such a bound
+	// has no LastEvaluatedKey, as in DynamoDB Local.
+	loIncl, hiIncl string
+}
 
 // analyzeKey validates a KeyConditionExpression and returns the
 // partition key and the range of entry keys.
@@ -204,12 +211,12 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 			}
 			skTerm = c
 		default:
-			return "", keyRange{}, validationf("Query condition missed key schema element: %s", s.pk.name)
+			return "", keyRange{}, validation("Query condition missed key schema element")
 		}
 	}
 	_ = pkName
 	if pkTerm == nil {
-		return "", keyRange{}, validationf("Query condition missed key schema element: %s", s.pk.name)
+		return "", keyRange{}, validation("Query condition missed key schema element")
 	}
 	if pkTerm.Kind != ddbexpr.CondCompare || pkTerm.Op != "=" {
 		return "", keyRange{}, validation("Query key condition not supported")
@@ -233,26 +240,26 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 	comp := func(e string) string { return string(appendComponent(nil, e)) }
 	switch skTerm.Kind {
 	case ddbexpr.CondBetween:
-		return pk, keyRange{comp(vals[0]), prefixEnd(comp(vals[1]))}, nil
+		return pk, keyRange{lo: comp(vals[0]), hi: prefixEnd(comp(vals[1])), loIncl: comp(vals[0]), hiIncl: comp(vals[1])}, nil
 	case ddbexpr.CondFunc:
 		e := escaped(vals[0])
 		if e == "" {
 			return pk, keyRange{}, nil
 		}
-		return pk, keyRange{e, prefixEnd(e)}, nil
+		return pk, keyRange{lo: e, hi: prefixEnd(e)}, nil
 	}
 	c := comp(vals[0])
 	switch skTerm.Op {
 	case "=":
-		return pk, keyRange{c, prefixEnd(c)}, nil
+		return pk, keyRange{lo: c, hi: prefixEnd(c), loIncl: c, hiIncl: c}, nil
 	case "<":
-		return pk, keyRange{"", c}, nil
+		return pk, keyRange{hi: c}, nil
 	case "<=":
-		return pk, keyRange{"", prefixEnd(c)}, nil
+		return pk, keyRange{hi: prefixEnd(c), hiIncl: c}, nil
 	case ">":
-		return pk, keyRange{prefixEnd(c), ""}, nil
+		return pk, keyRange{lo: prefixEnd(c)}, nil
 	default:
-		return pk, keyRange{c, ""}, nil
+		return pk, keyRange{lo: c, loIncl: c}, nil
 	}
 }
 
@@ -266,19 +273,22 @@ type readOpts struct {
 }
 
 type page struct {
+	slab    slab
 	items   []item
 	count   int
 	scanned int
 	last    item
+	lastSK  string
 	size    int
 	full    bool // stopped by Limit or the 1 MB page
 }
 
 // visit reads one entry into the page; it returns false when the page
 // is full.
-func (r *readOpts) visit(p *page, it item) (bool, error) {
+func (r *readOpts) visit(p *page, e *entry) (bool, error) {
+	it := e.item
 	p.scanned++
-	p.size += ddbexpr.ItemSize(it)
+	p.size += e.size
 	out := it
 	if r.project {
 		out = r.src.project(it)
@@ -294,11 +304,12 @@ func (r *readOpts) visit(p *page, it item) (bool, error) {
 	if ok {
 		p.count++
 		if !r.count {
-			p.items = append(p.items, r.x.output(out))
+			p.items = append(p.items, r.x.outputSlab(&p.slab, out))
 		}
 	}
 	if (r.limit > 0 && p.scanned >= r.limit) || p.size >= pageBytes {
 		p.last = it
+		p.lastSK = e.sk
 		p.full = true
 		return false, nil
 	}
@@ -328,14 +339,15 @@ func (db *DB) checkSelect(sel types.Select, x *exprs, src *source) (project bool
 		}
 	case types.SelectCount:
 		if x.proj != nil {
-			return false, false, validation("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get COUNT")
+			return false, false, validation("Cannot specify the ProjectionExpression when choosing to get only the Count")
 		}
 		count = true
 	default:
 		return false, false, validationf("1 validation error detected: Value '%s' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]", sel)
 	}
-	// An LSI asked for ALL_ATTRIBUTES fetches from the table.
-	project = src.ix != nil && !(src.ix.local && sel == types.SelectAllAttributes)
+	// An LSI asked for ALL_ATTRIBUTES or for specific attributes fetches
+	// them from the table.
+	project = src.ix != nil && !(src.ix.local && (sel == types.SelectAllAttributes || x.proj != nil))
 	return project, count, nil
 }
 
@@ -415,7 +427,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		}
 		esk = e
 	}
-	var p page
+	p := page{slab: slab{chunk: slabChunk}}
 	if !count {
 		p.items = []item{}
 	}
@@ -438,7 +450,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 				}
 			}
 			for i := lo; i < hi; i++ {
-				more, err := r.visit(&p, es[i].item)
+				more, err := r.visit(&p, &es[i])
 				if err != nil {
 					t.mu.RUnlock()
 					return nil, err
@@ -454,7 +466,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 				}
 			}
 			for i := hi - 1; i >= lo; i-- {
-				more, err := r.visit(&p, es[i].item)
+				more, err := r.visit(&p, &es[i])
 				if err != nil {
 					t.mu.RUnlock()
 					return nil, err
@@ -466,7 +478,11 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		}
 	}
 	var last item
-	if p.full {
+	bound := rng.hiIncl
+	if !forward {
+		bound = rng.loIncl
+	}
+	if p.full && !(bound != "" && strings.HasPrefix(p.lastSK, bound)) {
 		last = src.lastKey(p.last)
 	}
 	t.mu.RUnlock()
@@ -531,7 +547,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 		seg, total = int(*in.Segment), int(*in.TotalSegments)
 	}
 	r := &readOpts{x: x, src: src, limit: limit, count: count, project: project}
-	var p page
+	p := page{slab: slab{chunk: slabChunk}}
 	if !count {
 		p.items = []item{}
 	}
@@ -567,7 +583,7 @@ scan:
 			j = sort.Search(len(es), func(k int) bool { return es[k].sk > eskSK })
 		}
 		for ; j < len(es); j++ {
-			more, err := r.visit(&p, es[j].item)
+			more, err := r.visit(&p, &es[j])
 			if err != nil {
 				t.mu.RUnlock()
 				return nil, err

@@ -14,6 +14,7 @@ type item = map[string]types.AttributeValue
 type entry struct {
 	sk   string
 	item item
+	size int // DynamoDB size of item, counted against the 1 MB page
 }
 
 type partition struct {
@@ -58,7 +59,7 @@ func hashKey(s string) uint64 {
 }
 
 // put stores it under (pk, sk) and returns the item it replaced.
-func (s *store) put(pk, sk string, it item) item {
+func (s *store) put(pk, sk string, it item, size int) item {
 	p := s.parts[pk]
 	if p == nil {
 		p = &partition{key: pk, hash: hashKey(pk)}
@@ -71,11 +72,12 @@ func (s *store) put(pk, sk string, it item) item {
 	if ok {
 		old := p.entries[i].item
 		p.entries[i].item = it
+		p.entries[i].size = size
 		return old
 	}
 	p.entries = append(p.entries, entry{})
 	copy(p.entries[i+1:], p.entries[i:])
-	p.entries[i] = entry{sk: sk, item: it}
+	p.entries[i] = entry{sk: sk, item: it, size: size}
 	return nil
 }
 

@@ -49,6 +49,13 @@ type table struct {
 
 var tableNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
 
+func checkTableName(name string) error {
+	if len(name) < 3 || len(name) > 255 || !tableNameRE.MatchString(name) {
+		return validation("Invalid table/index name.  Table/index names must be between 3 and 255 characters long, and may contain only the characters a-z, A-Z, 0-9, '_', '-', and '.'")
+	}
+	return nil
+}
+
 // CreateTable creates a table, ACTIVE at once. It returns a
 // *types.ResourceInUseException if the table exists, and a
 // ValidationException for an invalid schema.
@@ -77,11 +84,8 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 		return nil, validation("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")
 	}
 	name := *in.TableName
-	if len(name) < 3 || len(name) > 255 {
-		return nil, validation("TableName must be at least 3 characters long and at most 255 characters long")
-	}
-	if !tableNameRE.MatchString(name) {
-		return nil, validationf("1 validation error detected: Value '%s' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+", name)
+	if err := checkTableName(name); err != nil {
+		return nil, err
 	}
 	defs := map[string]types.ScalarAttributeType{}
 	for _, d := range in.AttributeDefinitions {
@@ -452,12 +456,13 @@ func (t *table) write(pk, sk string, old, it item) {
 		}
 		return
 	}
-	t.data.put(pk, sk, it)
+	size := ddbexpr.ItemSize(it)
+	t.data.put(pk, sk, it, size)
 	t.count++
-	t.bytes += int64(ddbexpr.ItemSize(it))
+	t.bytes += int64(size)
 	for _, ix := range t.indexes {
 		if ipk, isk, ok := t.indexKey(ix, it); ok {
-			ix.data.put(ipk, isk, it)
+			ix.data.put(ipk, isk, it, size)
 		}
 	}
 }
@@ -467,7 +472,9 @@ func describeType(v types.AttributeValue) string { return ddbexpr.TypeName(v) }
 // checkKeyValue validates one key attribute value of an item.
 func checkKeyValue(k keyAttr, v types.AttributeValue) error {
 	if string(k.typ) != describeType(v) {
-		return validationf("One or more parameter values were invalid: Type mismatch for key %s expected: %s actual: %s", k.name, k.typ, describeType(v))
+		// DynamoDB says "Type mismatch for key pk expected: S actual: N";
+		// DynamoDB Local (the conformance oracle) leaves the details out.
+		return validation("One or more parameter values were invalid: Type mismatch for key")
 	}
 	switch x := v.(type) {
 	case *types.AttributeValueMemberS:
@@ -493,7 +500,9 @@ func (t *table) checkItemKeys(it item) error {
 		}
 		v, ok := it[k.name]
 		if !ok {
-			return validationf("One or more parameter values were invalid: Missing the key %s in the item", k.name)
+			// DynamoDB says "Missing the key pk in the item"; DynamoDB
+			// Local (the conformance oracle) says this.
+			return validation("One of the required keys was not given a value")
 		}
 		if err := checkKeyValue(k, v); err != nil {
 			return err
@@ -532,6 +541,11 @@ func (t *table) checkItemKeys(it item) error {
 	return nil
 }
 
+const errKeySchemaMsg = "The provided key element does not match the schema"
+
+// errKeyType is the error of a Key attribute of the wrong type.
+var errKeyType = validation(errKeySchemaMsg)
+
 // parseKey validates a Key parameter and returns its encoded parts.
 func (t *table) parseKey(key item) (string, string, error) {
 	n := 1
@@ -539,15 +553,18 @@ func (t *table) parseKey(key item) (string, string, error) {
 		n = 2
 	}
 	if len(key) != n {
-		return "", "", validation("The provided key element does not match the schema")
+		return "", "", validation("The number of conditions on the keys is invalid")
 	}
 	for _, k := range []keyAttr{t.pk, t.sk} {
 		if k.name == "" {
 			continue
 		}
 		v, ok := key[k.name]
-		if !ok || string(k.typ) != describeType(v) {
-			return "", "", validation("The provided key element does not match the schema")
+		if !ok {
+			return "", "", validation(errKeySchemaMsg)
+		}
+		if string(k.typ) != describeType(v) {
+			return "", "", errKeyType
 		}
 		switch x := v.(type) {
 		case *types.AttributeValueMemberS:

@@ -58,8 +58,21 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	acts := make([]*txAction, len(in.TransactItems))
 	var ts []*table
 	seen := map[string]bool{}
+	// A key of the wrong type cancels the transaction with a
+	// ValidationError reason for that action, as DynamoDB Local does.
+	var keyReasons []types.CancellationReason
 	for i, ti := range in.TransactItems {
 		a, err := db.prepareTx(ti)
+		if err != nil && isKeyTypeMismatch(err) {
+			if keyReasons == nil {
+				keyReasons = make([]types.CancellationReason, len(in.TransactItems))
+				for j := range keyReasons {
+					keyReasons[j] = types.CancellationReason{Code: aws.String("None")}
+				}
+			}
+			keyReasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(keyTypeMismatchMsg)}
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -70,6 +83,9 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		seen[id] = true
 		acts[i] = a
 		ts = append(ts, a.t)
+	}
+	if keyReasons != nil {
+		return nil, cancelled(keyReasons)
 	}
 	var fp [32]byte
 	token := aws.ToString(in.ClientRequestToken)
@@ -98,18 +114,14 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	defer unlock()
 	reasons := make([]types.CancellationReason, len(acts))
 	failed := false
-	names := make([]string, len(acts))
 	for i, a := range acts {
 		old := a.t.data.get(a.pk, a.sk)
 		reasons[i] = types.CancellationReason{Code: aws.String("None")}
-		names[i] = "None"
 		if err := checkCond(a.x, old, a.rv); err != nil {
 			if ccf, ok := err.(*types.ConditionalCheckFailedException); ok {
 				reasons[i] = types.CancellationReason{Code: aws.String("ConditionalCheckFailed"), Message: aws.String("The conditional request failed"), Item: ccf.Item}
-				names[i] = "ConditionalCheckFailed"
 			} else {
 				reasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(apiMessage(err))}
-				names[i] = "ValidationError"
 			}
 			failed = true
 			continue
@@ -117,19 +129,15 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		if a.upd != nil {
 			it, err := a.upd.apply(old)
 			if err != nil {
-				reasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(apiMessage(err))}
-				names[i] = "ValidationError"
-				failed = true
-				continue
+				// DynamoDB Local reports update errors as such, not as a
+				// cancellation reason.
+				return nil, err
 			}
 			a.newIt = it
 		}
 	}
 	if failed {
-		return nil, &types.TransactionCanceledException{
-			Message:             aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(names, ", ") + "]"),
-			CancellationReasons: reasons,
-		}
+		return nil, cancelled(reasons)
 	}
 	for _, a := range acts {
 		old := a.t.data.get(a.pk, a.sk)
@@ -146,6 +154,23 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		db.tokens[token] = txToken{fp: fp, at: db.now()}
 	}
 	return &dynamodb.TransactWriteItemsOutput{}, nil
+}
+
+func cancelled(reasons []types.CancellationReason) error {
+	codes := make([]string, len(reasons))
+	for i, r := range reasons {
+		codes[i] = aws.ToString(r.Code)
+	}
+	return &types.TransactionCanceledException{
+		Message:             aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]"),
+		CancellationReasons: reasons,
+	}
+}
+
+const keyTypeMismatchMsg = "One or more parameter values were invalid: Type mismatch for key"
+
+func isKeyTypeMismatch(err error) bool {
+	return err == errKeyType || apiMessage(err) == keyTypeMismatchMsg
 }
 
 func (db *DB) prepareTx(ti types.TransactWriteItem) (*txAction, error) {
@@ -397,6 +422,10 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 		}
 		pk, sk, err := t.parseKey(g.Key)
 		if err != nil {
+			if isKeyTypeMismatch(err) {
+				// As DynamoDB Local does.
+				return nil, &types.TransactionCanceledException{Message: aws.String(keyTypeMismatchMsg)}
+			}
 			return nil, err
 		}
 		id := t.name + "\x00" + pk + "\x00" + sk

@@ -12,15 +12,75 @@ import (
 
 const maxItemSize = 400 * 1024
 
-func copyItem(it item) item { return ddbexpr.CopyItem(it) }
+// copyItem returns a deep copy of a stored item.
+func copyItem(it item) item {
+	var sl slab
+	return sl.copyItem(it)
+}
+
+// slab hands out string and number members from shared chunks, so that
+// copying a page of items does a few allocations instead of one per
+// attribute. Members are never modified after the copy.
+type slab struct {
+	chunk int // minimum chunk size; 0 sizes chunks to the item
+	ss    []types.AttributeValueMemberS
+	ns    []types.AttributeValueMemberN
+}
+
+const slabChunk = 64
+
+func (sl *slab) s(v string, hint int) *types.AttributeValueMemberS {
+	if len(sl.ss) == cap(sl.ss) {
+		sl.ss = make([]types.AttributeValueMemberS, 0, max(hint, sl.chunk))
+	}
+	sl.ss = append(sl.ss, types.AttributeValueMemberS{Value: v})
+	return &sl.ss[len(sl.ss)-1]
+}
+
+func (sl *slab) n(v string, hint int) *types.AttributeValueMemberN {
+	if len(sl.ns) == cap(sl.ns) {
+		sl.ns = make([]types.AttributeValueMemberN, 0, max(hint, sl.chunk/4))
+	}
+	sl.ns = append(sl.ns, types.AttributeValueMemberN{Value: v})
+	return &sl.ns[len(sl.ns)-1]
+}
+
+// copyItem returns a deep copy of a stored item, drawing scalar members
+// from the slab.
+func (sl *slab) copyItem(it item) item {
+	if it == nil {
+		return nil
+	}
+	out := make(item, len(it))
+	for k, v := range it {
+		switch x := v.(type) {
+		case *types.AttributeValueMemberS:
+			out[k] = sl.s(x.Value, len(it))
+		case *types.AttributeValueMemberN:
+			out[k] = sl.n(x.Value, len(it))
+		default:
+			out[k] = ddbexpr.Copy(v)
+		}
+	}
+	return out
+}
 
 // importItem validates it and returns a deep copy with numbers in
 // canonical form.
 func importItem(it item) (item, error) {
 	out := make(item, len(it))
+	var ss []types.AttributeValueMemberS
 	for k, v := range it {
 		if k == "" {
 			return nil, validation("One or more parameter values were invalid: An attribute name may not be empty")
+		}
+		if x, ok := v.(*types.AttributeValueMemberS); ok {
+			if ss == nil {
+				ss = make([]types.AttributeValueMemberS, 0, len(it))
+			}
+			ss = append(ss, types.AttributeValueMemberS{Value: x.Value})
+			out[k] = &ss[len(ss)-1]
+			continue
 		}
 		nv, err := importValue(v)
 		if err != nil {
@@ -60,7 +120,7 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 		seen := make(map[string]bool, len(x.Value))
 		for _, s := range x.Value {
 			if seen[s] {
-				return nil, validationf("One or more parameter values were invalid: Input collection %s contains duplicates.", listString(x.Value))
+				return nil, validationf("One or more parameter values were invalid: Input collection %s contains duplicates", listString(x.Value))
 			}
 			seen[s] = true
 		}
@@ -78,7 +138,7 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 			}
 			c := n.String()
 			if seen[c] {
-				return nil, validationf("One or more parameter values were invalid: Input collection %s contains duplicates.", listString(x.Value))
+				return nil, validation("Input collection contains duplicates")
 			}
 			seen[c] = true
 			out[i] = c
@@ -92,7 +152,7 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 		seen := make(map[string]bool, len(x.Value))
 		for i, b := range x.Value {
 			if seen[string(b)] {
-				return nil, validation("One or more parameter values were invalid: Input collection contains duplicates.")
+				return nil, validation("Input collection contains duplicates")
 			}
 			seen[string(b)] = true
 			out[i] = bytes.Clone(b)
@@ -276,6 +336,9 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		if err := check("UpdateExpression", &x.update.Expr); err != nil {
 			return nil, err
 		}
+		if err := x.update.CheckPaths(&x.env); err != nil {
+			return nil, validationf("Invalid UpdateExpression: %s", err.Error())
+		}
 	}
 	if x.cond != nil {
 		if err := check("ConditionExpression", &x.cond.Expr); err != nil {
@@ -290,6 +353,9 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 	if x.proj != nil {
 		if err := check("ProjectionExpression", &x.proj.Expr); err != nil {
 			return nil, err
+		}
+		if err := x.proj.CheckPaths(&x.env); err != nil {
+			return nil, validationf("Invalid ProjectionExpression: %s", err.Error())
 		}
 	}
 	if len(r.names) > 0 {

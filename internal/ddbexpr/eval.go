@@ -153,7 +153,7 @@ func (env *Env) eval(it Item, c *Cond) (bool, error) {
 			return false, err
 		}
 		if !aok || !bok {
-			return c.Op == "<>" && false, nil
+			return c.Op == "<>", nil
 		}
 		switch c.Op {
 		case "=":
@@ -231,7 +231,7 @@ func (env *Env) evalFunc(it Item, c *Cond) (bool, error) {
 		}
 		s, isS := t.(*types.AttributeValueMemberS)
 		if !isS || !validTypes[s.Value] {
-			return false, &CheckError{fmt.Sprintf("Invalid attribute type name found; type: %s, valid types: { B,BOOL,BS,L,M,N,NS,NULL,S,SS }", typeArg(t))}
+			return false, &CheckError{fmt.Sprintf("Invalid attribute type name found; type: %s, valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}", typeArg(t))}
 		}
 		return ok && TypeName(v) == s.Value, nil
 	case "begins_with":
@@ -332,6 +332,9 @@ func (env *Env) checkTypes(c *Cond) error {
 	case CondNot:
 		return env.checkTypes(c.L)
 	case CondCompare:
+		if err := env.checkDistinct(c.Op, c.Args); err != nil {
+			return err
+		}
 		if c.Op == "=" || c.Op == "<>" {
 			return nil
 		}
@@ -340,7 +343,12 @@ func (env *Env) checkTypes(c *Cond) error {
 				return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", c.Op, t)}
 			}
 		}
+	case CondIn:
+		return env.checkDistinct("IN", c.Args)
 	case CondBetween:
+		if err := env.checkDistinct("BETWEEN", c.Args); err != nil {
+			return err
+		}
 		for _, o := range c.Args {
 			if t := env.constType(o); t != "" && t != "S" && t != "N" && t != "B" {
 				return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: %s", t)}
@@ -348,6 +356,9 @@ func (env *Env) checkTypes(c *Cond) error {
 		}
 		if c.Args[1].Kind == OpValue && c.Args[2].Kind == OpValue {
 			lo, hi := env.Values[c.Args[1].Value], env.Values[c.Args[2].Value]
+			if TypeName(lo) != TypeName(hi) {
+				return &CheckError{fmt.Sprintf("The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: {%s}, upper bound operand: AttributeValue: {%s}", Describe(lo), Describe(hi))}
+			}
 			if r, ok := Compare(lo, hi); ok && r > 0 {
 				return &CheckError{fmt.Sprintf("The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {%s}, upper bound operand: AttributeValue: {%s}", Describe(lo), Describe(hi))}
 			}
@@ -362,9 +373,35 @@ func (env *Env) checkTypes(c *Cond) error {
 			t := env.Values[c.Args[1].Value]
 			if c.Args[1].Kind == OpValue {
 				if s, ok := t.(*types.AttributeValueMemberS); !ok || !validTypes[s.Value] {
-					return &CheckError{fmt.Sprintf("Invalid attribute type name found; type: %s, valid types: { B,BOOL,BS,L,M,N,NS,NULL,S,SS }", typeArg(t))}
+					return &CheckError{fmt.Sprintf("Invalid attribute type name found; type: %s, valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}", typeArg(t))}
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// checkDistinct rejects a path operand repeated among the operands, as
+// in "a = a" or "a IN (:x, a)".
+func (env *Env) checkDistinct(op string, args []*Operand) error {
+	first := args[0]
+	if first.Kind != OpPath {
+		return nil
+	}
+	fp := env.Resolve(first.Path)
+	for _, o := range args[1:] {
+		if o.Kind != OpPath || len(o.Path) != len(fp) {
+			continue
+		}
+		same := true
+		for i, e := range env.Resolve(o.Path) {
+			if e != fp[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return &CheckError{fmt.Sprintf("The first operand must be distinct from the remaining operands for this operator or function; operator: %s, first operand: %s", op, bracketPath(fp))}
 		}
 	}
 	return nil
@@ -662,10 +699,6 @@ func (env *Env) remove(it Item, p Path) error {
 		}
 		return parent, nil
 	})
-	if err == errBadUpdate {
-		// Removing below a missing or mismatched parent is a no-op.
-		return nil
-	}
 	return err
 }
 

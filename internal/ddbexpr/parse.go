@@ -140,9 +140,18 @@ func (p *parser) next() token {
 	return t
 }
 
+// errHere reports a syntax error at the current token; like DynamoDB,
+// "near" spans the previous and the current token.
 func (p *parser) errHere() error {
 	t := p.peek()
-	return syntaxErrAt(p.src, t.text, t.pos)
+	start, end := t.pos, t.pos+len(t.text)
+	if t.kind == tEOF {
+		end = len(p.src)
+	}
+	if p.pos > 0 {
+		start = p.toks[p.pos-1].pos
+	}
+	return &SyntaxError{fmt.Sprintf("Syntax error; token: %q, near: %q", t.text, p.src[start:end])}
 }
 
 func (p *parser) isPunct(s string) bool {
@@ -302,10 +311,11 @@ const (
 
 // Cond is a parsed condition.
 type Cond struct {
-	Kind CondKind
-	Op   string // comparator or function name
-	L, R *Cond
-	Args []*Operand
+	paren bool // written in parentheses
+	Kind  CondKind
+	Op    string // comparator or function name
+	L, R  *Cond
+	Args  []*Operand
 }
 
 // Expr is the common part of every parsed expression: the placeholders
@@ -414,6 +424,10 @@ func (p *parser) parsePrimary() (*Cond, error) {
 		if err := p.expectPunct(")"); err != nil {
 			return nil, err
 		}
+		if c.paren {
+			return nil, &SyntaxError{"The expression has redundant parentheses;"}
+		}
+		c.paren = true
 		return c, nil
 	}
 	t := p.peek()
@@ -660,13 +674,11 @@ func ParseUpdate(s string) (*Update, error) {
 		}
 	}
 	u.Expr = p.expr()
-	if err := u.checkOverlap(); err != nil {
-		return nil, err
-	}
 	return u, nil
 }
 
-func (u *Update) checkOverlap() error {
+// CheckPaths reports overlapping document paths, after resolving names.
+func (u *Update) CheckPaths(env *Env) error {
 	var paths []Path
 	for _, a := range u.Set {
 		paths = append(paths, a.Path)
@@ -678,9 +690,17 @@ func (u *Update) checkOverlap() error {
 	for _, a := range u.Delete {
 		paths = append(paths, a.Path)
 	}
-	for i := range paths {
-		for j := i + 1; j < len(paths); j++ {
-			a, b := paths[i], paths[j]
+	return checkOverlap(paths, env)
+}
+
+func checkOverlap(paths []Path, env *Env) error {
+	res := make([]Path, len(paths))
+	for i, p := range paths {
+		res[i] = env.Resolve(p)
+	}
+	for i := range res {
+		for j := i + 1; j < len(res); j++ {
+			a, b := res[i], res[j]
 			if len(b) < len(a) {
 				a, b = b, a
 			}
@@ -691,13 +711,9 @@ func (u *Update) checkOverlap() error {
 					break
 				}
 			}
-			if !prefix {
-				continue
+			if prefix {
+				return &CheckError{fmt.Sprintf("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(res[i]), bracketPath(res[j]))}
 			}
-			if len(a) == len(b) {
-				return &SyntaxError{fmt.Sprintf("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(paths[i]), bracketPath(paths[j]))}
-			}
-			return &SyntaxError{fmt.Sprintf("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(paths[i]), bracketPath(paths[j]))}
 		}
 	}
 	return nil
@@ -827,23 +843,8 @@ func ParseProjection(s string) (*Projection, error) {
 		return nil, p.errHere()
 	}
 	pr.Expr = p.expr()
-	for i := range pr.Paths {
-		for j := i + 1; j < len(pr.Paths); j++ {
-			a, b := pr.Paths[i], pr.Paths[j]
-			if len(b) < len(a) {
-				a, b = b, a
-			}
-			prefix := true
-			for k := range a {
-				if a[k] != b[k] {
-					prefix = false
-					break
-				}
-			}
-			if prefix {
-				return nil, &SyntaxError{fmt.Sprintf("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(pr.Paths[i]), bracketPath(pr.Paths[j]))}
-			}
-		}
-	}
 	return pr, nil
 }
+
+// CheckPaths reports overlapping document paths, after resolving names.
+func (pr *Projection) CheckPaths(env *Env) error { return checkOverlap(pr.Paths, env) }

@@ -3,7 +3,6 @@ package ddbexpr
 import (
 	"bytes"
 	"sort"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -297,13 +296,21 @@ func ItemSize(it Item) int {
 	return n
 }
 
-// sizeFunc is the size() function: string length in characters? DynamoDB
-// counts UTF-8 bytes for strings.
+// sizeFunc is the size() function. Strings count characters (UTF-16
+// code units, as DynamoDB Local does), binaries bytes, and sets, lists and
+// maps their elements; other types have no size.
 func sizeFunc(v types.AttributeValue) (int, bool) {
 	switch x := v.(type) {
 	case *types.AttributeValueMemberS:
-		_ = utf8.RuneCountInString
-		return len(x.Value), true
+		n := 0
+		for _, r := range x.Value {
+			if r >= 0x10000 {
+				n += 2
+			} else {
+				n++
+			}
+		}
+		return n, true
 	case *types.AttributeValueMemberB:
 		return len(x.Value), true
 	case *types.AttributeValueMemberSS:

@@ -1,0 +1,176 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/tablekit/tablekit/ddbmem"
+)
+
+const engineTable = "bench"
+
+func engineCreate(db *ddbmem.DB) error {
+	_, err := db.CreateTable(context.Background(), &dynamodb.CreateTableInput{
+		TableName: aws.String(engineTable),
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
+		},
+		BillingMode: types.BillingModePayPerRequest,
+	})
+	return err
+}
+
+// engineItem is an item of about 1.2 KB: eight attributes, one of them a
+// 1 KB payload.
+func engineItem(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"pk":      &types.AttributeValueMemberS{Value: pk},
+		"sk":      &types.AttributeValueMemberS{Value: sk},
+		"type":    &types.AttributeValueMemberS{Value: "ORDER"},
+		"name":    &types.AttributeValueMemberS{Value: "Kim Minji"},
+		"email":   &types.AttributeValueMemberS{Value: "minji.kim@example.com"},
+		"created": &types.AttributeValueMemberS{Value: "2026-11-22T05:00:00Z"},
+		"total":   &types.AttributeValueMemberN{Value: "12345.67"},
+		"payload": &types.AttributeValueMemberS{Value: strings.Repeat("x", 1100)},
+	}
+}
+
+func BenchmarkEngine(b *testing.B) {
+	ctx := context.Background()
+	b.Run("New", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if err := engineCreate(ddbmem.New()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("PutItem", func(b *testing.B) {
+		db := ddbmem.New()
+		if err := engineCreate(db); err != nil {
+			b.Fatal(err)
+		}
+		ins := make([]*dynamodb.PutItemInput, 1024)
+		for i := range ins {
+			ins[i] = &dynamodb.PutItemInput{TableName: aws.String(engineTable), Item: engineItem(fmt.Sprintf("USER#%04d", i), "ORDER#0001")}
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := db.PutItem(ctx, ins[i%len(ins)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("GetItem", func(b *testing.B) {
+		db := ddbmem.New()
+		if err := engineCreate(db); err != nil {
+			b.Fatal(err)
+		}
+		ins := make([]*dynamodb.GetItemInput, 1024)
+		for i := range ins {
+			pk := fmt.Sprintf("USER#%04d", i)
+			if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(engineTable), Item: engineItem(pk, "ORDER#0001")}); err != nil {
+				b.Fatal(err)
+			}
+			ins[i] = &dynamodb.GetItemInput{TableName: aws.String(engineTable), Key: map[string]types.AttributeValue{
+				"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: "ORDER#0001"}}}
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			out, err := db.GetItem(ctx, ins[i%len(ins)])
+			if err != nil || out.Item == nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Query20", func(b *testing.B) {
+		db := ddbmem.New()
+		if err := engineCreate(db); err != nil {
+			b.Fatal(err)
+		}
+		for p := 0; p < 10; p++ {
+			for i := 0; i < 20; i++ {
+				if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(engineTable), Item: engineItem(fmt.Sprintf("USER#%04d", p), fmt.Sprintf("ORDER#%04d", i))}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		in := &dynamodb.QueryInput{
+			TableName:              aws.String(engineTable),
+			KeyConditionExpression: aws.String("pk = :pk AND begins_with(sk, :sk)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":pk": &types.AttributeValueMemberS{Value: "USER#0003"},
+				":sk": &types.AttributeValueMemberS{Value: "ORDER#"},
+			},
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			out, err := db.Query(ctx, in)
+			if err != nil || len(out.Items) != 20 {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Memory100k", func(b *testing.B) {
+		// One measurement whatever b.N is: it stores 100k items.
+		for i := 0; i < 1; i++ {
+			ratio := engineMemoryRatio(b, 100_000)
+			b.ReportMetric(ratio, "heap/raw")
+		}
+	})
+}
+
+// engineMemoryRatio stores n items of 1 KB and returns the heap the
+// engine holds divided by the items' raw size (DynamoDB's item size).
+func engineMemoryRatio(tb testing.TB, n int) float64 {
+	tb.Helper()
+	ctx := context.Background()
+	size := 1000 - len("pk") - len("sk") - len("payload") - 2*len("USER#000000")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	db := ddbmem.New()
+	if err := engineCreate(db); err != nil {
+		tb.Fatal(err)
+	}
+	raw := 0
+	for i := 0; i < n; i++ {
+		k := fmt.Sprintf("USER#%06d", i)
+		payload := k + strings.Repeat("y", size-len(k)) // a distinct string per item
+		it := map[string]types.AttributeValue{
+			"pk":      &types.AttributeValueMemberS{Value: k},
+			"sk":      &types.AttributeValueMemberS{Value: k},
+			"payload": &types.AttributeValueMemberS{Value: payload},
+		}
+		raw += len("pk") + len(k) + len("sk") + len(k) + len("payload") + len(payload)
+		if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(engineTable), Item: it}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(db)
+	return float64(after.HeapAlloc-before.HeapAlloc) / float64(raw)
+}
+
+// TestEngineMemory checks the memory goal on 20k items (the benchmark
+// Memory100k measures 100k).
+func TestEngineMemory(t *testing.T) {
+	if r := engineMemoryRatio(t, 20_000); r >= 3 {
+		t.Fatalf("engine holds %.2f× the raw size of its items, want < 3×", r)
+	}
+}
