@@ -184,6 +184,43 @@ var queryCases = append(sortKeyCases(), []tc{
 		},
 	},
 	{
+		name:   "Query/Limit reached at an equality or BETWEEN bound",
+		tables: tables(tPKSK()),
+		items:  qItems(4),
+		steps: []step{
+			do(qIn(func(q *dynamodb.QueryInput) {
+				q.Limit = aws.Int32(1)
+				q.KeyConditionExpression = str("pk = :p AND sk = :s")
+				q.ExpressionAttributeValues[":s"] = S("001")
+			})),
+			do(qIn(func(q *dynamodb.QueryInput) {
+				q.Limit = aws.Int32(1)
+				q.ScanIndexForward = aws.Bool(false)
+				q.Select = types.SelectCount
+				q.KeyConditionExpression = str("pk = :p AND sk = :s")
+				q.ExpressionAttributeValues[":s"] = S("001")
+			})),
+			do(qIn(func(q *dynamodb.QueryInput) {
+				q.Limit = aws.Int32(2)
+				q.KeyConditionExpression = str("pk = :p AND sk BETWEEN :a AND :b")
+				q.ExpressionAttributeValues[":a"] = S("001")
+				q.ExpressionAttributeValues[":b"] = S("002")
+			})),
+			do(qIn(func(q *dynamodb.QueryInput) {
+				q.Limit = aws.Int32(2)
+				q.ScanIndexForward = aws.Bool(false)
+				q.KeyConditionExpression = str("pk = :p AND sk BETWEEN :a AND :b")
+				q.ExpressionAttributeValues[":a"] = S("001")
+				q.ExpressionAttributeValues[":b"] = S("002")
+			})),
+			do(qIn(func(q *dynamodb.QueryInput) {
+				q.Limit = aws.Int32(2)
+				q.KeyConditionExpression = str("pk = :p AND begins_with(sk, :s)")
+				q.ExpressionAttributeValues[":s"] = S("00")
+			})),
+		},
+	},
+	{
 		name:   "Query/Limit with filter",
 		tables: tables(tPKSK()),
 		items:  qItems(7),
