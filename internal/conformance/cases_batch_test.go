@@ -200,3 +200,14 @@ var batchCases = []tc{
 		steps:  []step{fail(eValid, bg(map[string]types.KeysAndAttributes{}))},
 	},
 }
+
+func init() {
+	batchCases = group(batchCases, "BatchWriteItem/invalid requests",
+		"BatchWriteItem/26 items", "BatchWriteItem/duplicate put keys", "BatchWriteItem/put and delete of one key",
+		"BatchWriteItem/empty request", "BatchWriteItem/empty list for a table", "BatchWriteItem/invalid item writes nothing",
+		"BatchWriteItem/wrong key type", "BatchWriteItem/item over 400 KB", "BatchWriteItem/empty set",
+		"BatchWriteItem/missing table")
+	batchCases = group(batchCases, "BatchGetItem/invalid requests",
+		"BatchGetItem/101 keys", "BatchGetItem/duplicate keys", "BatchGetItem/unused name",
+		"BatchGetItem/missing table", "BatchGetItem/wrong key type", "BatchGetItem/empty request")
+}

@@ -373,3 +373,24 @@ var condCases = append(comparatorCases(), []tc{
 		},
 	},
 }...)
+
+func init() {
+	g := func(name string, members ...string) {
+		for i := range members {
+			members[i] = "Condition/" + members[i]
+		}
+		condCases = group(condCases, "Condition/"+name, members...)
+	}
+	g("comparisons", "compare across types", "compare missing attribute", "compare two attributes",
+		"compare bool null list map")
+	g("BETWEEN and IN", "BETWEEN", "BETWEEN bounds reversed", "BETWEEN bounds of different types", "IN",
+		"IN with 101 values")
+	g("logic and parentheses", "AND OR NOT", "precedence and parentheses")
+	g("attribute functions", "attribute_exists and attribute_not_exists", "attribute_type every type",
+		"attribute_type invalid type", "attribute_type type operand not a string", "function in comparison operand")
+	g("string and set functions", "begins_with", "begins_with number operand", "contains", "size")
+	g("paths and names", "nested paths", "names", "reserved word as name")
+	g("expression errors", "syntax errors", "unused value placeholder", "missing value placeholder",
+		"missing value placeholder with other values", "unused name placeholder", "missing name placeholder",
+		"empty expression attribute values map")
+}

@@ -294,3 +294,28 @@ var itemCases = []tc{
 			ExpressionAttributeValues: vals{":v": S("x")}})},
 	},
 }
+
+func init() {
+	itemCases = group(itemCases, "PutItem/invalid numbers",
+		"PutItem/invalid number", "PutItem/number with 39 significant digits", "PutItem/number too large",
+		"PutItem/number too small")
+	itemCases = group(itemCases, "PutItem/invalid hash keys and parameters",
+		"PutItem/empty string hash key", "PutItem/missing hash key", "PutItem/wrong hash key type",
+		"PutItem/hash key over 2048 bytes", "PutItem/ReturnValues ALL_NEW is invalid",
+		"PutItem/expression values without expression", "DeleteItem/ReturnValues ALL_NEW is invalid",
+		"DeleteItem/wrong key type")
+	itemCases = group(itemCases, "PutItem/invalid sets",
+		"PutItem/empty string set", "PutItem/empty number set", "PutItem/duplicate set members",
+		"PutItem/duplicate number set members after canonicalization")
+	itemCases = group(itemCases, "PutItem/items over 400 KB",
+		"PutItem/item one byte over 400 KB", "PutItem/item over 400 KB in many attributes")
+	itemCases = group(itemCases, "PutItem/invalid range keys",
+		"PutItem/empty string range key", "PutItem/missing range key", "PutItem/range key over 1024 bytes",
+		"GetItem/key missing range")
+	itemCases = group(itemCases, "GetItem/invalid keys",
+		"GetItem/key with extra attribute", "GetItem/wrong key type", "GetItem/empty string key", "GetItem/missing item")
+	itemCases = group(itemCases, "GetItem/projections",
+		"GetItem/projection", "GetItem/projection of nested paths", "GetItem/projection overlapping paths")
+	itemCases = group(itemCases, "GetItem/projection placeholders",
+		"GetItem/projection with unused name", "GetItem/projection with undefined name")
+}

@@ -408,3 +408,16 @@ var queryCases = append(sortKeyCases(), []tc{
 		},
 	},
 }...)
+
+func init() {
+	queryCases = group(queryCases, "Query/invalid key conditions",
+		"Query/missing hash condition", "Query/hash condition not equality", "Query/non-key attribute in key condition",
+		"Query/OR in key condition", "Query/two sort key conditions", "Query/unused value placeholder",
+		"Query/missing value placeholder", "Query/hash key value of wrong type", "Query/Limit zero")
+	queryCases = group(queryCases, "Query/invalid Select and filter",
+		"Query/Select COUNT with projection", "Query/Select SPECIFIC_ATTRIBUTES without projection",
+		"Query/filter on key attribute")
+	queryCases = group(queryCases, "Query/projection and start keys",
+		"Query/no match", "Query/projection", "Query/ExclusiveStartKey from another partition",
+		"Query/ExclusiveStartKey missing range")
+}

@@ -90,7 +90,7 @@ var scanCases = []tc{
 			scanAll(sIn(func(s *dynamodb.ScanInput) { s.TotalSegments = aws.Int32(1) })),
 			scanAll(sIn(func(s *dynamodb.ScanInput) { s.TotalSegments = aws.Int32(2) })),
 			scanAll(sIn(func(s *dynamodb.ScanInput) { s.TotalSegments = aws.Int32(4); s.Limit = aws.Int32(2) })),
-			scanAll(sIn(func(s *dynamodb.ScanInput) { s.TotalSegments = aws.Int32(50) })),
+			scanAll(sIn(func(s *dynamodb.ScanInput) { s.TotalSegments = aws.Int32(7) })),
 		},
 	},
 	{
@@ -146,4 +146,10 @@ var scanCases = []tc{
 		name:  "Scan/missing table",
 		steps: []step{fail(eNotFound, scan())},
 	},
+}
+
+func init() {
+	scanCases = group(scanCases, "Scan/invalid requests",
+		"Scan/empty table", "Scan/Segment without TotalSegments", "Scan/Segment not below TotalSegments",
+		"Scan/TotalSegments zero", "Scan/unused value placeholder", "Scan/filter syntax error")
 }

@@ -196,3 +196,17 @@ var txnCases = []tc{
 		fail(eTxn, tg(tgGet("T", I{"pk": N("1")}))),
 	),
 }
+
+func init() {
+	g := func(name string, members ...string) {
+		for i := range members {
+			members[i] = "Transact/" + members[i]
+		}
+		txnCases = group(txnCases, "Transact/"+name, members...)
+	}
+	g("cancelled transactions change nothing", "all or nothing", "cancellation reasons in request order",
+		"ReturnValuesOnConditionCheckFailure ALL_OLD", "wrong key type", "update arithmetic on a string")
+	g("invalid write requests", "same item twice", "same item in check and put", "101 items", "empty",
+		"invalid item key", "update expression error on one item", "item over 400 KB", "missing table")
+	g("invalid get requests", "get 101 items", "get missing table", "get wrong key type")
+}

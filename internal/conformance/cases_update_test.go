@@ -191,3 +191,21 @@ func returnValueCases() []tc {
 }
 
 func init() { updateCases = append(updateCases, returnValueCases()...) }
+
+func init() {
+	g := func(name string, members ...string) {
+		for i := range members {
+			members[i] = "UpdateItem/" + members[i]
+		}
+		updateCases = group(updateCases, "UpdateItem/"+name, members...)
+	}
+	g("invalid SET operands", "SET arithmetic on missing attribute", "SET arithmetic on a string",
+		"SET arithmetic overflow", "SET list_append on a non-list", "function not allowed in SET", "empty set value")
+	g("invalid paths", "SET nested path with missing parent", "SET path through a non-map",
+		"SET list index on a non-list", "REMOVE key attribute", "SET key attribute", "REMOVE list element of a missing list")
+	g("invalid ADD and DELETE", "ADD set of wrong type", "ADD to a string", "ADD a list", "ADD nested path",
+		"DELETE from a non-set", "DELETE with a scalar")
+	g("invalid expressions", "same clause twice", "same path twice", "overlapping paths",
+		"unused value placeholder", "missing value placeholder", "unused name placeholder", "missing name placeholder",
+		"syntax error")
+}

@@ -1,9 +1,13 @@
 package conformance
 
-import "testing"
+import (
+	"sync"
+	"testing"
+)
 
 // TestConformance runs every case against DynamoDB Local and the engine.
 func TestConformance(t *testing.T) {
+	var wg sync.WaitGroup
 	for _, g := range []struct {
 		name  string
 		cases []tc
@@ -25,6 +29,11 @@ func TestConformance(t *testing.T) {
 				cases[i].engineBug = m
 			}
 		}
-		t.Run(g.name, func(t *testing.T) { runCases(t, cases) })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(g.name, func(t *testing.T) { runCases(t, cases) })
+		}()
 	}
+	wg.Wait()
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,13 +41,17 @@ func TestDifferential(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("CONFORMANCE_SEQUENCES")); err == nil && v > 0 {
 		count = v
 	}
+	var wg sync.WaitGroup
 	for i := 0; i < count; i++ {
 		seed := []byte(fmt.Sprintf("seed-%d", i))
-		t.Run(string(seed), func(t *testing.T) {
-			t.Parallel()
-			runSequence(t, lc, seed, diffOps)
-		})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer acquireSlot()()
+			t.Run(string(seed), func(t *testing.T) { runSequence(t, lc, seed, diffOps) })
+		}()
 	}
+	wg.Wait()
 }
 
 // FuzzDifferential explores more sequences under go test -fuzz; the input

@@ -77,3 +77,44 @@ func merged(name string, parts ...tc) tc {
 	}
 	return out
 }
+
+// group replaces the named cases of cs (which must have the same tables
+// and items) by one merged case called name, at the place of the first.
+// Errors leave the table unchanged, so error cases group well.
+func group(cs []tc, name string, members ...string) []tc {
+	idx := map[string]int{}
+	for i, c := range cs {
+		idx[c.name] = i
+	}
+	var parts []tc
+	for _, m := range members {
+		i, ok := idx[m]
+		if !ok {
+			panic("group: no case " + m)
+		}
+		parts = append(parts, cs[i])
+		if js(cs[i].tables) != js(parts[0].tables) || js(cs[i].items) != js(parts[0].items) {
+			panic("group: " + m + " has other tables or items than " + members[0])
+		}
+	}
+	out := make([]tc, 0, len(cs))
+	for _, c := range cs {
+		switch {
+		case c.name == members[0]:
+			out = append(out, merged(name, parts...))
+		case contains(members, c.name):
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
