@@ -36,22 +36,22 @@ const (
 // overrides the count for a longer exploration.
 func TestDifferential(t *testing.T) {
 	lc := local(t)
-	t.Cleanup(deletions.Wait)
 	count := diffSequences
 	if v, err := strconv.Atoi(os.Getenv("CONFORMANCE_SEQUENCES")); err == nil && v > 0 {
 		count = v
 	}
-	var wg sync.WaitGroup
+	var wg, deletions sync.WaitGroup
 	for i := 0; i < count; i++ {
 		seed := []byte(fmt.Sprintf("seed-%d", i))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer acquireSlot()()
-			t.Run(string(seed), func(t *testing.T) { runSequence(t, lc, seed, diffOps) })
+			t.Run(string(seed), func(t *testing.T) { runSequence(t, lc, seed, diffOps, &deletions) })
 		}()
 	}
 	wg.Wait()
+	deletions.Wait()
 }
 
 // FuzzDifferential explores more sequences under go test -fuzz; the input
@@ -60,7 +60,7 @@ func FuzzDifferential(f *testing.F) {
 	f.Add([]byte("fuzz-0"))
 	f.Add([]byte("fuzz-1"))
 	f.Fuzz(func(t *testing.T, seed []byte) {
-		runSequence(t, local(t), seed, 2*diffOps)
+		runSequence(t, local(t), seed, 2*diffOps, nil)
 	})
 }
 
@@ -369,7 +369,10 @@ func renameExpr(expr string, v vals, p string) string {
 // fuzzGSIQuery is a GSI query whose items are compared as a sorted set.
 type fuzzGSIQuery struct{ q *dynamodb.QueryInput }
 
-func runSequence(t *testing.T, lc entity.Client, seed []byte, ops int) {
+// runSequence applies ops random operations generated from seed to both
+// targets. The table is deleted in the background, tracked by deletions,
+// or at once when deletions is nil.
+func runSequence(t *testing.T, lc entity.Client, seed []byte, ops int, deletions *sync.WaitGroup) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	n := newNameMap()
@@ -377,13 +380,20 @@ func runSequence(t *testing.T, lc entity.Client, seed []byte, ops int) {
 	tgts := []target{{"DynamoDB Local", lc}, {"engine", eng}}
 	t.Cleanup(func() {
 		real := n.get("T")
-		deletions.Add(1)
-		go func() {
-			defer deletions.Done()
+		drop := func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			_, _ = lc.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(real)})
 			_, _ = eng.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(real)})
+		}
+		if deletions == nil {
+			drop()
+			return
+		}
+		deletions.Add(1)
+		go func() {
+			defer deletions.Done()
+			drop()
 		}()
 	})
 	for _, tg := range tgts {

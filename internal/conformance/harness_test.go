@@ -865,17 +865,17 @@ func runCases(t *testing.T, cases []tc) {
 		seen[c.name] = true
 	}
 	lc := local(t)
-	t.Cleanup(deletions.Wait)
-	var wg sync.WaitGroup
+	var wg, deletions sync.WaitGroup
 	for _, c := range cases {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer acquireSlot()()
-			t.Run(c.name, func(t *testing.T) { runCase(t, lc, c) })
+			t.Run(c.name, func(t *testing.T) { runCase(t, lc, c, &deletions) })
 		}()
 	}
 	wg.Wait()
+	deletions.Wait()
 }
 
 // Cases run concurrently in caseSlots slots (CONFORMANCE_PARALLEL, default
@@ -899,9 +899,6 @@ func acquireSlot() (release func()) {
 	return func() { <-caseSlots }
 }
 
-// deletions tracks the background deletion of the cases' tables.
-var deletions sync.WaitGroup
-
 // caseMarked reports why a case may not fail on engine differences.
 func caseMarked(c tc) string {
 	if c.engineBug != "" {
@@ -919,7 +916,9 @@ func caseMarked(c tc) string {
 	return ""
 }
 
-func runCase(t *testing.T, lc entity.Client, c tc) {
+// runCase runs one case; the deletion of its tables, started in the
+// background when it ends, is tracked by deletions.
+func runCase(t *testing.T, lc entity.Client, c tc, deletions *sync.WaitGroup) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	n := newNameMap()
