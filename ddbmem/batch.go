@@ -4,6 +4,8 @@ import (
 	"context"
 	"sort"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -65,9 +67,10 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		return nil, validation("Too many items requested for the BatchGetItem call")
 	}
 	type req struct {
-		t    *table
-		x    *exprs
-		keys [][2]string
+		t          *table
+		x          *exprs
+		keys       [][2]string
+		consistent bool
 	}
 	reqs := map[string]*req{}
 	var ts []*table
@@ -87,7 +90,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		if err != nil {
 			return nil, err
 		}
-		r := &req{t: t, x: x}
+		r := &req{t: t, x: x, consistent: aws.ToBool(ka.ConsistentRead)}
 		seen := map[[2]string]bool{}
 		for _, k := range ka.Keys {
 			pk, sk, err := t.parseKey(k)
@@ -106,16 +109,20 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 	}
 	unlock := lockTables(ts, false)
 	out := &dynamodb.BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{}, UnprocessedKeys: map[string]types.KeysAndAttributes{}}
+	units := map[string]float64{}
 	for name, r := range reqs {
 		items := []map[string]types.AttributeValue{}
 		for _, k := range r.keys {
-			if it := r.t.data.get(k[0], k[1]); it != nil {
+			it := r.t.data.get(k[0], k[1])
+			units[name] += readUnits(recSize(it), r.consistent, true)
+			if it != nil {
 				items = append(items, r.x.output(it))
 			}
 		}
 		out.Responses[name] = items
 	}
 	unlock()
+	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, units, 0)
 	return out, nil
 }
 
@@ -181,10 +188,13 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 		ts = append(ts, t)
 	}
 	unlock := lockTables(ts, true)
+	units := map[string]float64{}
 	for _, w := range writes {
 		old := w.t.data.get(w.pk, w.sk)
+		units[w.t.name] += writeUnits(max(recSize(old), recSize(w.it)))
 		w.t.write(w.pk, w.sk, old, w.it)
 	}
 	unlock()
-	return &dynamodb.BatchWriteItemOutput{UnprocessedItems: map[string][]types.WriteRequest{}}, nil
+	return &dynamodb.BatchWriteItemOutput{UnprocessedItems: map[string][]types.WriteRequest{},
+		ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, units, 0)}, nil
 }

@@ -27,9 +27,11 @@
 // ClientRequestToken idempotency for 10 minutes) and TransactGetItems.
 // The legacy parameters (Expected, AttributesToGet, KeyConditions,
 // QueryFilter, ScanFilter, AttributeUpdates, ConditionalOperator) are
-// rejected with a ValidationException. Capacity is not modelled:
-// ConsumedCapacity is never returned and there is no throttling unless
-// injected (see [Fault]).
+// rejected with a ValidationException. ConsumedCapacity is reported when
+// asked for, with DynamoDB's on-demand arithmetic (4 KB reads, half for
+// eventually consistent ones; 1 KB writes; transactions count twice), but
+// capacity is never enforced: there is no throttling unless injected (see
+// [Fault]).
 //
 // # Semantics and limits
 //
@@ -52,6 +54,26 @@
 // than the sweep's time. Options.Now supplies the clock for
 // [DB.SweepExpiredNow].
 //
+// # Paging
+//
+// Query and Scan pages end when Limit items have been read (before the
+// filter) or when the items read reach 1 MB (the item that reaches it is
+// included). LastEvaluatedKey holds the table key, plus the index key when
+// reading an index, and is returned whenever a page ends that way, even
+// if nothing follows, except, as DynamoDB Local does, when a Query page
+// ends exactly on an inclusive sort-key bound (<=, >=, BETWEEN).
+//
+// # Differences from DynamoDB
+//
+// Error messages follow DynamoDB Local, the oracle of the conformance
+// suite (internal/conformance), where it words them differently from
+// DynamoDB. ItemCollectionMetrics is never returned, and
+// ConsumedCapacity has no per-index breakdown; UnprocessedKeys and
+// UnprocessedItems are always empty; tables
+// are ACTIVE at once. A partition is a sorted slice: appending in key
+// order is cheap, while inserting into the middle of a partition of n
+// items costs O(n).
+//
 // # Concurrency
 //
 // A DB is safe for concurrent use. Each single-item operation is atomic;
@@ -64,7 +86,11 @@
 //
 // Options.Faults and [DB.SetFault] inject, per operation name ("PutItem",
 // "Query", ... or "*" for all), a throttling error rate, added latency and
-// forced errors, so users can test their retry paths.
+// forced errors, so users can test their retry paths. Throttled calls fail
+// with a *types.ProvisionedThroughputExceededException unless
+// Fault.ThrottleErr says otherwise (for example a *types.ThrottlingException).
+// Faults apply before the request is validated or applied, so a failed
+// call changes nothing.
 package ddbmem
 
 import (

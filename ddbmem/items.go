@@ -3,6 +3,8 @@ package ddbmem
 import (
 	"context"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/tablekit/tablekit/internal/ddbexpr"
@@ -98,7 +100,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 	switch in.ReturnValues {
 	case "", types.ReturnValueNone, types.ReturnValueAllOld:
 	default:
-		return nil, validation("ReturnValues can only be ALL_OLD or NONE")
+		return nil, validation("Return values set to invalid value")
 	}
 	if err := checkRVOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
@@ -114,7 +116,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 		return nil, err
 	}
 	t.write(p.pk, p.sk, old, p.it)
-	out := &dynamodb.PutItemOutput{}
+	out := &dynamodb.PutItemOutput{ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, writeUnits(max(recSize(old), recSize(p.it))), 0)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -145,11 +147,20 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...
 		return nil, err
 	}
 	t.mu.RLock()
-	it := t.data.get(pk, sk)
+	r := t.data.getRec(pk, sk)
 	t.mu.RUnlock()
-	out := &dynamodb.GetItemOutput{}
-	if it != nil {
-		out.Item = x.output(it)
+	size := 0
+	if r != nil {
+		size = r.size
+	}
+	out := &dynamodb.GetItemOutput{ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, readUnits(size, aws.ToBool(in.ConsistentRead), true), 0)}
+	switch {
+	case r == nil:
+	case x.proj == nil:
+		var sl slab
+		out.Item = sl.copyRecord(r)
+	default:
+		out.Item = x.output(r.item)
 	}
 	return out, nil
 }
@@ -189,7 +200,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	switch in.ReturnValues {
 	case "", types.ReturnValueNone, types.ReturnValueAllOld:
 	default:
-		return nil, validation("ReturnValues can only be ALL_OLD or NONE")
+		return nil, validation("Return values set to invalid value")
 	}
 	if err := checkRVOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
@@ -209,7 +220,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 		return nil, err
 	}
 	t.write(pk, sk, old, nil)
-	out := &dynamodb.DeleteItemOutput{}
+	out := &dynamodb.DeleteItemOutput{ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, writeUnits(recSize(old)), 0)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -328,7 +339,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 		return nil, err
 	}
 	t.write(p.pk, p.sk, old, it)
-	out := &dynamodb.UpdateItemOutput{}
+	out := &dynamodb.UpdateItemOutput{ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, writeUnits(max(recSize(old), recSize(it))), 0)}
 	switch in.ReturnValues {
 	case types.ReturnValueAllOld:
 		if old != nil {

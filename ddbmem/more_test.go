@@ -547,3 +547,68 @@ func TestTables(t *testing.T) {
 		t.Fatalf("after delete: %v", err)
 	}
 }
+
+func TestNilValues(t *testing.T) {
+	db := newTable(t)
+	var nilS *types.AttributeValueMemberS
+	for name, call := range map[string]func() error{
+		"put nil value": func() error {
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: map[string]av{"pk": s("a"), "sk": s("1"), "x": nil}})
+			return err
+		},
+		"put nil pointer": func() error {
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: map[string]av{"pk": s("a"), "sk": s("1"), "x": nilS}})
+			return err
+		},
+		"get nil key pointer": func() error {
+			_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("tbl"), Key: map[string]av{"pk": nilS, "sk": s("1")}})
+			return err
+		},
+		"nil input": func() error {
+			_, err := db.PutItem(ctx, nil)
+			return err
+		},
+	} {
+		if err := call(); !isValidation(err) {
+			t.Errorf("%s: %v, want ValidationException", name, err)
+		}
+	}
+}
+
+func TestTokenExpiry(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	db := ddbmem.New(func(o *ddbmem.Options) { o.Now = func() time.Time { return now } })
+	if _, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("tok"), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}}); err != nil {
+		t.Fatal(err)
+	}
+	add := func() error {
+		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String("t1"), TransactItems: []types.TransactWriteItem{
+			{Update: &types.Update{TableName: aws.String("tok"), Key: map[string]av{"pk": s("c")}, UpdateExpression: aws.String("ADD n :one"), ExpressionAttributeValues: map[string]av{":one": n("1")}}},
+		}})
+		return err
+	}
+	count := func() string {
+		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("tok"), Key: map[string]av{"pk": s("c")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Item["n"].(*types.AttributeValueMemberN).Value
+	}
+	for i := 0; i < 3; i++ {
+		if err := add(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := count(); got != "1" {
+		t.Fatalf("count %s after retries with one token, want 1", got)
+	}
+	now = now.Add(11 * time.Minute) // the token has expired
+	if err := add(); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(); got != "2" {
+		t.Fatalf("count %s after the token expired, want 2", got)
+	}
+}

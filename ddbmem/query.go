@@ -55,6 +55,55 @@ func (s *source) lastKey(it item) item {
 	return k
 }
 
+// projects reports whether the index projects the top-level attribute.
+func (s *source) projects(name string) bool {
+	if s.ix == nil || s.ix.proj == types.ProjectionTypeAll {
+		return true
+	}
+	switch name {
+	case s.t.pk.name, s.t.sk.name, s.ix.pk.name, s.ix.sk.name:
+		return name != ""
+	}
+	return s.ix.include[name]
+}
+
+// checkProjected rejects, on a GSI that does not project everything,
+// projection and filter expressions naming attributes it lacks.
+func (s *source) checkProjected(x *exprs) error {
+	if s.ix == nil || s.ix.local || s.ix.proj == types.ProjectionTypeAll {
+		return nil
+	}
+	missing := func(names []string) string {
+		var out []string
+		seen := map[string]bool{}
+		for _, n := range names {
+			if !s.projects(n) && !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+		if out == nil {
+			return ""
+		}
+		return "[" + strings.Join(out, ", ") + "]"
+	}
+	if x.proj != nil {
+		var names []string
+		for _, p := range x.proj.Paths {
+			names = append(names, x.env.TopName(p))
+		}
+		if m := missing(names); m != "" {
+			return validationf("One or more parameter values were invalid: Global secondary index %s does not project %s", s.ix.name, m)
+		}
+	}
+	if x.filter != nil {
+		if m := missing(x.filter.TopNames(&x.env)); m != "" {
+			return validationf("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: %s", s.ix.name, m)
+		}
+	}
+	return nil
+}
+
 // project applies the index projection to a table item.
 func (s *source) project(it item) item {
 	if s.ix == nil || s.ix.proj == types.ProjectionTypeAll {
@@ -79,7 +128,6 @@ func (s *source) project(it item) item {
 // startKey validates ExclusiveStartKey and returns its partition and
 // entry keys.
 func (s *source) startKey(esk item) (string, string, error) {
-	bad := validation("The provided starting key is invalid: The provided key element does not match the schema")
 	want := map[string]keyAttr{s.t.pk.name: s.t.pk}
 	if s.t.sk.name != "" {
 		want[s.t.sk.name] = s.t.sk
@@ -90,13 +138,17 @@ func (s *source) startKey(esk item) (string, string, error) {
 			want[s.ix.sk.name] = s.ix.sk
 		}
 	}
+	// DynamoDB Local's messages (the conformance oracle).
 	if len(esk) != len(want) {
-		return "", "", bad
+		return "", "", validation("Exclusive Start Key must have same size as table's key schema")
 	}
 	for n, k := range want {
 		v, ok := esk[n]
-		if !ok || describeType(v) != string(k.typ) {
-			return "", "", bad
+		if !ok || isNil(v) {
+			return "", "", validation("The provided starting key is invalid")
+		}
+		if describeType(v) != string(k.typ) {
+			return "", "", validation("Type mismatch for attribute to update")
 		}
 	}
 	pk, sk := s.entryKey(esk)
@@ -164,10 +216,9 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 		return "", keyRange{}, err
 	}
 	if len(terms) > 2 {
-		return "", keyRange{}, validation("Conditions can be of length 1 or 2 only")
+		return "", keyRange{}, validation("KeyConditionExpressions must only contain one condition per key")
 	}
 	var pkTerm, skTerm *ddbexpr.Cond
-	var pkName string
 	for _, c := range terms {
 		attr := c.Args[0]
 		if c.Kind == ddbexpr.CondCompare && attr.Kind != ddbexpr.OpPath && c.Args[1].Kind == ddbexpr.OpPath {
@@ -204,7 +255,7 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 			if pkTerm != nil {
 				return "", keyRange{}, validation("KeyConditionExpressions must only contain one condition per key")
 			}
-			pkTerm, pkName = c, name
+			pkTerm = c
 		case s.sk.name:
 			if skTerm != nil {
 				return "", keyRange{}, validation("KeyConditionExpressions must only contain one condition per key")
@@ -214,7 +265,6 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 			return "", keyRange{}, validation("Query condition missed key schema element")
 		}
 	}
-	_ = pkName
 	if pkTerm == nil {
 		return "", keyRange{}, validation("Query condition missed key schema element")
 	}
@@ -251,7 +301,8 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 	c := comp(vals[0])
 	switch skTerm.Op {
 	case "=":
-		return pk, keyRange{lo: c, hi: prefixEnd(c), loIncl: c, hiIncl: c}, nil
+		// DynamoDB Local returns LastEvaluatedKey on an equality bound.
+		return pk, keyRange{lo: c, hi: prefixEnd(c)}, nil
 	case "<":
 		return pk, keyRange{hi: c}, nil
 	case "<=":
@@ -286,12 +337,16 @@ type page struct {
 // visit reads one entry into the page; it returns false when the page
 // is full.
 func (r *readOpts) visit(p *page, e *entry) (bool, error) {
-	it := e.item
+	it := e.rec.item
 	p.scanned++
-	p.size += e.size
 	out := it
 	if r.project {
 		out = r.src.project(it)
+	}
+	if r.project && r.src.ix.proj != types.ProjectionTypeAll {
+		p.size += ddbexpr.ItemSize(out) // the index holds only the projection
+	} else {
+		p.size += e.rec.size
 	}
 	ok := true
 	if r.x.filter != nil {
@@ -304,7 +359,11 @@ func (r *readOpts) visit(p *page, e *entry) (bool, error) {
 	if ok {
 		p.count++
 		if !r.count {
-			p.items = append(p.items, r.x.outputSlab(&p.slab, out))
+			if r.x.proj == nil && !r.project {
+				p.items = append(p.items, p.slab.copyRecord(e.rec))
+			} else {
+				p.items = append(p.items, r.x.outputSlab(&p.slab, out))
+			}
 		}
 	}
 	if (r.limit > 0 && p.scanned >= r.limit) || p.size >= pageBytes {
@@ -321,14 +380,14 @@ func (db *DB) checkSelect(sel types.Select, x *exprs, src *source) (project bool
 	case "":
 	case types.SelectAllAttributes:
 		if x.proj != nil {
-			return false, false, validation("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get ALL_ATTRIBUTES")
+			return false, false, validation("Cannot specify the ProjectionExpression when choosing to get ALL_ATTRIBUTES")
 		}
 		if src.ix != nil && !src.ix.local && src.ix.proj != types.ProjectionTypeAll {
 			return false, false, validationf("One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", src.ix.name)
 		}
 	case types.SelectAllProjectedAttributes:
 		if src.ix == nil {
-			return false, false, validation("One or more parameter values were invalid: Select type ALL_PROJECTED_ATTRIBUTES is only supported for indexes")
+			return false, false, validation("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
 		}
 		if x.proj != nil {
 			return false, false, validation("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get ALL_PROJECTED_ATTRIBUTES")
@@ -405,6 +464,9 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			}
 		}
 	}
+	if err := src.checkProjected(x); err != nil {
+		return nil, err
+	}
 	project, count, err := db.checkSelect(in.Select, x, src)
 	if err != nil {
 		return nil, err
@@ -423,7 +485,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			return nil, err
 		}
 		if epk != pk {
-			return nil, validation("The provided starting key is outside query boundaries based on provided conditions")
+			return nil, validation("The provided starting key does not match the range key predicate")
 		}
 		esk = e
 	}
@@ -434,23 +496,32 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	t.mu.RLock()
 	part := src.data.parts[pk]
 	if part != nil {
-		es := part.entries
 		lo := 0
 		if rng.lo != "" {
-			lo = sort.Search(len(es), func(i int) bool { return es[i].sk >= rng.lo })
+			lo = part.search(func(sk string) bool { return sk >= rng.lo })
 		}
-		hi := len(es)
+		hi := part.len()
 		if rng.hi != "" {
-			hi = sort.Search(len(es), func(i int) bool { return es[i].sk >= rng.hi })
+			hi = part.search(func(sk string) bool { return sk >= rng.hi })
+		}
+		if !count && hi > lo {
+			// Size the page's allocations for the items it will likely hold.
+			n := hi - lo
+			if limit > 0 && limit < n {
+				n = limit
+			}
+			n = min(n, 256)
+			p.items = make([]item, 0, n)
+			p.slab.chunk = n * len(part.at(lo).rec.attrs)
 		}
 		if forward {
 			if hasESK {
-				if i := sort.Search(len(es), func(i int) bool { return es[i].sk > esk }); i > lo {
+				if i := part.search(func(sk string) bool { return sk > esk }); i > lo {
 					lo = i
 				}
 			}
 			for i := lo; i < hi; i++ {
-				more, err := r.visit(&p, &es[i])
+				more, err := r.visit(&p, part.at(i))
 				if err != nil {
 					t.mu.RUnlock()
 					return nil, err
@@ -461,12 +532,12 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			}
 		} else {
 			if hasESK {
-				if i := sort.Search(len(es), func(i int) bool { return es[i].sk >= esk }); i < hi {
+				if i := part.search(func(sk string) bool { return sk >= esk }); i < hi {
 					hi = i
 				}
 			}
 			for i := hi - 1; i >= lo; i-- {
-				more, err := r.visit(&p, &es[i])
+				more, err := r.visit(&p, part.at(i))
 				if err != nil {
 					t.mu.RUnlock()
 					return nil, err
@@ -486,7 +557,8 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		last = src.lastKey(p.last)
 	}
 	t.mu.RUnlock()
-	out := &dynamodb.QueryOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last}
+	out := &dynamodb.QueryOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last,
+		ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, readUnits(p.size, aws.ToBool(in.ConsistentRead), false), 0)}
 	if !count {
 		out.Items = p.items
 	}
@@ -522,6 +594,9 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	if src.ix != nil && !src.ix.local && aws.ToBool(in.ConsistentRead) {
 		return nil, validation("Consistent reads are not supported on global secondary indexes")
 	}
+	if err := src.checkProjected(x); err != nil {
+		return nil, err
+	}
 	project, count, err := db.checkSelect(in.Select, x, src)
 	if err != nil {
 		return nil, err
@@ -542,7 +617,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 			return nil, validationf("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value less than or equal to 1000000", *in.TotalSegments)
 		}
 		if *in.Segment < 0 || *in.Segment >= *in.TotalSegments {
-			return nil, validationf("The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: %d is not less than TotalSegments: %d", *in.Segment, *in.TotalSegments)
+			return nil, validationf("1 validation error detected: Value '%d' at 'segment' failed to satisfy constraint: Member must have value less than or equal to %d", *in.Segment, *in.TotalSegments-1)
 		}
 		seg, total = int(*in.Segment), int(*in.TotalSegments)
 	}
@@ -569,7 +644,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 		h := hashKey(eskPK)
 		if segOf(h) != seg {
 			t.mu.RUnlock()
-			return nil, validation("The provided Exclusive start key does not map to the provided segment")
+			return nil, validation("Exclusive start key must lie within the segment")
 		}
 		start = sort.Search(len(parts), func(i int) bool {
 			return parts[i].hash > h || (parts[i].hash == h && parts[i].key >= eskPK)
@@ -577,13 +652,13 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	}
 scan:
 	for i := start; i < len(parts) && segOf(parts[i].hash) == seg; i++ {
-		es := parts[i].entries
+		part := parts[i]
 		j := 0
-		if hasESK && parts[i].key == eskPK {
-			j = sort.Search(len(es), func(k int) bool { return es[k].sk > eskSK })
+		if hasESK && part.key == eskPK {
+			j = part.search(func(sk string) bool { return sk > eskSK })
 		}
-		for ; j < len(es); j++ {
-			more, err := r.visit(&p, &es[j])
+		for ; j < part.len(); j++ {
+			more, err := r.visit(&p, part.at(j))
 			if err != nil {
 				t.mu.RUnlock()
 				return nil, err
@@ -598,7 +673,8 @@ scan:
 		last = src.lastKey(p.last)
 	}
 	t.mu.RUnlock()
-	out := &dynamodb.ScanOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last}
+	out := &dynamodb.ScanOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last,
+		ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, readUnits(p.size, aws.ToBool(in.ConsistentRead), false), 0)}
 	if !count {
 		out.Items = p.items
 	}

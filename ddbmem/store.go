@@ -12,25 +12,160 @@ type item = map[string]types.AttributeValue
 // entry is one stored item in a partition, ordered by sk (the encoded
 // sort key; for indexes the index sort key followed by the table key).
 type entry struct {
-	sk   string
-	item item
-	size int // DynamoDB size of item, counted against the 1 MB page
+	sk  string
+	rec *record
 }
 
-type partition struct {
-	key     string
-	hash    uint64
-	entries []entry
+// record is one stored item. It is immutable: a write stores a new
+// record. Table and index entries share it.
+type record struct {
+	item  item
+	attrs []attr // the item's attributes, for fast copying
+	size  int    // DynamoDB size of item, counted against the 1 MB page
 }
 
-// find returns the position of sk and whether it is present.
-func (p *partition) find(sk string) (int, bool) {
-	n := len(p.entries)
-	if n > 0 && p.entries[n-1].sk < sk {
-		return n, false
+type attr struct {
+	name string
+	v    types.AttributeValue
+}
+
+func newRecord(it item, size int) *record {
+	r := &record{item: it, size: size, attrs: make([]attr, 0, len(it))}
+	for k, v := range it {
+		r.attrs = append(r.attrs, attr{k, v})
 	}
-	i := sort.Search(n, func(i int) bool { return p.entries[i].sk >= sk })
-	return i, i < n && p.entries[i].sk == sk
+	return r
+}
+
+// partition holds the entries of one partition key in sort-key order,
+// in chunks of at most maxChunk entries, so that an insertion moves at
+// most one chunk.
+type partition struct {
+	key    string
+	hash   uint64
+	chunks []*chunk
+	starts []int // starts[i] is the global index of chunks[i]'s first entry
+	n      int
+}
+
+type chunk struct{ entries []entry }
+
+const maxChunk = 512
+
+func (p *partition) len() int { return p.n }
+
+// at returns the entry at global index i.
+func (p *partition) at(i int) *entry {
+	if len(p.chunks) == 1 {
+		return &p.chunks[0].entries[i]
+	}
+	c := sort.Search(len(p.starts), func(c int) bool { return p.starts[c] > i }) - 1
+	return &p.chunks[c].entries[i-p.starts[c]]
+}
+
+// search returns the smallest global index whose sort key satisfies f, a
+// predicate false then true along the sort order (len() if none).
+func (p *partition) search(f func(sk string) bool) int {
+	c := sort.Search(len(p.chunks), func(c int) bool {
+		es := p.chunks[c].entries
+		return f(es[len(es)-1].sk)
+	})
+	if c == len(p.chunks) {
+		return p.n
+	}
+	es := p.chunks[c].entries
+	return p.starts[c] + sort.Search(len(es), func(j int) bool { return f(es[j].sk) })
+}
+
+// locate returns the chunk that holds or would hold sk, the position in
+// it, and whether sk is there.
+func (p *partition) locate(sk string) (int, int, bool) {
+	c := sort.Search(len(p.chunks), func(c int) bool {
+		es := p.chunks[c].entries
+		return es[len(es)-1].sk >= sk
+	})
+	if c == len(p.chunks) {
+		c-- // after the last entry: append to the last chunk
+		return c, len(p.chunks[c].entries), false
+	}
+	es := p.chunks[c].entries
+	j := sort.Search(len(es), func(j int) bool { return es[j].sk >= sk })
+	return c, j, j < len(es) && es[j].sk == sk
+}
+
+func (p *partition) reindex(from int) {
+	p.starts = p.starts[:from]
+	n := 0
+	if from > 0 {
+		n = p.starts[from-1] + len(p.chunks[from-1].entries)
+	}
+	for c := from; c < len(p.chunks); c++ {
+		p.starts = append(p.starts, n)
+		n += len(p.chunks[c].entries)
+	}
+	p.n = n
+}
+
+func (p *partition) get(sk string) *record {
+	if p.n == 0 {
+		return nil
+	}
+	c, j, ok := p.locate(sk)
+	if !ok {
+		return nil
+	}
+	return p.chunks[c].entries[j].rec
+}
+
+func (p *partition) put(sk string, r *record) {
+	if p.n == 0 {
+		p.chunks = []*chunk{{entries: []entry{{sk: sk, rec: r}}}}
+		p.reindex(0)
+		return
+	}
+	c, j, ok := p.locate(sk)
+	ch := p.chunks[c]
+	if ok {
+		ch.entries[j].rec = r
+		return
+	}
+	ch.entries = append(ch.entries, entry{})
+	copy(ch.entries[j+1:], ch.entries[j:])
+	ch.entries[j] = entry{sk: sk, rec: r}
+	if len(ch.entries) > maxChunk {
+		half := len(ch.entries) / 2
+		right := &chunk{entries: append(make([]entry, 0, maxChunk+1), ch.entries[half:]...)}
+		left := make([]entry, half, maxChunk+1)
+		copy(left, ch.entries[:half])
+		ch.entries = left
+		p.chunks = append(p.chunks, nil)
+		copy(p.chunks[c+2:], p.chunks[c+1:])
+		p.chunks[c+1] = right
+	}
+	p.reindex(c)
+}
+
+// remove deletes sk and returns its record (nil if absent).
+func (p *partition) remove(sk string) *record {
+	if p.n == 0 {
+		return nil
+	}
+	c, j, ok := p.locate(sk)
+	if !ok {
+		return nil
+	}
+	ch := p.chunks[c]
+	r := ch.entries[j].rec
+	copy(ch.entries[j:], ch.entries[j+1:])
+	ch.entries[len(ch.entries)-1] = entry{}
+	ch.entries = ch.entries[:len(ch.entries)-1]
+	if len(ch.entries) == 0 {
+		copy(p.chunks[c:], p.chunks[c+1:])
+		p.chunks[len(p.chunks)-1] = nil
+		p.chunks = p.chunks[:len(p.chunks)-1]
+	}
+	p.reindex(c)
+	return r
 }
 
 // store is an ordered collection of partitions: the table itself or one
@@ -58,8 +193,8 @@ func hashKey(s string) uint64 {
 	return h
 }
 
-// put stores it under (pk, sk) and returns the item it replaced.
-func (s *store) put(pk, sk string, it item, size int) item {
+// put stores r under (pk, sk), replacing what was there.
+func (s *store) put(pk, sk string, r *record) {
 	p := s.parts[pk]
 	if p == nil {
 		p = &partition{key: pk, hash: hashKey(pk)}
@@ -68,28 +203,22 @@ func (s *store) put(pk, sk string, it item, size int) item {
 		s.dirty = true
 		s.orderMu.Unlock()
 	}
-	i, ok := p.find(sk)
-	if ok {
-		old := p.entries[i].item
-		p.entries[i].item = it
-		p.entries[i].size = size
-		return old
-	}
-	p.entries = append(p.entries, entry{})
-	copy(p.entries[i+1:], p.entries[i:])
-	p.entries[i] = entry{sk: sk, item: it, size: size}
-	return nil
+	p.put(sk, r)
 }
 
 func (s *store) get(pk, sk string) item {
+	if r := s.getRec(pk, sk); r != nil {
+		return r.item
+	}
+	return nil
+}
+
+func (s *store) getRec(pk, sk string) *record {
 	p := s.parts[pk]
 	if p == nil {
 		return nil
 	}
-	if i, ok := p.find(sk); ok {
-		return p.entries[i].item
-	}
-	return nil
+	return p.get(sk)
 }
 
 func (s *store) remove(pk, sk string) item {
@@ -97,21 +226,17 @@ func (s *store) remove(pk, sk string) item {
 	if p == nil {
 		return nil
 	}
-	i, ok := p.find(sk)
-	if !ok {
+	r := p.remove(sk)
+	if r == nil {
 		return nil
 	}
-	old := p.entries[i].item
-	copy(p.entries[i:], p.entries[i+1:])
-	p.entries[len(p.entries)-1] = entry{}
-	p.entries = p.entries[:len(p.entries)-1]
-	if len(p.entries) == 0 {
+	if p.n == 0 {
 		delete(s.parts, pk)
 		s.orderMu.Lock()
 		s.dirty = true
 		s.orderMu.Unlock()
 	}
-	return old
+	return r.item
 }
 
 // sorted returns the partitions in scan order. The caller holds the

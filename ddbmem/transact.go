@@ -139,8 +139,17 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	if failed {
 		return nil, cancelled(reasons)
 	}
+	units := map[string]float64{}
 	for _, a := range acts {
 		old := a.t.data.get(a.pk, a.sk)
+		var nw item
+		switch {
+		case a.put != nil:
+			nw = a.put.it
+		case a.upd != nil:
+			nw = a.newIt
+		}
+		units[a.t.name] += 2 * writeUnits(max(recSize(old), recSize(nw)))
 		switch {
 		case a.put != nil:
 			a.t.write(a.pk, a.sk, old, a.put.it)
@@ -153,7 +162,7 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	if token != "" {
 		db.tokens[token] = txToken{fp: fp, at: db.now()}
 	}
-	return &dynamodb.TransactWriteItemsOutput{}, nil
+	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, units, 'w')}, nil
 }
 
 func cancelled(reasons []types.CancellationReason) error {
@@ -439,10 +448,14 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 	unlock := lockTables(ts, false)
 	defer unlock()
 	out := &dynamodb.TransactGetItemsOutput{Responses: make([]types.ItemResponse, len(gets))}
+	units := map[string]float64{}
 	for i, g := range gets {
-		if it := g.t.data.get(g.pk, g.sk); it != nil {
+		it := g.t.data.get(g.pk, g.sk)
+		units[g.t.name] += 2 * readUnits(recSize(it), true, true)
+		if it != nil {
 			out.Responses[i].Item = g.x.output(it)
 		}
 	}
+	out.ConsumedCapacity = consumedList(in.ReturnConsumedCapacity, units, 'r')
 	return out, nil
 }

@@ -27,14 +27,15 @@ func (db *DB) SweepExpired(now time.Time) int {
 		if t.ttlAttr != "" {
 			var doomed []item
 			for _, p := range t.data.parts {
-				for _, e := range p.entries {
-					v, ok := e.item[t.ttlAttr].(*types.AttributeValueMemberN)
+				for i := 0; i < p.len(); i++ {
+					e := p.at(i)
+					v, ok := e.rec.item[t.ttlAttr].(*types.AttributeValueMemberN)
 					if !ok {
 						continue
 					}
 					exp, err := ddbexpr.ParseNumber(v.Value)
 					if err == nil && exp.Cmp(cutoff) < 0 {
-						doomed = append(doomed, e.item)
+						doomed = append(doomed, e.rec.item)
 					}
 				}
 			}

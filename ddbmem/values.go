@@ -45,6 +45,22 @@ func (sl *slab) n(v string, hint int) *types.AttributeValueMemberN {
 	return &sl.ns[len(sl.ns)-1]
 }
 
+// copyRecord returns a deep copy of a stored record's item.
+func (sl *slab) copyRecord(r *record) item {
+	out := make(item, len(r.attrs))
+	for _, a := range r.attrs {
+		switch x := a.v.(type) {
+		case *types.AttributeValueMemberS:
+			out[a.name] = sl.s(x.Value, len(r.attrs))
+		case *types.AttributeValueMemberN:
+			out[a.name] = sl.n(x.Value, len(r.attrs))
+		default:
+			out[a.name] = ddbexpr.Copy(a.v)
+		}
+	}
+	return out
+}
+
 // copyItem returns a deep copy of a stored item, drawing scalar members
 // from the slab.
 func (sl *slab) copyItem(it item) item {
@@ -74,7 +90,7 @@ func importItem(it item) (item, error) {
 		if k == "" {
 			return nil, validation("One or more parameter values were invalid: An attribute name may not be empty")
 		}
-		if x, ok := v.(*types.AttributeValueMemberS); ok {
+		if x, ok := v.(*types.AttributeValueMemberS); ok && x != nil {
 			if ss == nil {
 				ss = make([]types.AttributeValueMemberS, 0, len(it))
 			}
@@ -91,22 +107,80 @@ func importItem(it item) (item, error) {
 	return out, nil
 }
 
+// isNil reports whether v is nil or a nil member pointer.
+func isNil(v types.AttributeValue) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case *types.AttributeValueMemberS:
+		return x == nil
+	case *types.AttributeValueMemberN:
+		return x == nil
+	case *types.AttributeValueMemberB:
+		return x == nil
+	case *types.AttributeValueMemberBOOL:
+		return x == nil
+	case *types.AttributeValueMemberNULL:
+		return x == nil
+	case *types.AttributeValueMemberSS:
+		return x == nil
+	case *types.AttributeValueMemberNS:
+		return x == nil
+	case *types.AttributeValueMemberBS:
+		return x == nil
+	case *types.AttributeValueMemberL:
+		return x == nil
+	case *types.AttributeValueMemberM:
+		return x == nil
+	}
+	return false
+}
+
+var errEmptyValue = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+
 func importValue(v types.AttributeValue) (types.AttributeValue, error) {
+	return importValueCopy(v, true)
+}
+
+// checkValue validates v like importValue without copying it.
+func checkValue(v types.AttributeValue) error {
+	_, err := importValueCopy(v, false)
+	return err
+}
+
+// importValueCopy validates v and, when cp is set, returns a deep copy with
+// numbers in canonical form; otherwise it returns v itself.
+func importValueCopy(v types.AttributeValue, cp bool) (types.AttributeValue, error) {
+	if isNil(v) {
+		return nil, validation(errEmptyValue)
+	}
 	switch x := v.(type) {
 	case *types.AttributeValueMemberS:
+		if !cp {
+			return v, nil
+		}
 		return &types.AttributeValueMemberS{Value: x.Value}, nil
 	case *types.AttributeValueMemberN:
 		n, err := ddbexpr.ParseNumber(x.Value)
 		if err != nil {
 			return nil, validation(err.Error())
 		}
+		if !cp {
+			return v, nil
+		}
 		return &types.AttributeValueMemberN{Value: n.String()}, nil
 	case *types.AttributeValueMemberB:
+		if !cp {
+			return v, nil
+		}
 		if x.Value == nil {
 			return &types.AttributeValueMemberB{Value: []byte{}}, nil
 		}
 		return &types.AttributeValueMemberB{Value: bytes.Clone(x.Value)}, nil
 	case *types.AttributeValueMemberBOOL:
+		if !cp {
+			return v, nil
+		}
 		return &types.AttributeValueMemberBOOL{Value: x.Value}, nil
 	case *types.AttributeValueMemberNULL:
 		if !x.Value {
@@ -123,6 +197,9 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 				return nil, validationf("One or more parameter values were invalid: Input collection %s contains duplicates", listString(x.Value))
 			}
 			seen[s] = true
+		}
+		if !cp {
+			return v, nil
 		}
 		return &types.AttributeValueMemberSS{Value: append([]string(nil), x.Value...)}, nil
 	case *types.AttributeValueMemberNS:
@@ -143,6 +220,9 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 			seen[c] = true
 			out[i] = c
 		}
+		if !cp {
+			return v, nil
+		}
 		return &types.AttributeValueMemberNS{Value: out}, nil
 	case *types.AttributeValueMemberBS:
 		if len(x.Value) == 0 {
@@ -157,8 +237,19 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 			seen[string(b)] = true
 			out[i] = bytes.Clone(b)
 		}
+		if !cp {
+			return v, nil
+		}
 		return &types.AttributeValueMemberBS{Value: out}, nil
 	case *types.AttributeValueMemberL:
+		if !cp {
+			for _, e := range x.Value {
+				if err := checkValue(e); err != nil {
+					return nil, err
+				}
+			}
+			return v, nil
+		}
 		out := make([]types.AttributeValue, len(x.Value))
 		for i, e := range x.Value {
 			nv, err := importValue(e)
@@ -169,6 +260,14 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 		}
 		return &types.AttributeValueMemberL{Value: out}, nil
 	case *types.AttributeValueMemberM:
+		if !cp {
+			for _, e := range x.Value {
+				if err := checkValue(e); err != nil {
+					return nil, err
+				}
+			}
+			return v, nil
+		}
 		out := make(item, len(x.Value))
 		for k, e := range x.Value {
 			nv, err := importValue(e)
@@ -179,7 +278,7 @@ func importValue(v types.AttributeValue) (types.AttributeValue, error) {
 		}
 		return &types.AttributeValueMemberM{Value: out}, nil
 	}
-	return nil, validation("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+	return nil, validation(errEmptyValue)
 }
 
 func listString(s []string) string { return "[" + strings.Join(s, ", ") + "]" }
@@ -254,6 +353,24 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 	if r.names != nil && len(r.names) == 0 {
 		return nil, validation("ExpressionAttributeNames must not be empty")
 	}
+	for k := range r.names {
+		if !validPlaceholder(k, '#') {
+			return nil, validationf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
+		}
+	}
+	for k := range r.values {
+		if !validPlaceholder(k, ':') {
+			return nil, validationf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
+		}
+	}
+	for _, e := range []struct {
+		label string
+		s     *string
+	}{{"KeyConditionExpression", r.key}, {"UpdateExpression", r.update}, {"ConditionExpression", r.cond}, {"FilterExpression", r.filter}, {"ProjectionExpression", r.proj}} {
+		if e.s != nil && len(*e.s) > maxExprSize {
+			return nil, validationf("Invalid %s: Expression size has exceeded the maximum allowed size; expression size: %d", e.label, len(*e.s))
+		}
+	}
 	haveExpr := false
 	var used []*ddbexpr.Expr
 	parseCond := func(label string, s *string) (*ddbexpr.Condition, error) {
@@ -307,17 +424,23 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		return x, nil
 	}
 	if len(r.values) > 0 {
-		x.env.Values = make(map[string]types.AttributeValue, len(r.values))
+		// Values are copied (numbers made canonical) only when an update
+		// may store them; other expressions only read them.
+		if x.update != nil {
+			x.env.Values = make(map[string]types.AttributeValue, len(r.values))
+		} else {
+			x.env.Values = r.values
+		}
 		for k, v := range r.values {
-			nv, err := importValue(v)
+			nv, err := importValueCopy(v, x.update != nil)
 			if err != nil {
-				return nil, validationf("ExpressionAttributeValues contains invalid value: %s for key %s", strings.TrimPrefix(apiMessage(err), ""), k)
+				return nil, validationf("ExpressionAttributeValues contains invalid value: %s for key %s", apiMessage(err), k)
 			}
-			x.env.Values[k] = nv
+			if x.update != nil {
+				x.env.Values[k] = nv
+			}
 		}
 	}
-	labels := []string{"KeyConditionExpression", "UpdateExpression", "ConditionExpression", "FilterExpression", "ProjectionExpression"}
-	_ = labels
 	check := func(label string, e *ddbexpr.Expr) error {
 		if e == nil {
 			return nil
@@ -337,6 +460,9 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 			return nil, err
 		}
 		if err := x.update.CheckPaths(&x.env); err != nil {
+			return nil, validationf("Invalid UpdateExpression: %s", err.Error())
+		}
+		if err := x.update.CheckOperandTypes(&x.env); err != nil {
 			return nil, validationf("Invalid UpdateExpression: %s", err.Error())
 		}
 	}
@@ -359,30 +485,12 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		}
 	}
 	if len(r.names) > 0 {
-		unused := map[string]bool{}
-		for n := range r.names {
-			unused[n] = true
-		}
-		for _, e := range used {
-			for _, n := range e.Names {
-				delete(unused, n)
-			}
-		}
-		if len(unused) > 0 {
+		if unused := unusedKeys(r.names, used, func(e *ddbexpr.Expr) []string { return e.Names }); unused != nil {
 			return nil, validationf("Value provided in ExpressionAttributeNames unused in expressions: keys: %s", keySet(unused))
 		}
 	}
 	if len(r.values) > 0 {
-		unused := map[string]bool{}
-		for n := range r.values {
-			unused[n] = true
-		}
-		for _, e := range used {
-			for _, n := range e.Values {
-				delete(unused, n)
-			}
-		}
-		if len(unused) > 0 {
+		if unused := unusedKeys(r.values, used, func(e *ddbexpr.Expr) []string { return e.Values }); unused != nil {
 			return nil, validationf("Value provided in ExpressionAttributeValues unused in expressions: keys: %s", keySet(unused))
 		}
 	}
@@ -398,6 +506,21 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		}
 	}
 	return x, nil
+}
+
+const maxExprSize = 4096
+
+func validPlaceholder(k string, prefix byte) bool {
+	if len(k) < 2 || k[0] != prefix {
+		return false
+	}
+	for i := 1; i < len(k); i++ {
+		c := k[i]
+		if !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
 }
 
 func apiMessage(err error) string {
@@ -417,4 +540,30 @@ func evalErr(label string, err error) error {
 		return validation(e.Msg)
 	}
 	return validation(fmt.Sprint(err))
+}
+
+// unusedKeys returns the keys of m that no expression uses, or nil.
+func unusedKeys[V any](m map[string]V, used []*ddbexpr.Expr, list func(*ddbexpr.Expr) []string) map[string]bool {
+	var unused map[string]bool
+	for k := range m {
+		found := false
+		for _, e := range used {
+			for _, u := range list(e) {
+				if u == k {
+					found = true
+					break
+				}
+			}
+			if found {
+				break
+			}
+		}
+		if !found {
+			if unused == nil {
+				unused = map[string]bool{}
+			}
+			unused[k] = true
+		}
+	}
+	return unused
 }

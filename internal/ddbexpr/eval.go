@@ -218,7 +218,10 @@ func (env *Env) eval(it Item, c *Cond) (bool, error) {
 var validTypes = map[string]bool{"S": true, "SS": true, "N": true, "NS": true, "B": true, "BS": true, "BOOL": true, "NULL": true, "L": true, "M": true}
 
 func (env *Env) evalFunc(it Item, c *Cond) (bool, error) {
-	v, ok := env.Get(it, c.Args[0].Path)
+	v, ok, err := env.operand(it, c.Args[0])
+	if err != nil {
+		return false, err
+	}
 	switch c.Op {
 	case "attribute_exists":
 		return ok, nil
@@ -549,16 +552,11 @@ func (u *Update) Apply(old Item, env *Env) (Item, error) {
 
 // modify walks to the parent of the last element of p, copying
 // containers on the way, and calls fn with the (copied) parent container.
-func (env *Env) modify(it Item, p Path, create bool, fn func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error)) error {
+func (env *Env) modify(it Item, p Path, fn func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error)) error {
 	if len(p) == 1 {
-		top := env.name(p[0].Name)
-		nv, err := fn(&types.AttributeValueMemberM{Value: it}, p[0])
-		if err != nil {
-			return err
-		}
-		_ = nv
-		_ = top
-		return nil
+		// The item itself is the parent; fn edits it in place.
+		_, err := fn(&types.AttributeValueMemberM{Value: it}, p[0])
+		return err
 	}
 	var rec func(cur types.AttributeValue, i int) (types.AttributeValue, error)
 	rec = func(cur types.AttributeValue, i int) (types.AttributeValue, error) {
@@ -660,7 +658,7 @@ func copyContainer(v types.AttributeValue) (types.AttributeValue, error) {
 }
 
 func (env *Env) set(it Item, p Path, v types.AttributeValue) error {
-	return env.modify(it, p, true, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+	return env.modify(it, p, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
 		switch x := parent.(type) {
 		case *types.AttributeValueMemberM:
 			if last.IsIndex {
@@ -682,7 +680,7 @@ func (env *Env) set(it Item, p Path, v types.AttributeValue) error {
 }
 
 func (env *Env) remove(it Item, p Path) error {
-	err := env.modify(it, p, false, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+	err := env.modify(it, p, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
 		switch x := parent.(type) {
 		case *types.AttributeValueMemberM:
 			if last.IsIndex {
@@ -704,7 +702,7 @@ func (env *Env) remove(it Item, p Path) error {
 
 func (env *Env) add(it Item, a ValueAction) error {
 	val := env.Values[a.Value]
-	return env.modify(it, a.Path, true, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+	return env.modify(it, a.Path, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
 		var cur types.AttributeValue
 		switch x := parent.(type) {
 		case *types.AttributeValueMemberM:
@@ -827,7 +825,7 @@ func addValues(cur, val types.AttributeValue) (types.AttributeValue, error) {
 
 func (env *Env) del(it Item, a ValueAction) error {
 	val := env.Values[a.Value]
-	err := env.modify(it, a.Path, false, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
+	err := env.modify(it, a.Path, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
 		var cur types.AttributeValue
 		switch x := parent.(type) {
 		case *types.AttributeValueMemberM:
@@ -1026,4 +1024,57 @@ func (c *Condition) TopNames(env *Env) []string {
 	}
 	walk(c.Root)
 	return names
+}
+
+var longTypeNames = map[string]string{
+	"S": "STRING", "N": "NUMBER", "B": "BINARY", "BOOL": "BOOLEAN", "NULL": "NULL",
+	"L": "LIST", "M": "MAP", "SS": "STRING_SET", "NS": "NUMBER_SET", "BS": "BINARY_SET",
+}
+
+// CheckOperandTypes rejects constant operands of the wrong type for ADD,
+// DELETE, + and -, and list_append, as DynamoDB does before evaluation.
+func (u *Update) CheckOperandTypes(env *Env) error {
+	for _, a := range u.Add {
+		switch t := TypeName(env.Values[a.Value]); t {
+		case "N", "SS", "NS", "BS":
+		default:
+			return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator: ADD, operand type: %s, typeSet: ALLOWED_FOR_ADD_OPERAND", longTypeNames[t])}
+		}
+	}
+	for _, a := range u.Delete {
+		switch t := TypeName(env.Values[a.Value]); t {
+		case "SS", "NS", "BS":
+		default:
+			return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator: DELETE, operand type: %s, typeSet: ALLOWED_FOR_DELETE_OPERAND", longTypeNames[t])}
+		}
+	}
+	var walk func(o *Operand) error
+	walk = func(o *Operand) error {
+		want, name := "", ""
+		switch o.Kind {
+		case OpPlus:
+			want, name = "N", "+"
+		case OpMinus:
+			want, name = "N", "-"
+		case OpListAppend:
+			want, name = "L", "list_append"
+		}
+		for _, a := range o.Args {
+			if want != "" && a.Kind == OpValue {
+				if t := TypeName(env.Values[a.Value]); t != want {
+					return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", name, t)}
+				}
+			}
+			if err := walk(a); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, a := range u.Set {
+		if err := walk(a.Value); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -18,7 +18,7 @@ type Number struct {
 // Number errors, with DynamoDB's messages.
 var (
 	ErrNotNumber     = errors.New("A value provided cannot be converted into a number")
-	ErrNumPrecision  = errors.New("Attempting to store more than 38 significant digits in a Number")
+	ErrNumPrecision  = errors.New("DynamoDB only supports precision up to 38 digits")
 	ErrNumOverflow   = errors.New("Number overflow. Attempting to store a number with magnitude larger than supported range")
 	ErrNumUnderflow  = errors.New("Number underflow. Attempting to store a number with magnitude smaller than supported range")
 	errEmptyNumber   = ErrNotNumber

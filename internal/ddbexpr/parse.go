@@ -141,12 +141,15 @@ func (p *parser) next() token {
 }
 
 // errHere reports a syntax error at the current token; like DynamoDB,
-// "near" spans the previous and the current token.
+// "near" spans the previous, the current and the next token.
 func (p *parser) errHere() error {
 	t := p.peek()
 	start, end := t.pos, t.pos+len(t.text)
 	if t.kind == tEOF {
 		end = len(p.src)
+	} else if p.pos+1 < len(p.toks) && p.toks[p.pos+1].kind != tEOF {
+		n := p.toks[p.pos+1]
+		end = n.pos + len(n.text)
 	}
 	if p.pos > 0 {
 		start = p.toks[p.pos-1].pos
@@ -442,8 +445,15 @@ func (p *parser) parsePrimary() (*Cond, error) {
 			if len(args) != n {
 				return nil, &SyntaxError{fmt.Sprintf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", t.text, len(args))}
 			}
-			if args[0].Kind != OpPath {
+			// contains and begins_with take any operands.
+			if args[0].Kind != OpPath && t.text != "contains" && t.text != "begins_with" {
 				return nil, &SyntaxError{fmt.Sprintf("Operator or function requires a document path; operator or function: %s", t.text)}
+			}
+			if nt := p.peek(); nt.kind == tPunct || p.isKeyword("BETWEEN") || p.isKeyword("IN") {
+				switch nt.text {
+				case "=", "<>", "<", "<=", ">", ">=", "BETWEEN", "between", "IN", "in":
+					return nil, &SyntaxError{fmt.Sprintf("The function is not allowed to be used this way in an expression; function: %s", t.text)}
+				}
 			}
 			return &Cond{Kind: CondFunc, Op: t.text, Args: args}, nil
 		}
@@ -457,6 +467,11 @@ func (p *parser) parsePrimary() (*Cond, error) {
 	l, err := p.parseCondOperand()
 	if err != nil {
 		return nil, err
+	}
+	if l.Kind == OpSize {
+		if nt := p.peek(); nt.kind == tEOF || p.isKeyword("AND") || p.isKeyword("OR") || (nt.kind == tPunct && nt.text == ")") {
+			return nil, &SyntaxError{"The function is not allowed to be used this way in an expression; function: size"}
+		}
 	}
 	switch {
 	case p.isKeyword("BETWEEN"):

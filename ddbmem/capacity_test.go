@@ -1,0 +1,55 @@
+package ddbmem_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// TestConsumedCapacity replays a scenario whose units were recorded on
+// DynamoDB Local.
+func TestConsumedCapacity(t *testing.T) {
+	db := newTable(t)
+	tbl := aws.String("tbl")
+	const total = types.ReturnConsumedCapacityTotal
+	units := func(label string, c *types.ConsumedCapacity, want float64) {
+		t.Helper()
+		if c == nil || aws.ToString(c.TableName) != "tbl" || aws.ToFloat64(c.CapacityUnits) != want {
+			t.Errorf("%s: %+v, want %v units", label, c, want)
+		}
+	}
+	big := key("a", "1")
+	big["x"] = s(strings.Repeat("x", 5000))
+	p, _ := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: tbl, Item: big, ReturnConsumedCapacity: total})
+	units("put 5 KB", p.ConsumedCapacity, 5)
+	p, _ = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: tbl, Item: key("a", "2"), ReturnConsumedCapacity: total})
+	units("put small", p.ConsumedCapacity, 1)
+	g, _ := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: tbl, Key: key("a", "1"), ReturnConsumedCapacity: total})
+	units("get 5 KB", g.ConsumedCapacity, 1)
+	g, _ = db.GetItem(ctx, &dynamodb.GetItemInput{TableName: tbl, Key: key("a", "1"), ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: total})
+	units("get 5 KB consistent", g.ConsumedCapacity, 2)
+	g, _ = db.GetItem(ctx, &dynamodb.GetItemInput{TableName: tbl, Key: key("a", "9"), ReturnConsumedCapacity: total})
+	units("get missing", g.ConsumedCapacity, 0.5)
+	q, _ := db.Query(ctx, &dynamodb.QueryInput{TableName: tbl, KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: map[string]av{":p": s("a")}, ReturnConsumedCapacity: total})
+	units("query", q.ConsumedCapacity, 1)
+	q, _ = db.Query(ctx, &dynamodb.QueryInput{TableName: tbl, KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: map[string]av{":p": s("zz")}, ReturnConsumedCapacity: total})
+	units("query empty", q.ConsumedCapacity, 0)
+	d, _ := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: tbl, Key: key("a", "9"), ReturnConsumedCapacity: total})
+	units("delete missing", d.ConsumedCapacity, 1)
+	bg, _ := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"tbl": {Keys: []map[string]av{key("a", "1"), key("a", "2"), key("a", "3")}}}, ReturnConsumedCapacity: total})
+	if len(bg.ConsumedCapacity) != 1 {
+		t.Fatalf("batch get capacity %v", bg.ConsumedCapacity)
+	}
+	units("batch get", &bg.ConsumedCapacity[0], 2)
+	tw, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: tbl, Item: key("c", "1")}}, {Put: &types.Put{TableName: tbl, Item: key("c", "2")}}}, ReturnConsumedCapacity: total})
+	if err != nil || len(tw.ConsumedCapacity) != 1 {
+		t.Fatalf("transact write capacity %v %v", tw, err)
+	}
+	units("transact write", &tw.ConsumedCapacity[0], 4)
+	if g, _ := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: tbl, Key: key("a", "1")}); g.ConsumedCapacity != nil {
+		t.Error("capacity reported without being asked for")
+	}
+}

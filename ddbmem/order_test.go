@@ -1,0 +1,121 @@
+package ddbmem_test
+
+import (
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/go-cmp/cmp"
+	"github.com/tablekit/tablekit/ddbmem"
+)
+
+// sortTable returns an engine with table "srt" whose sort key has type typ.
+func sortTable(t *testing.T, typ types.ScalarAttributeType) *ddbmem.DB {
+	t.Helper()
+	db := ddbmem.New()
+	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName: aws.String("srt"), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}, {AttributeName: aws.String("sk"), AttributeType: typ}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func TestSortOrder(t *testing.T) {
+	t.Run("N", func(t *testing.T) {
+		db := sortTable(t, "N")
+		for _, v := range []string{"10", "-1.5", "2", "0", "-10", "0.001", "1e3", "99999999999999999999999999999999999999", "-0.0001"} {
+			if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("srt"), Item: map[string]av{"pk": s("p"), "sk": n(v)}}); err != nil {
+				t.Fatal(v, err)
+			}
+		}
+		out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("srt"), KeyConditionExpression: aws.String("pk = :p AND sk BETWEEN :a AND :b"),
+			ExpressionAttributeValues: map[string]av{":p": s("p"), ":a": n("-10"), ":b": n("1000")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range out.Items {
+			got = append(got, it["sk"].(*types.AttributeValueMemberN).Value)
+		}
+		want := []string{"-10", "-1.5", "-0.0001", "0", "0.001", "2", "10", "1000"}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatal(d)
+		}
+	})
+	t.Run("S bytewise", func(t *testing.T) {
+		db := sortTable(t, "S")
+		for _, v := range []string{"b", "a", "B", "가", "a\x00", "ab", "é"} {
+			if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("srt"), Item: map[string]av{"pk": s("p"), "sk": s(v)}}); err != nil {
+				t.Fatal(v, err)
+			}
+		}
+		out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("srt"), KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: map[string]av{":p": s("p")}, ScanIndexForward: aws.Bool(false)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range out.Items {
+			got = append(got, it["sk"].(*types.AttributeValueMemberS).Value)
+		}
+		want := []string{"가", "é", "b", "ab", "a\x00", "a", "B"}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatal(d)
+		}
+	})
+	t.Run("B", func(t *testing.T) {
+		db := sortTable(t, "B")
+		for _, v := range [][]byte{{2}, {1, 0}, {1}, {0xff}, {0, 0xff}} {
+			if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("srt"), Item: map[string]av{"pk": s("p"), "sk": &types.AttributeValueMemberB{Value: v}}}); err != nil {
+				t.Fatal(v, err)
+			}
+		}
+		out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("srt"), KeyConditionExpression: aws.String("pk = :p AND begins_with(sk, :b)"),
+			ExpressionAttributeValues: map[string]av{":p": s("p"), ":b": &types.AttributeValueMemberB{Value: []byte{1}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [][]byte
+		for _, it := range out.Items {
+			got = append(got, it["sk"].(*types.AttributeValueMemberB).Value)
+		}
+		if d := cmp.Diff([][]byte{{1}, {1, 0}}, got); d != "" {
+			t.Fatal(d)
+		}
+	})
+}
+
+func TestQueryValidation(t *testing.T) {
+	db := newTable(t)
+	vals := map[string]av{":p": s("a")}
+	cases := []struct {
+		name string
+		in   dynamodb.QueryInput
+		msg  string
+	}{
+		{"OR", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p OR sk = :p")}, "Invalid operator used in KeyConditionExpression: OR"},
+		{"no partition key", dynamodb.QueryInput{KeyConditionExpression: aws.String("sk = :p")}, "Query condition missed key schema element"},
+		{"partition key range", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk < :p")}, "Query key condition not supported"},
+		{"three conditions", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND sk > :p AND sk < :p")}, "KeyConditionExpressions must only contain one condition per key"},
+		{"type", dynamodb.QueryInput{IndexName: aws.String("gsi"), KeyConditionExpression: aws.String("gpk = :p AND gsk = :p")}, "One or more parameter values were invalid: Condition parameter type does not match schema type"},
+		{"no index", dynamodb.QueryInput{IndexName: aws.String("nope"), KeyConditionExpression: aws.String("pk = :p")}, "The table does not have the specified index: nope"},
+		{"count with projection", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"), Select: types.SelectCount, ProjectionExpression: aws.String("x")}, "Cannot specify the ProjectionExpression when choosing to get only the Count"},
+		{"consistent GSI", dynamodb.QueryInput{IndexName: aws.String("gsi"), KeyConditionExpression: aws.String("gpk = :p"), ConsistentRead: aws.Bool(true)}, "Consistent reads are not supported on global secondary indexes"},
+		{"start key elsewhere", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"), ExclusiveStartKey: key("b", "1")}, "The provided starting key does not match the range key predicate"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := c.in
+			in.TableName = aws.String("tbl")
+			in.ExpressionAttributeValues = vals
+			_, err := db.Query(ctx, &in)
+			if !isValidation(err) || apiMsg(err) != c.msg {
+				t.Fatalf("got %v, want %q", err, c.msg)
+			}
+		})
+	}
+}
