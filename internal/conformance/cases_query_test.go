@@ -410,6 +410,40 @@ var queryCases = append(sortKeyCases(), []tc{
 }...)
 
 func init() {
+	queryCases = append(queryCases,
+		tc{
+			name:   "Query/ExclusiveStartKey outside the key condition",
+			tables: tables(tPKSK()),
+			items:  qItems(5),
+			steps: []step{
+				fail(eValid, qIn(func(q *dynamodb.QueryInput) {
+					q.KeyConditionExpression = str("pk = :p AND sk > :s")
+					q.ExpressionAttributeValues[":s"] = S("002")
+					q.ExclusiveStartKey = pks("p", "001")
+				})),
+				fail(eValid, qIn(func(q *dynamodb.QueryInput) {
+					q.KeyConditionExpression = str("pk = :p AND begins_with(sk, :s)")
+					q.ExpressionAttributeValues[":s"] = S("00")
+					q.ExclusiveStartKey = pks("p", "100")
+				})),
+				do(qIn(func(q *dynamodb.QueryInput) {
+					q.KeyConditionExpression = str("pk = :p AND sk > :s")
+					q.ExpressionAttributeValues[":s"] = S("001")
+					q.ExclusiveStartKey = pks("p", "003")
+				})),
+			},
+		},
+		tc{
+			name:   "Query/begins_with empty operand",
+			tables: tables(tPKSK(), table("T2", hs("pk", "S"), hs("sk", "B"))),
+			items:  qItems(2),
+			steps: []step{
+				fail(eValid, query("pk = :p AND begins_with(sk, :s)", vals{":p": S("p"), ":s": S("")})),
+				fail(eValid, &dynamodb.QueryInput{TableName: str("T2"), KeyConditionExpression: str("pk = :p AND begins_with(sk, :s)"),
+					ExpressionAttributeValues: vals{":p": S("p"), ":s": B()}}),
+			},
+		},
+	)
 	queryCases = group(queryCases, "Query/invalid key conditions",
 		"Query/missing hash condition", "Query/hash condition not equality", "Query/non-key attribute in key condition",
 		"Query/OR in key condition", "Query/two sort key conditions", "Query/unused value placeholder",

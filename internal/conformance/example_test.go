@@ -13,3 +13,16 @@ func Example() {
 	// Output:
 	// {"bin":{"B":"cafe"},"n":{"N":"1.5"},"pk":{"S":"a"},"tags":{"SS":["a","b"]}}
 }
+
+func Example_canonNum() {
+	for _, s := range []string{"1.50", "-0", "3e1", "-1.0E-3", "00012", "1E+3"} {
+		fmt.Println(s, "->", canonNum(s))
+	}
+	// Output:
+	// 1.50 -> 1.5
+	// -0 -> 0
+	// 3e1 -> 30
+	// -1.0E-3 -> -0.001
+	// 00012 -> 12
+	// 1E+3 -> 1000
+}

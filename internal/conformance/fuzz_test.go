@@ -64,20 +64,67 @@ func FuzzDifferential(f *testing.F) {
 	})
 }
 
-// fuzzTable has a string hash key, a number sort key and a GSI on g/u.
-func fuzzTable() *dynamodb.CreateTableInput {
-	t := table("T", hs("pk", "S"), hs("sk", "N"))
+// fuzzTable has a string hash key, a sort key of type skType (chosen by
+// the seed) and a GSI on g/u.
+func fuzzTable(skType string) *dynamodb.CreateTableInput {
+	t := table("T", hs("pk", "S"), hs("sk", skType))
 	return withGSI(t, "byG", hs("g", "S"), hs("u", "N"), projection(types.ProjectionTypeInclude, "n"))
 }
 
 // gen produces random operations.
-type gen struct{ r *rand.Rand }
+type gen struct {
+	r      *rand.Rand
+	skType string // S, N or B
+}
 
 func newGen(seed []byte) *gen {
 	h := fnv.New64a()
 	h.Write(seed)
 	s := h.Sum64()
-	return &gen{rand.New(rand.NewPCG(s, uint64(len(seed))+0x9e3779b97f4a7c15))}
+	g := &gen{r: rand.New(rand.NewPCG(s, uint64(len(seed))+0x9e3779b97f4a7c15))}
+	g.skType = []string{"N", "S", "B"}[g.pick(3)]
+	return g
+}
+
+// Constructs of open entries in /work/engine-diffs.md, off until fixed:
+// random ExclusiveStartKeys, which may lie outside the key condition (#15),
+// and empty begins_with operands on sort keys (#16).
+const (
+	fuzzStartKeys   = false
+	fuzzEmptyPrefix = false
+)
+
+var (
+	fuzzStrings = []string{"a", "ab", "a#1", "a#10", "a#2", "b", "B", "é", "0", "~"}
+	fuzzBinary  = [][]byte{{0}, {1}, {1, 0}, {0x7f}, {0x80}, {0xff}, {0xff, 0}, {1, 2}}
+)
+
+// skVal returns a random sort key value of the table's type.
+func (g *gen) skVal() types.AttributeValue {
+	switch g.skType {
+	case "S":
+		return S(fuzzStrings[g.pick(len(fuzzStrings))])
+	case "B":
+		return B(fuzzBinary[g.pick(len(fuzzBinary))]...)
+	}
+	return N(g.num())
+}
+
+// skPrefix returns a begins_with operand, or nil for number sort keys.
+func (g *gen) skPrefix() types.AttributeValue {
+	switch g.skType {
+	case "S":
+		if fuzzEmptyPrefix && g.chance(0.2) {
+			return S("")
+		}
+		return S([]string{"a", "a#", "a#1", "b"}[g.pick(4)])
+	case "B":
+		if fuzzEmptyPrefix && g.chance(0.2) {
+			return B()
+		}
+		return B([][]byte{{1}, {0xff}, {0x80}}[g.pick(3)]...)
+	}
+	return nil
 }
 
 func (g *gen) pick(n int) int { return g.r.IntN(n) }
@@ -103,7 +150,7 @@ func (g *gen) pkVal() string { return []string{"a", "b", "c"}[g.pick(3)] }
 
 func (g *gen) word() string { return []string{"", "x", "xy", "ab", "abc", "b", "zz"}[g.pick(7)] }
 
-func (g *gen) key() I { return I{"pk": S(g.pkVal()), "sk": N(g.num())} }
+func (g *gen) key() I { return I{"pk": S(g.pkVal()), "sk": g.skVal()} }
 
 // item returns a random item; loose allows non-canonical text for the
 // top-level number n (only PutItem canonicalizes it on DynamoDB Local).
@@ -185,7 +232,7 @@ var fuzzReturnValues = []types.ReturnValue{"", types.ReturnValueNone, types.Retu
 	types.ReturnValueUpdatedOld, types.ReturnValueAllNew, types.ReturnValueUpdatedNew}
 
 func (g *gen) update() (string, vals) {
-	switch g.pick(9) {
+	switch g.pick(11) {
 	case 0:
 		return "SET n = n + :d", vals{":d": N(g.cnum())}
 	case 1:
@@ -202,8 +249,12 @@ func (g *gen) update() (string, vals) {
 		return "SET l = list_append(if_not_exists(l, :e), :l)", vals{":e": L(), ":l": L(N(g.cnum()))}
 	case 7:
 		return "ADD n :d SET g = :g, u = :u", vals{":d": N(g.cnum()), ":g": S("g1"), ":u": N(g.cnum())}
-	default:
+	case 8:
 		return "SET m.k = :s REMOVE g", vals{":s": S(g.word())}
+	case 9:
+		return "SET l[1] = :v, m.v = if_not_exists(m.v, :v)", vals{":v": N(g.cnum())}
+	default:
+		return "REMOVE m.v, l[1] ADD ss :s", vals{":s": SS("p")}
 	}
 }
 
@@ -245,24 +296,61 @@ func (g *gen) op() step {
 			in.ReturnValues = types.ReturnValueAllOld
 		}
 		return step{in: in, err: "any"}
+	case k < 52:
+		in := get(g.key())
+		if g.chance(0.4) {
+			in.ProjectionExpression = str("n, m.k, l[1], ss, nope")
+		}
+		return step{in: in, err: "any"}
+	case k < 55:
+		keys := []I{g.key()}
+		if k2 := g.key(); !sameKey(keys[0], k2) {
+			keys = append(keys, k2)
+		}
+		return step{in: bg(map[string]types.KeysAndAttributes{"T": {Keys: keys, ConsistentRead: aws.Bool(true)}}), err: "any"}
 	case k < 58:
-		return step{in: get(g.key()), err: "any"}
+		k1, k2 := g.key(), g.key()
+		in := tg(tgGet("T", k1))
+		if !sameKey(k1, k2) {
+			in.TransactItems = append(in.TransactItems, types.TransactGetItem{Get: &types.Get{TableName: str("T"), Key: k2,
+				ProjectionExpression: str("sk, n")}})
+		}
+		return step{in: in, err: "any"}
 	case k < 75:
-		q := query("pk = :p", vals{":p": S(g.pkVal())})
-		switch g.pick(7) {
+		p := g.pkVal()
+		q := query("pk = :p", vals{":p": S(p)})
+		switch g.pick(9) {
 		case 0:
 			q.KeyConditionExpression = str("pk = :p AND sk = :v")
-			q.ExpressionAttributeValues[":v"] = N(g.num())
+			q.ExpressionAttributeValues[":v"] = g.skVal()
 		case 1:
 			q.KeyConditionExpression = str("pk = :p AND sk < :v")
-			q.ExpressionAttributeValues[":v"] = N(g.num())
+			q.ExpressionAttributeValues[":v"] = g.skVal()
 		case 2:
 			q.KeyConditionExpression = str("pk = :p AND sk >= :v")
-			q.ExpressionAttributeValues[":v"] = N(g.num())
+			q.ExpressionAttributeValues[":v"] = g.skVal()
 		case 3:
+			q.KeyConditionExpression = str("pk = :p AND sk > :v")
+			q.ExpressionAttributeValues[":v"] = g.skVal()
+		case 4:
+			q.KeyConditionExpression = str("pk = :p AND sk <= :v")
+			q.ExpressionAttributeValues[":v"] = g.skVal()
+		case 5:
+			// Bounds may come out reversed: a validation error on both.
 			q.KeyConditionExpression = str("pk = :p AND sk BETWEEN :a AND :b")
-			q.ExpressionAttributeValues[":a"] = N("-1")
-			q.ExpressionAttributeValues[":b"] = N(g.num())
+			q.ExpressionAttributeValues[":a"] = g.skVal()
+			q.ExpressionAttributeValues[":b"] = g.skVal()
+		case 6:
+			if pre := g.skPrefix(); pre != nil {
+				q.KeyConditionExpression = str("pk = :p AND begins_with(sk, :v)")
+				q.ExpressionAttributeValues[":v"] = pre
+			}
+		}
+		if fuzzStartKeys && g.chance(0.2) {
+			q.ExclusiveStartKey = I{"pk": S(p), "sk": g.skVal()}
+		}
+		if g.chance(0.2) {
+			q.ProjectionExpression = str("sk, n, l[0], m")
 		}
 		if g.chance(0.5) {
 			q.ScanIndexForward = aws.Bool(false)
@@ -289,6 +377,13 @@ func (g *gen) op() step {
 		}
 		if g.chance(0.3) {
 			s.ProjectionExpression = str("pk, sk, n, l[0], m.k")
+		}
+		if g.chance(0.3) {
+			// Scan order is the implementation's: page through and
+			// compare the union.
+			s.Limit = aws.Int32(int32(1 + g.pick(5)))
+			s.ConsistentRead = aws.Bool(true)
+			return step{in: s, mode: modeScanAll, err: "any"}
 		}
 		return step{in: s, err: "any"}
 	case k < 87:
@@ -376,6 +471,10 @@ func runSequence(t *testing.T, lc entity.Client, seed []byte, ops int, deletions
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	n := newNameMap()
+	// DynamoDB Local returns the text of computed numbers as its decimal
+	// arithmetic leaves it (1.5 + -2.5 reads back "-1.0"), where DynamoDB
+	// returns "-1": numbers are compared by value here.
+	n.canonNumbers = true
 	eng := ddbmem.New()
 	tgts := []target{{"DynamoDB Local", lc}, {"engine", eng}}
 	t.Cleanup(func() {
@@ -396,12 +495,12 @@ func runSequence(t *testing.T, lc entity.Client, seed []byte, ops int, deletions
 			drop()
 		}()
 	})
+	g := newGen(seed)
 	for _, tg := range tgts {
-		if r := exec(ctx, tg, do(fuzzTable()), n); r.Err != nil {
+		if r := exec(ctx, tg, do(fuzzTable(g.skType)), n); r.Err != nil {
 			t.Fatalf("%s: create table: %s", tg.name, r.Err.Detail)
 		}
 	}
-	g := newGen(seed)
 	var history []string
 	for i := 0; i < ops; i++ {
 		s := g.op()

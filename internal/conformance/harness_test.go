@@ -231,6 +231,9 @@ type nameMap struct {
 	mu   sync.Mutex
 	real map[string]string
 	back map[string]string
+	// canonNumbers makes the normalizer compare numbers by value (in
+	// DynamoDB's canonical text) instead of by their returned text.
+	canonNumbers bool
 }
 
 func newNameMap() *nameMap {
@@ -731,7 +734,7 @@ func plain(v reflect.Value, n *nameMap) any {
 		if v.Kind() == reflect.Pointer && v.IsNil() {
 			return nil
 		}
-		return avPlain(v.Interface().(types.AttributeValue))
+		return avPlain(v.Interface().(types.AttributeValue), n != nil && n.canonNumbers)
 	}
 	switch v.Kind() {
 	case reflect.Pointer:
@@ -807,11 +810,14 @@ func empty(p any) bool {
 // avPlain converts an attribute value to a plain tree: {"S": "x"},
 // {"N": "1.5"} (the number text exactly as returned), {"SS": [sorted]}, ...
 // Set members are sorted: DynamoDB does not define their order.
-func avPlain(av types.AttributeValue) any {
+func avPlain(av types.AttributeValue, canon bool) any {
 	switch v := av.(type) {
 	case *types.AttributeValueMemberS:
 		return map[string]any{"S": v.Value}
 	case *types.AttributeValueMemberN:
+		if canon {
+			return map[string]any{"N": canonNum(v.Value)}
+		}
 		return map[string]any{"N": v.Value}
 	case *types.AttributeValueMemberB:
 		return map[string]any{"B": hex.EncodeToString(v.Value)}
@@ -825,6 +831,11 @@ func avPlain(av types.AttributeValue) any {
 		return map[string]any{"SS": s}
 	case *types.AttributeValueMemberNS:
 		s := append([]string(nil), v.Value...)
+		if canon {
+			for i := range s {
+				s[i] = canonNum(s[i])
+			}
+		}
 		sort.Strings(s)
 		return map[string]any{"NS": s}
 	case *types.AttributeValueMemberBS:
@@ -837,13 +848,13 @@ func avPlain(av types.AttributeValue) any {
 	case *types.AttributeValueMemberL:
 		l := make([]any, len(v.Value))
 		for i, x := range v.Value {
-			l[i] = avPlain(x)
+			l[i] = avPlain(x, canon)
 		}
 		return map[string]any{"L": l}
 	case *types.AttributeValueMemberM:
 		m := map[string]any{}
 		for k, x := range v.Value {
-			m[k] = avPlain(x)
+			m[k] = avPlain(x, canon)
 		}
 		return map[string]any{"M": m}
 	case nil:
@@ -1046,4 +1057,55 @@ func js(v any) string {
 		b = append(b[:2000], "..."...)
 	}
 	return string(b)
+}
+
+// canonNum returns the text DynamoDB returns for the number s: plain
+// decimal notation, no exponent, no leading or trailing zeros, "0" for
+// zero. Text that is not a number is returned unchanged.
+func canonNum(s string) string {
+	orig := s
+	neg := false
+	switch {
+	case strings.HasPrefix(s, "-"):
+		neg, s = true, s[1:]
+	case strings.HasPrefix(s, "+"):
+		s = s[1:]
+	}
+	exp := 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil {
+			return orig
+		}
+		exp, s = e, s[:i]
+	}
+	intPart, frac := s, ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		intPart, frac = s[:i], s[i+1:]
+	}
+	digits := intPart + frac
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return orig
+	}
+	point := len(intPart) + exp
+	for len(digits) > 0 && digits[0] == '0' {
+		digits, point = digits[1:], point-1
+	}
+	digits = strings.TrimRight(digits, "0")
+	if digits == "" {
+		return "0"
+	}
+	var out string
+	switch {
+	case point <= 0:
+		out = "0." + strings.Repeat("0", -point) + digits
+	case point >= len(digits):
+		out = digits + strings.Repeat("0", point-len(digits))
+	default:
+		out = digits[:point] + "." + digits[point:]
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
 }
