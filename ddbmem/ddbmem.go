@@ -41,7 +41,8 @@
 // computed as DynamoDB does (attribute names plus values); batches to 25
 // writes and 100 reads; transactions to 100 actions on distinct items.
 // Scan order is the order of a hash of the partition key, stable while
-// the table is unchanged. Items written and read are copied: callers may
+// the table is unchanged; it is not DynamoDB's order (nor DynamoDB
+// Local's), so code and tests must not depend on it, as with DynamoDB. Items written and read are copied: callers may
 // mutate what they pass in and what they get back.
 //
 // # Time to live

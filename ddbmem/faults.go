@@ -15,8 +15,9 @@ type Fault struct {
 	// ThrottleErr before doing anything. Default 0.
 	ThrottleRate float64
 	// ThrottleErr is the error of a throttled call. Default: a
-	// *types.ProvisionedThroughputExceededException, which the SDK's
-	// retryer retries.
+	// *types.ProvisionedThroughputExceededException, the error DynamoDB
+	// returns when a table's capacity is exceeded (use a
+	// *types.ThrottlingException for request-rate throttling).
 	ThrottleErr error
 	// Latency is added to every call before it runs (honouring ctx).
 	// Default 0.

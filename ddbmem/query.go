@@ -489,7 +489,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		}
 		esk = e
 	}
-	p := page{slab: slab{chunk: slabChunk}}
+	p := page{slab: slab{chunk: slabChunk, nchunk: slabChunk / 4}}
 	if !count {
 		p.items = []item{}
 	}
@@ -512,7 +512,8 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			}
 			n = min(n, 256)
 			p.items = make([]item, 0, n)
-			p.slab.chunk = n * len(part.at(lo).rec.attrs)
+			first := part.at(lo).rec
+			p.slab.chunk, p.slab.nchunk = n*first.nS, n*first.nN
 		}
 		if forward {
 			if hasESK {
@@ -622,7 +623,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 		seg, total = int(*in.Segment), int(*in.TotalSegments)
 	}
 	r := &readOpts{x: x, src: src, limit: limit, count: count, project: project}
-	p := page{slab: slab{chunk: slabChunk}}
+	p := page{slab: slab{chunk: slabChunk, nchunk: slabChunk / 4}}
 	if !count {
 		p.items = []item{}
 	}

@@ -22,6 +22,8 @@ type record struct {
 	item  item
 	attrs []attr // the item's attributes, for fast copying
 	size  int    // DynamoDB size of item, counted against the 1 MB page
+	nS    int    // number of top-level S attributes
+	nN    int    // number of top-level N attributes
 }
 
 type attr struct {
@@ -33,6 +35,12 @@ func newRecord(it item, size int) *record {
 	r := &record{item: it, size: size, attrs: make([]attr, 0, len(it))}
 	for k, v := range it {
 		r.attrs = append(r.attrs, attr{k, v})
+		switch v.(type) {
+		case *types.AttributeValueMemberS:
+			r.nS++
+		case *types.AttributeValueMemberN:
+			r.nN++
+		}
 	}
 	return r
 }

@@ -22,9 +22,10 @@ func copyItem(it item) item {
 // copying a page of items does a few allocations instead of one per
 // attribute. Members are never modified after the copy.
 type slab struct {
-	chunk int // minimum chunk size; 0 sizes chunks to the item
-	ss    []types.AttributeValueMemberS
-	ns    []types.AttributeValueMemberN
+	chunk  int // minimum chunk size for strings; 0 sizes chunks to the item
+	nchunk int // minimum chunk size for numbers
+	ss     []types.AttributeValueMemberS
+	ns     []types.AttributeValueMemberN
 }
 
 const slabChunk = 64
@@ -39,7 +40,7 @@ func (sl *slab) s(v string, hint int) *types.AttributeValueMemberS {
 
 func (sl *slab) n(v string, hint int) *types.AttributeValueMemberN {
 	if len(sl.ns) == cap(sl.ns) {
-		sl.ns = make([]types.AttributeValueMemberN, 0, max(hint, sl.chunk/4))
+		sl.ns = make([]types.AttributeValueMemberN, 0, max(hint, sl.nchunk))
 	}
 	sl.ns = append(sl.ns, types.AttributeValueMemberN{Value: v})
 	return &sl.ns[len(sl.ns)-1]
@@ -51,9 +52,9 @@ func (sl *slab) copyRecord(r *record) item {
 	for _, a := range r.attrs {
 		switch x := a.v.(type) {
 		case *types.AttributeValueMemberS:
-			out[a.name] = sl.s(x.Value, len(r.attrs))
+			out[a.name] = sl.s(x.Value, r.nS)
 		case *types.AttributeValueMemberN:
-			out[a.name] = sl.n(x.Value, len(r.attrs))
+			out[a.name] = sl.n(x.Value, r.nN)
 		default:
 			out[a.name] = ddbexpr.Copy(a.v)
 		}

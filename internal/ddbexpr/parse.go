@@ -652,6 +652,9 @@ func ParseUpdate(s string) (*Update, error) {
 		seen[kw] = true
 		p.next()
 		for {
+			if p.isSectionKeyword() {
+				return nil, p.errHere()
+			}
 			path, err := p.parsePath()
 			if err != nil {
 				return nil, err
@@ -746,6 +749,10 @@ func bracketPath(p Path) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
+func (p *parser) isSectionKeyword() bool {
+	return p.isKeyword("SET") || p.isKeyword("REMOVE") || p.isKeyword("ADD") || p.isKeyword("DELETE")
+}
+
 func (p *parser) parseSetValue() (*Operand, error) {
 	l, err := p.parseSetOperand()
 	if err != nil {
@@ -767,6 +774,17 @@ func (p *parser) parseSetValue() (*Operand, error) {
 }
 
 func (p *parser) parseSetOperand() (*Operand, error) {
+	if p.isPunct("(") {
+		p.next()
+		v, err := p.parseSetValue()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectPunct(")"); err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
 	t := p.peek()
 	switch t.kind {
 	case tValue:
