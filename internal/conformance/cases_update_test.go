@@ -190,7 +190,17 @@ func returnValueCases() []tc {
 	return out
 }
 
-func init() { updateCases = append(updateCases, returnValueCases()...) }
+func init() {
+	updateCases = append(updateCases, returnValueCases()...)
+	updateCases = append(updateCases,
+		updCase("UPDATED_OLD and UPDATED_NEW for REMOVE of a missing list element",
+			do(updRV(uk, "REMOVE l[5]", nil, types.ReturnValueUpdatedOld)),
+			do(updRV(uk, "REMOVE l[7], s", nil, types.ReturnValueUpdatedOld)),
+			do(updRV(uk, "REMOVE l[9]", nil, types.ReturnValueUpdatedNew)),
+			do(updRV(uk, "REMOVE l[1]", nil, types.ReturnValueUpdatedOld)),
+		),
+	)
+}
 
 func init() {
 	g := func(name string, members ...string) {
