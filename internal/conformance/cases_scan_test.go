@@ -73,7 +73,7 @@ var scanCases = []tc{
 		tables: tables(tPKSK()),
 		items:  scanItems(20),
 		steps: []step{
-			scanAll(sIn(func(s *dynamodb.ScanInput) { s.Limit = aws.Int32(3) })),
+			scanAll(sIn(func(s *dynamodb.ScanInput) { s.Limit = aws.Int32(6) })),
 			scanAll(sIn(func(s *dynamodb.ScanInput) { s.Limit = aws.Int32(20) })),
 			scanAll(sIn(func(s *dynamodb.ScanInput) {
 				s.Limit = aws.Int32(6)
@@ -88,9 +88,8 @@ var scanCases = []tc{
 		items:  scanItems(30),
 		steps: []step{
 			scanAll(sIn(func(s *dynamodb.ScanInput) { s.TotalSegments = aws.Int32(1) })),
-			scanAll(sIn(func(s *dynamodb.ScanInput) { s.TotalSegments = aws.Int32(2) })),
-			scanAll(sIn(func(s *dynamodb.ScanInput) { s.TotalSegments = aws.Int32(4); s.Limit = aws.Int32(2) })),
-			scanAll(sIn(func(s *dynamodb.ScanInput) { s.TotalSegments = aws.Int32(7) })),
+			scanAll(sIn(func(s *dynamodb.ScanInput) { s.TotalSegments = aws.Int32(3); s.Limit = aws.Int32(7) })),
+			scanAll(sIn(func(s *dynamodb.ScanInput) { s.TotalSegments = aws.Int32(5) })),
 		},
 	},
 	{
