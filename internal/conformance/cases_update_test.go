@@ -1,0 +1,221 @@
+package conformance
+
+import (
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// updItem is the starting item of most update cases.
+var updItem = I{
+	"pk": S("u"),
+	"n":  N("10"),
+	"s":  S("text"),
+	"l":  L(S("a"), S("b"), S("c")),
+	"m":  M(I{"a": M(I{"b": L(M(I{"c": N("1")}))}), "k": S("v")}),
+	"ss": SS("x", "y"),
+	"ns": NS("1", "2"),
+	"bs": BS([]byte{1}, []byte{2}),
+	"dc": N("0.1"),
+}
+
+var uk = pk("u")
+
+// updCase runs updates on updItem; each update returns ALL_NEW.
+func updCase(name string, steps ...step) tc {
+	return tc{name: "UpdateItem/" + name, tables: tables(tPK()), items: []I{updItem}, steps: steps}
+}
+
+var updateCases = []tc{
+	updCase("SET new and existing attributes",
+		do(upd(uk, "SET a = :a, s = :s", vals{":a": N("1"), ":s": S("new")}))),
+	updCase("SET plus and minus",
+		do(upd(uk, "SET n = n + :one", vals{":one": N("1")})),
+		do(upd(uk, "SET n = n - :d, x = :d - n", vals{":d": N("2.5")})),
+		do(upd(uk, "SET dc = dc + :d", vals{":d": N("0.2")})),
+		do(upd(uk, "SET y = :a + :b", vals{":a": N("99999999999999999999999999999999999999"), ":b": N("-1")})),
+	),
+	updCase("SET arithmetic on missing attribute",
+		fail(eValid, upd(uk, "SET z = nope + :one", vals{":one": N("1")}))),
+	updCase("SET arithmetic on a string",
+		fail(eValid, upd(uk, "SET z = s + :one", vals{":one": N("1")}))),
+	updCase("SET arithmetic overflow",
+		fail(eValid, upd(uk, "SET z = :a + :a", vals{":a": N("9E+125")}))),
+	updCase("SET if_not_exists",
+		do(upd(uk, "SET n = if_not_exists(n, :z), c = if_not_exists(c, :z)", vals{":z": N("0")})),
+		do(upd(uk, "SET cnt = if_not_exists(cnt, :z) + :one", vals{":z": N("0"), ":one": N("1")})),
+		do(upd(uk, "SET cnt = if_not_exists(cnt, :z) + :one", vals{":z": N("0"), ":one": N("1")})),
+	),
+	updCase("SET list_append",
+		do(upd(uk, "SET l = list_append(l, :t)", vals{":t": L(S("d"))})),
+		do(upd(uk, "SET l = list_append(:h, l)", vals{":h": L(N("0"), S("z"))})),
+		do(upd(uk, "SET nl = list_append(if_not_exists(nl, :e), :t)", vals{":e": L(), ":t": L(S("first"))})),
+	),
+	updCase("SET list_append on a non-list",
+		fail(eValid, upd(uk, "SET s = list_append(s, :t)", vals{":t": L(S("d"))}))),
+	updCase("SET nested map path",
+		do(upd(uk, "SET m.a.b[0].c = :v, m.k = :v, m.newkey = :v", vals{":v": S("set")}))),
+	updCase("SET nested path with missing parent",
+		fail(eValid, upd(uk, "SET m.nope.c = :v", vals{":v": S("x")}))),
+	updCase("SET path through a non-map",
+		fail(eValid, upd(uk, "SET s.c = :v", vals{":v": S("x")}))),
+	updCase("SET list index",
+		do(upd(uk, "SET l[1] = :v", vals{":v": S("B")})),
+		do(upd(uk, "SET l[10] = :v", vals{":v": S("end")})),
+	),
+	updCase("SET list index on a non-list",
+		fail(eValid, upd(uk, "SET s[0] = :v", vals{":v": S("x")}))),
+	updCase("SET with names",
+		do(updN(uk, "SET #a.#b = :v, #r = :v", names{"#a": "m", "#b": "k", "#r": "name"}, vals{":v": S("x")}))),
+	updCase("SET copy attribute",
+		do(upd(uk, "SET cp = m.a, l2 = l", nil))),
+	updCase("REMOVE attributes",
+		do(upd(uk, "REMOVE s, nope, m.k, m.a.b[0].c", nil))),
+	updCase("REMOVE list elements",
+		do(upd(uk, "REMOVE l[0], l[2]", nil)),
+		do(upd(uk, "REMOVE l[5]", nil)),
+	),
+	updCase("REMOVE list element of a missing list",
+		fail(eValid, upd(uk, "REMOVE nope[0]", nil)),
+		fail(eValid, upd(pk("new"), "REMOVE s, l[0]", nil)),
+	),
+	updCase("REMOVE key attribute",
+		fail(eValid, upd(uk, "REMOVE pk", nil))),
+	updCase("SET key attribute",
+		fail(eValid, upd(uk, "SET pk = :v", vals{":v": S("other")}))),
+	updCase("ADD numbers",
+		do(upd(uk, "ADD n :d, newn :d", vals{":d": N("-3.5")})),
+	),
+	updCase("ADD to sets",
+		do(upd(uk, "ADD ss :s, ns :n, bs :b, newss :s", vals{":s": SS("y", "z"), ":n": NS("3", "2"), ":b": BS([]byte{3})})),
+	),
+	updCase("ADD set of wrong type",
+		fail(eValid, upd(uk, "ADD ss :n", vals{":n": NS("1")}))),
+	updCase("ADD to a string",
+		fail(eValid, upd(uk, "ADD s :n", vals{":n": N("1")}))),
+	updCase("ADD a list",
+		fail(eValid, upd(uk, "ADD l :l", vals{":l": L(S("x"))}))),
+	updCase("ADD nested path",
+		fail(eValid, upd(uk, "ADD m.k :n", vals{":n": N("1")}))),
+	updCase("DELETE from sets",
+		do(upd(uk, "DELETE ss :s, ns :n", vals{":s": SS("x", "nope"), ":n": NS("2.0")})),
+		do(upd(uk, "DELETE ss :s, bs :b", vals{":s": SS("y"), ":b": BS([]byte{1}, []byte{2})})),
+		do(upd(uk, "DELETE nosuch :s", vals{":s": SS("y")})),
+	),
+	updCase("DELETE from a non-set",
+		fail(eValid, upd(uk, "DELETE s :s", vals{":s": SS("t")}))),
+	updCase("DELETE with a scalar",
+		fail(eValid, upd(uk, "DELETE ss :s", vals{":s": S("x")}))),
+	updCase("all clauses",
+		do(upd(uk, "SET a = :one REMOVE s ADD n :one, ss :ss DELETE ns :ns", vals{":one": N("1"), ":ss": SS("q"), ":ns": NS("1")}))),
+	updCase("clauses in any order",
+		do(upd(uk, "DELETE ns :ns ADD n :one REMOVE s SET a = :one", vals{":one": N("1"), ":ns": NS("1")}))),
+	updCase("same clause twice",
+		fail(eValid, upd(uk, "SET a = :v SET b = :v", vals{":v": N("1")}))),
+	updCase("same path twice",
+		fail(eValid, upd(uk, "SET a = :v, a = :w", vals{":v": N("1"), ":w": N("2")}))),
+	updCase("overlapping paths",
+		fail(eValid, upd(uk, "SET m = :v REMOVE m.k", vals{":v": M(I{})}))),
+	updCase("function not allowed in SET",
+		fail(eValid, upd(uk, "SET a = size(s)", nil))),
+	updCase("unused value placeholder",
+		failMsg(eValid, upd(uk, "SET a = :v", vals{":v": N("1"), ":w": N("2")}))),
+	updCase("missing value placeholder",
+		failMsg(eValid, upd(uk, "SET a = :v", vals{":w": N("2")}))),
+	updCase("unused name placeholder",
+		failMsg(eValid, updN(uk, "SET a = :v", names{"#x": "x"}, vals{":v": N("1")}))),
+	updCase("missing name placeholder",
+		failMsg(eValid, updN(uk, "SET #a = :v", names{"#b": "b"}, vals{":v": N("1")}))),
+	updCase("syntax error",
+		fail(eValid, upd(uk, "SET a := :v", vals{":v": N("1")})),
+		fail(eValid, upd(uk, "SET", nil)),
+		fail(eValid, upd(uk, "UPSERT a = :v", vals{":v": N("1")})),
+	),
+	updCase("empty set value",
+		fail(eValid, upd(uk, "SET a = :v", vals{":v": SS()}))),
+	updCase("grows past 400 KB",
+		do(upd(uk, "SET big = :v", vals{":v": S(bigString(300000))})),
+		fail(eValid, upd(uk, "SET big2 = :v", vals{":v": S(bigString(120000))})),
+	),
+	{
+		name:   "UpdateItem/creates a new item",
+		tables: tables(tPKSK()),
+		steps: []step{
+			do(upd(pks("new", "1"), "SET a = :v ADD c :one", vals{":v": S("x"), ":one": N("1")})),
+			do(&dynamodb.UpdateItemInput{TableName: str("T"), Key: pks("new", "2")}),
+			do(get(pks("new", "2"))),
+		},
+	},
+	{
+		name:   "UpdateItem/REMOVE on a missing item creates it",
+		tables: tables(tPK()),
+		steps:  []step{do(upd(pk("x"), "REMOVE a", nil)), do(get(pk("x")))},
+	},
+	{
+		name:   "UpdateItem/condition with update",
+		tables: tables(tPK()),
+		items:  []I{{"pk": S("a"), "v": N("1")}},
+		steps: []step{
+			do(&dynamodb.UpdateItemInput{TableName: str("T"), Key: pk("a"), UpdateExpression: str("SET v = v + :one"),
+				ConditionExpression: str("v = :one"), ExpressionAttributeValues: vals{":one": N("1")}, ReturnValues: types.ReturnValueUpdatedNew}),
+			fail(eCond, &dynamodb.UpdateItemInput{TableName: str("T"), Key: pk("a"), UpdateExpression: str("SET v = v + :one"),
+				ConditionExpression: str("v = :one"), ExpressionAttributeValues: vals{":one": N("1")}}),
+			fail(eCond, &dynamodb.UpdateItemInput{TableName: str("T"), Key: pk("b"), UpdateExpression: str("SET v = :one"),
+				ConditionExpression: str("attribute_exists(pk)"), ExpressionAttributeValues: vals{":one": N("1")}}),
+		},
+	},
+	{
+		name:   "UpdateItem/wrong key type",
+		tables: tables(tPK()),
+		steps:  []step{fail(eValid, upd(I{"pk": N("1")}, "SET a = :v", vals{":v": N("1")}))},
+	},
+	{
+		name:   "UpdateItem/empty string key",
+		tables: tables(tPK()),
+		steps:  []step{fail(eValid, upd(pk(""), "SET a = :v", vals{":v": N("1")}))},
+	},
+}
+
+// ReturnValues on UpdateItem, on an existing and on a new item.
+func returnValueCases() []tc {
+	var out []tc
+	for _, rv := range []types.ReturnValue{types.ReturnValueNone, types.ReturnValueAllOld,
+		types.ReturnValueUpdatedOld, types.ReturnValueAllNew, types.ReturnValueUpdatedNew} {
+		out = append(out,
+			updCase("ReturnValues "+string(rv)+" existing",
+				do(updRV(uk, "SET n = n + :one, m.a.b[0].c = :one, fresh = :one REMOVE s ADD ss :ss DELETE ns :ns", vals{":one": N("1"), ":ss": SS("z"), ":ns": NS("1")}, rv))),
+			tc{name: "UpdateItem/ReturnValues " + string(rv) + " new item", tables: tables(tPK()),
+				steps: []step{do(updRV(pk("new"), "SET a = :one, b = :one", vals{":one": N("1")}, rv))}},
+		)
+	}
+	return out
+}
+
+func init() {
+	updateCases = append(updateCases, returnValueCases()...)
+	updateCases = append(updateCases,
+		updCase("UPDATED_OLD and UPDATED_NEW for REMOVE of a missing list element",
+			do(updRV(uk, "REMOVE l[5]", nil, types.ReturnValueUpdatedOld)),
+			do(updRV(uk, "REMOVE l[7], s", nil, types.ReturnValueUpdatedOld)),
+			do(updRV(uk, "REMOVE l[9]", nil, types.ReturnValueUpdatedNew)),
+			do(updRV(uk, "REMOVE l[1]", nil, types.ReturnValueUpdatedOld)),
+		),
+	)
+}
+
+func init() {
+	g := func(name string, members ...string) {
+		for i := range members {
+			members[i] = "UpdateItem/" + members[i]
+		}
+		updateCases = group(updateCases, "UpdateItem/"+name, members...)
+	}
+	g("invalid SET operands", "SET arithmetic on missing attribute", "SET arithmetic on a string",
+		"SET arithmetic overflow", "SET list_append on a non-list", "function not allowed in SET", "empty set value")
+	g("invalid paths", "SET nested path with missing parent", "SET path through a non-map",
+		"SET list index on a non-list", "REMOVE key attribute", "SET key attribute", "REMOVE list element of a missing list")
+	g("invalid ADD and DELETE", "ADD set of wrong type", "ADD to a string", "ADD a list", "ADD nested path",
+		"DELETE from a non-set", "DELETE with a scalar")
+	g("invalid expressions", "same clause twice", "same path twice", "overlapping paths",
+		"unused value placeholder", "missing value placeholder", "unused name placeholder", "missing name placeholder",
+		"syntax error")
+}

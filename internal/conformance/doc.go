@@ -1,0 +1,29 @@
+// Package conformance keeps the embedded DynamoDB engine (package ddbmem)
+// honest: its tests run the same operations against DynamoDB Local and the
+// engine and compare every result with go-cmp.
+//
+// The package has no non-test code. Its tests are:
+//
+//   - TestConformance: table-driven cases by area (tables, items,
+//     conditions, updates, query, scan, indexes, batch, transactions). Each
+//     case creates its own uniquely named tables on both targets, runs its
+//     steps, compares each output (normalized: metadata, capacity, ARNs and
+//     times dropped; attribute values as plain trees) or error (kind, code,
+//     cancellation reasons, returned item; message text where it matters),
+//     then compares the full table contents, and deletes its tables.
+//   - TestDifferential and FuzzDifferential: random operation sequences
+//     generated from a seed, compared response by response and by final
+//     table contents. TestDifferential runs 20 sequences of 30 operations
+//     (CONFORMANCE_SEQUENCES overrides the count); go test -fuzz
+//     FuzzDifferential explores more.
+//
+// DynamoDB Local comes from TABLEKIT_DYNAMODB_ENDPOINT (see
+// internal/testenv): without it the tests skip, or fail under CI=true or
+// TABLEKIT_REQUIRE_SERVERS=1. Environment knobs: CONFORMANCE_PARALLEL
+// (cases in flight, default 6), CONFORMANCE_LOG=1 (log every DynamoDB
+// Local result).
+//
+// Where DynamoDB Local is known to differ from DynamoDB, the case says so
+// with its source, and compares only what both agree on. Engine
+// differences are listed in engineBugs until fixed.
+package conformance
