@@ -1,0 +1,73 @@
+// Package lock is tablekit's distributed lock with fencing tokens, on Valkey
+// (package lock/valkeylock) or on a DynamoDB table (package lock/dynamolock).
+//
+// A [Locker] obtains a [Lock] for a key and a TTL:
+//
+//	b, _ := valkeylock.New(glideClient, func(o *valkeylock.Options) { o.Prefix = "finance_app:prod" })
+//	lk := lock.New(b)
+//	l, err := lk.Obtain(ctx, "scheduler:outbox_events", 300*time.Second)
+//	if errors.Is(err, lock.ErrNotObtained) { ... another process holds it ... }
+//	defer l.Release(ctx)
+//
+// Each Lock carries its random token, its fencing number ([Lock.Fence]),
+// which grows strictly per key across holders, and its validity
+// ([Lock.Deadline]), measured on the monotonic clock from the instant before
+// the acquire request was sent, less 1% of the TTL. [Lock.Refresh] extends
+// the lock; with [Options.AutoRefresh] a heartbeat does it until Release or
+// until the ctx given to Obtain ends. [Lock.Lost] is closed when a refresh
+// finds the lock gone. [Manager] adds the seed 002 manager: WithLock,
+// IsLocked, a registry of this process's locks, ForceReleaseAll, and the
+// scenario presets ([OutboxEvents], [CreateTable], [CleanupQueues],
+// [MonthlySummary]).
+//
+// # Defaults
+//
+// TTL 0 means [DefaultTTL] (30 s). Obtain makes one attempt unless
+// [Options.Retry] says otherwise ([LinearBackoff], [ExponentialBackoff],
+// [LimitRetry]); retries stop at the ctx deadline, or at now+[Options.Timeout],
+// or, when neither is set, after twice the TTL. The heartbeat runs every
+// TTL/3. A Manager's locks retry with exponential backoff for 10 s and
+// refresh themselves.
+//
+// # Errors
+//
+// [ErrNotObtained] (the key stayed held), [ErrNotHeld] (release or refresh
+// of a handle that no longer holds the key), [ErrLost] (a refresh found the
+// lock gone), [ErrInvalidKey], [ErrInvalidTTL] and [ErrInvalidOptions] (bad
+// input, before any I/O). A cancelled or expired ctx comes back as the ctx
+// error, never as ErrNotObtained. Check them with errors.Is.
+//
+// # Safety assumptions
+//
+// A lock gives mutual exclusion between holders that respect their validity
+// only under these assumptions. Write them into your runbook.
+//
+//  1. Clock rates. The lock's validity is measured by the holder's monotonic
+//     clock and its expiry by the server's clock; the two run at the same
+//     rate to within 1% of the TTL. (Wall-clock steps do not matter, except in
+//     dynamolock's FastTakeover mode, which assumes all clocks agree to
+//     within its SkewMargin.)
+//  2. The holder checks validity. A holder stops acting as the holder once
+//     [Lock.Validity] is zero or [Lock.Lost] is closed. A process can pause
+//     (GC, swap, a stopped VM) between checking and acting; no lock service
+//     can prevent that. Fencing closes the hole: pass [Lock.Fence] to the
+//     store you write to ([FenceCondition], [PutFenced], [UpdateFenced] for
+//     DynamoDB) so that a write of an older holder fails after a newer holder
+//     has written.
+//  3. Valkey durability. A Valkey primary that restarts without persistence,
+//     or fails over to a replica that had not yet received the lock, forgets
+//     held locks. Keep such a server down for at least one TTL before it
+//     serves again (a delayed restart), or rely on fencing: valkeylock seeds a
+//     lost fence counter from the server clock in microseconds, so fencing
+//     numbers keep growing across the restart as long as the server clock
+//     does not step back. The holder learns of the loss at its next refresh
+//     (ErrLost and Lost).
+//  4. Best-effort cleanup. glide does not withdraw a command whose ctx was
+//     cancelled, and an HTTP request to DynamoDB may land after its client
+//     gave up. Obtain therefore deletes the lock by token after such an
+//     attempt. Should that cleanup fail (server unreachable), the orphan lock
+//     blocks the key for at most one TTL; it is never held by anyone.
+//  5. Fence counters live forever: valkeylock keeps one counter key per lock
+//     key without TTL, dynamolock never deletes a lease item. Deleting them
+//     by hand restarts the fence of that key (valkeylock from the clock).
+package lock

@@ -1,0 +1,401 @@
+// Package dynamolock is the DynamoDB backend of package lock: a lease item
+// in the application's own single table.
+//
+// # The lease item
+//
+// The lock of key k is the item whose key is Options.Key(k) (by default
+// PK "LOCK#k", SK "LOCK"; attribute names Options.PartitionKey and
+// Options.SortKey, "PK" and "SK" by default). Its attributes:
+//
+//	owner      the holder's token; absent while the lock is free
+//	rvn        record version number, a new random value on every write
+//	leaseMs    the holder's TTL in milliseconds
+//	expiresAt  the holder's wall clock at acquisition or refresh + TTL, Unix ms
+//	fence      the fencing number, ADD 1 on every acquisition
+//	abandoned  the token of the last acquire request Obtain gave up on
+//
+// The item is never deleted, because it carries the fence counter: release
+// removes owner and expiresAt. Every write is conditional, so a write that
+// lost a race fails with ConditionalCheckFailed, which this package
+// reports as lock.ErrNotObtained or lock.ErrNotHeld, both also matching
+// entity.ErrConditionFailed.
+//
+// # Takeover of a lease whose holder stopped refreshing
+//
+// [SkewSafe] (the default) trusts no clock but the contender's own: a
+// contender that finds the lock held notes the rvn and waits, retrying, for
+// one full leaseMs on its monotonic clock. If the rvn has not changed by
+// then, the holder did not refresh within its own lease, and the contender
+// takes over with a write conditioned on that rvn. Taking over a stale lock
+// therefore needs a retry strategy and a deadline longer than the lease.
+//
+// [FastTakeover] compares the stored expiresAt with the contender's wall
+// clock: a lease is stale once now > expiresAt + SkewMargin. It is safe
+// only while the clocks of all processes differ by less than SkewMargin.
+//
+// # Ambiguous writes
+//
+// A refresh whose reply was lost (timeout, connection reset) may or may not
+// have written its new rvn. The lease then accepts either version on its
+// next write (the condition is owner = token AND rvn IN the versions it
+// might have written), so a lost reply never loses the lock.
+package dynamolock
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/lock"
+)
+
+// Mode selects how a contender decides that a held lease is stale.
+type Mode int
+
+const (
+	// SkewSafe waits one full lease while watching the record version
+	// number. It does not depend on clocks agreeing. The default.
+	SkewSafe Mode = iota
+	// FastTakeover takes a lease over once its expiresAt plus SkewMargin
+	// lies in the past of the contender's wall clock.
+	FastTakeover
+)
+
+// Attribute names of the lease item.
+const (
+	AttrOwner     = "owner"
+	AttrVersion   = "rvn"
+	AttrLease     = "leaseMs"
+	AttrExpiresAt = "expiresAt"
+	AttrFence     = "fence"
+	AttrAbandoned = "abandoned"
+)
+
+// Options configure a [Backend].
+type Options struct {
+	// Table is the table name. Required.
+	Table string
+	// PartitionKey is the name of the table's partition key attribute.
+	// Default "PK".
+	PartitionKey string
+	// SortKey is the name of the table's sort key attribute. Default "SK".
+	// Ignored when NoSortKey is set.
+	SortKey string
+	// NoSortKey says the table has a partition key only.
+	NoSortKey bool
+	// Key maps a lock key to the lease item's key values. Default:
+	// pk "LOCK#"+key, sk "LOCK". An empty pk (or sk with a sort key) makes
+	// Obtain fail with lock.ErrInvalidKey.
+	Key func(key string) (pk, sk string)
+	// Mode is the takeover mode. Default SkewSafe.
+	Mode Mode
+	// SkewMargin is the clock difference FastTakeover tolerates. Default 5 s.
+	SkewMargin time.Duration
+}
+
+// Backend is a lock.Backend on a DynamoDB table. It is safe for concurrent
+// use.
+type Backend struct {
+	c entity.Client
+	o Options
+}
+
+var _ lock.Backend = (*Backend)(nil)
+
+// New returns a Backend on c. It returns an error wrapping
+// lock.ErrInvalidOptions when Table is empty or c is nil.
+func New(c entity.Client, optFns ...func(*Options)) (*Backend, error) {
+	o := Options{PartitionKey: "PK", SortKey: "SK", SkewMargin: 5 * time.Second}
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	switch {
+	case c == nil:
+		return nil, fmt.Errorf("%w: dynamolock: nil client", lock.ErrInvalidOptions)
+	case o.Table == "":
+		return nil, fmt.Errorf("%w: dynamolock: no table", lock.ErrInvalidOptions)
+	case o.PartitionKey == "" || (!o.NoSortKey && o.SortKey == ""):
+		return nil, fmt.Errorf("%w: dynamolock: empty key attribute name", lock.ErrInvalidOptions)
+	case o.Mode != SkewSafe && o.Mode != FastTakeover:
+		return nil, fmt.Errorf("%w: dynamolock: unknown mode %d", lock.ErrInvalidOptions, o.Mode)
+	case o.SkewMargin < 0:
+		return nil, fmt.Errorf("%w: dynamolock: negative skew margin", lock.ErrInvalidOptions)
+	}
+	if o.Key == nil {
+		o.Key = func(key string) (string, string) { return "LOCK#" + key, "LOCK" }
+	}
+	return &Backend{c: c, o: o}, nil
+}
+
+// ItemKey returns the DynamoDB key of key's lease item, or an error
+// wrapping lock.ErrInvalidKey.
+func (b *Backend) ItemKey(key string) (map[string]types.AttributeValue, error) {
+	if key == "" {
+		return nil, fmt.Errorf("%w: empty key", lock.ErrInvalidKey)
+	}
+	pk, sk := b.o.Key(key)
+	if pk == "" || (!b.o.NoSortKey && sk == "") {
+		return nil, fmt.Errorf("%w: %q maps to an empty item key", lock.ErrInvalidKey, key)
+	}
+	k := map[string]types.AttributeValue{b.o.PartitionKey: &types.AttributeValueMemberS{Value: pk}}
+	if !b.o.NoSortKey {
+		k[b.o.SortKey] = &types.AttributeValueMemberS{Value: sk}
+	}
+	return k, nil
+}
+
+// observation is the skew-safe memo kept between attempts of one Obtain.
+type observation struct {
+	rvn    string
+	seenAt time.Time
+	lease  time.Duration
+}
+
+var names = map[string]string{
+	"#o": AttrOwner, "#r": AttrVersion, "#l": AttrLease, "#e": AttrExpiresAt, "#f": AttrFence,
+	"#ab": AttrAbandoned,
+}
+
+func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+func n(v int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+}
+
+func newVersion() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func isConditionFailed(err error) (*types.ConditionalCheckFailedException, bool) {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return ccf, true
+	}
+	return nil, false
+}
+
+// Acquire implements lock.Backend.
+func (b *Backend) Acquire(ctx context.Context, req *lock.AcquireRequest) (lock.Lease, error) {
+	key, err := b.ItemKey(req.Key)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	rvn := newVersion()
+	values := map[string]types.AttributeValue{
+		":tok":   s(req.Token),
+		":rvn":   s(rvn),
+		":lease": n(req.TTL.Milliseconds()),
+		":exp":   n(now.Add(req.TTL).UnixMilli()),
+		":one":   n(1),
+	}
+	cond := "attribute_not_exists(#o)"
+	switch b.o.Mode {
+	case FastTakeover:
+		cond += " OR #e < :cut"
+		values[":cut"] = n(now.Add(-b.o.SkewMargin).UnixMilli())
+	case SkewSafe:
+		if obs, ok := req.Memo.(*observation); ok && now.Sub(obs.seenAt) >= obs.lease {
+			cond += " OR #r = :obs"
+			values[":obs"] = s(obs.rvn)
+		}
+	}
+	// A request of ours that Obtain abandoned must not land late.
+	cond = "(" + cond + ") AND (attribute_not_exists(#ab) OR #ab <> :tok)"
+	out, err := b.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(b.o.Table),
+		Key:                                 key,
+		UpdateExpression:                    aws.String("SET #o = :tok, #r = :rvn, #l = :lease, #e = :exp ADD #f :one"),
+		ConditionExpression:                 aws.String(cond),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValues:                        types.ReturnValueUpdatedNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if ccf, ok := isConditionFailed(err); ok {
+		if b.o.Mode == SkewSafe {
+			b.observe(req, ccf.Item, now)
+		}
+		return nil, fmt.Errorf("%w: %w", lock.ErrNotObtained, entity.ErrConditionFailed)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fv, ok := out.Attributes[AttrFence].(*types.AttributeValueMemberN)
+	if !ok {
+		return nil, fmt.Errorf("dynamolock: acquire reply has no %s", AttrFence)
+	}
+	fence, err := strconv.ParseInt(fv.Value, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("dynamolock: fence %q: %w", fv.Value, err)
+	}
+	return &lease{b: b, key: key, token: req.Token, versions: []string{rvn}, fence: fence}, nil
+}
+
+// observe records the holder's record version; the watch restarts whenever
+// the version changes.
+func (b *Backend) observe(req *lock.AcquireRequest, item map[string]types.AttributeValue, now time.Time) {
+	rv, _ := item[AttrVersion].(*types.AttributeValueMemberS)
+	if rv == nil {
+		req.Memo = nil
+		return
+	}
+	if obs, ok := req.Memo.(*observation); ok && obs.rvn == rv.Value {
+		return
+	}
+	leaseDur := req.TTL
+	if lv, ok := item[AttrLease].(*types.AttributeValueMemberN); ok {
+		if v, err := strconv.ParseInt(lv.Value, 10, 64); err == nil {
+			leaseDur = time.Duration(v) * time.Millisecond
+		}
+	}
+	req.Memo = &observation{rvn: rv.Value, seenAt: now, lease: leaseDur}
+}
+
+// Abandon implements lock.Backend. An acquire request whose reply never
+// came may still be in flight and land after any cleanup, so Abandon first
+// records token as abandoned (acquire requests carrying it then fail their
+// condition), and then frees the key if token holds it. Only the last
+// abandoned token of a key is recorded: two Obtain calls on one key that
+// give up at the same moment may still leave an orphan until its TTL.
+func (b *Backend) Abandon(ctx context.Context, key, token string) error {
+	k, err := b.ItemKey(key)
+	if err != nil {
+		return err
+	}
+	_, err = b.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(b.o.Table),
+		Key:                       k,
+		UpdateExpression:          aws.String("SET #ab = :tok"),
+		ExpressionAttributeNames:  map[string]string{"#ab": AttrAbandoned},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":tok": s(token)},
+	})
+	if err != nil {
+		return err
+	}
+	_, err = b.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(b.o.Table),
+		Key:                       k,
+		UpdateExpression:          aws.String("REMOVE #o, #e SET #r = :new"),
+		ConditionExpression:       aws.String("#o = :tok"),
+		ExpressionAttributeNames:  map[string]string{"#o": AttrOwner, "#e": AttrExpiresAt, "#r": AttrVersion},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":tok": s(token), ":new": s(newVersion())},
+	})
+	if _, ok := isConditionFailed(err); ok {
+		return fmt.Errorf("%w: %w", lock.ErrNotHeld, entity.ErrConditionFailed)
+	}
+	return err
+}
+
+// IsLocked implements lock.Backend with a consistent read: the key is
+// locked when the item has an owner whose expiresAt (plus SkewMargin in
+// FastTakeover mode) is not yet past by this process's wall clock.
+func (b *Backend) IsLocked(ctx context.Context, key string) (bool, error) {
+	k, err := b.ItemKey(key)
+	if err != nil {
+		return false, err
+	}
+	out, err := b.c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(b.o.Table), Key: k, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return false, err
+	}
+	if _, ok := out.Item[AttrOwner]; !ok {
+		return false, nil
+	}
+	ev, ok := out.Item[AttrExpiresAt].(*types.AttributeValueMemberN)
+	if !ok {
+		return true, nil
+	}
+	exp, err := strconv.ParseInt(ev.Value, 10, 64)
+	if err != nil {
+		return true, nil
+	}
+	limit := time.UnixMilli(exp)
+	if b.o.Mode == FastTakeover {
+		limit = limit.Add(b.o.SkewMargin)
+	}
+	return time.Now().Before(limit), nil
+}
+
+// maxVersions bounds the record versions a lease accepts after ambiguous
+// writes (its last confirmed one plus those it may have written since).
+const maxVersions = 8
+
+type lease struct {
+	b        *Backend
+	key      map[string]types.AttributeValue
+	token    string
+	fence    int64
+	versions []string // versions[0] confirmed (or oldest kept), then ambiguous ones
+}
+
+func (l *lease) Fence() int64 { return l.fence }
+
+// versionCondition returns "#o = :tok AND #r IN (:v0, ...)" and fills values.
+func (l *lease) versionCondition(values map[string]types.AttributeValue) string {
+	values[":tok"] = s(l.token)
+	var sb strings.Builder
+	sb.WriteString("#o = :tok AND #r IN (")
+	for i, v := range l.versions {
+		p := ":v" + strconv.Itoa(i)
+		values[p] = s(v)
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(p)
+	}
+	sb.WriteString(")")
+	return sb.String()
+}
+
+// write runs a conditional update that installs a new record version.
+func (l *lease) write(ctx context.Context, update string, values map[string]types.AttributeValue, names map[string]string) error {
+	next := newVersion()
+	values[":new"] = s(next)
+	cond := l.versionCondition(values)
+	_, err := l.b.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(l.b.o.Table),
+		Key:                       l.key,
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	})
+	if err == nil {
+		l.versions = append(l.versions[:0], next)
+		return nil
+	}
+	if _, ok := isConditionFailed(err); ok {
+		return fmt.Errorf("%w: %w", lock.ErrNotHeld, entity.ErrConditionFailed)
+	}
+	// The write may have landed: accept its version from now on too.
+	l.versions = append(l.versions, next)
+	if len(l.versions) > maxVersions { // keep the confirmed one and the newest
+		l.versions = append(l.versions[:1], l.versions[len(l.versions)-maxVersions+1:]...)
+	}
+	return err
+}
+
+func (l *lease) Extend(ctx context.Context, ttl time.Duration) error {
+	now := time.Now()
+	return l.write(ctx, "SET #r = :new, #l = :lease, #e = :exp", map[string]types.AttributeValue{
+		":lease": n(ttl.Milliseconds()),
+		":exp":   n(now.Add(ttl).UnixMilli()),
+	}, map[string]string{"#o": AttrOwner, "#r": AttrVersion, "#l": AttrLease, "#e": AttrExpiresAt})
+}
+
+func (l *lease) Release(ctx context.Context) error {
+	return l.write(ctx, "REMOVE #o, #e SET #r = :new", map[string]types.AttributeValue{},
+		map[string]string{"#o": AttrOwner, "#r": AttrVersion, "#e": AttrExpiresAt})
+}

@@ -1,0 +1,174 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Preset is a named lock scenario of the base server design (seed 002).
+type Preset struct {
+	Key string
+	TTL time.Duration
+}
+
+// The lock scenarios of seed 002's table.
+var (
+	// OutboxEvents guards outbox event processing against duplicates.
+	OutboxEvents = Preset{Key: "scheduler:outbox_events", TTL: 300 * time.Second}
+	// CreateTable guards table creation against concurrent creation.
+	CreateTable = Preset{Key: "scheduler:create_table", TTL: 60 * time.Second}
+	// CleanupQueues guards queue cleanup against duplicate runs.
+	CleanupQueues = Preset{Key: "scheduler:cleanup_queues", TTL: 3600 * time.Second}
+	// MonthlySummary guards the monthly aggregation against duplicates.
+	MonthlySummary = Preset{Key: "scheduler:monthly_summary", TTL: 1800 * time.Second}
+)
+
+// Presets returns the scenarios of seed 002 in the order of its table.
+func Presets() []Preset {
+	return []Preset{OutboxEvents, CreateTable, CleanupQueues, MonthlySummary}
+}
+
+// DefaultManagerTimeout is how long [Manager.WithLock] waits for a held
+// lock by default (the seed's acquire timeout of 10 seconds).
+const DefaultManagerTimeout = 10 * time.Second
+
+// Manager is the distributed lock manager of seed 002: it runs functions
+// under a lock and keeps a registry of the locks this process holds, so that
+// [Manager.ForceReleaseAll] can free them on shutdown. It is safe for
+// concurrent use.
+//
+// Unless the optFns given to NewManager say otherwise, the locks it obtains
+// retry with ExponentialBackoff(5ms, 500ms) for up to
+// [DefaultManagerTimeout] and refresh themselves (AutoRefresh).
+type Manager struct {
+	lk   *Locker
+	opts []func(*Options)
+
+	mu   sync.Mutex
+	held map[*Lock]struct{}
+}
+
+// NewManager returns a Manager on lk. optFns adjust the Options of every
+// lock it obtains, after the Manager's defaults and lk's own.
+func NewManager(lk *Locker, optFns ...func(*Options)) *Manager {
+	defaults := func(o *Options) {
+		o.Retry = ExponentialBackoff(5*time.Millisecond, 500*time.Millisecond)
+		o.Timeout = DefaultManagerTimeout
+		o.AutoRefresh = true
+	}
+	return &Manager{lk: lk, opts: append([]func(*Options){defaults}, optFns...), held: map[*Lock]struct{}{}}
+}
+
+// Obtain obtains key like [Locker.Obtain] and registers the lock until it
+// is released.
+func (m *Manager) Obtain(ctx context.Context, key string, ttl time.Duration, optFns ...func(*Options)) (*Lock, error) {
+	l, err := m.lk.Obtain(ctx, key, ttl, append(append([]func(*Options){}, m.opts...), optFns...)...)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	m.held[l] = struct{}{}
+	l.mu.Lock()
+	l.onRelease = m.forget
+	l.mu.Unlock()
+	m.mu.Unlock()
+	return l, nil
+}
+
+func (m *Manager) forget(l *Lock) {
+	m.mu.Lock()
+	delete(m.held, l)
+	m.mu.Unlock()
+}
+
+// WithLock runs fn while holding key (ttl 0 means DefaultTTL), then releases
+// the lock. The ctx given to fn is cancelled, with cause ErrLost, when the
+// lock is lost; fn should stop then.
+//
+// It returns the Obtain error (ErrNotObtained after the Manager's timeout,
+// a ctx error, ...) without running fn; otherwise fn's error, or an error
+// matching ErrLost when fn succeeded but the lock was lost while it ran
+// (another process may have run at the same time: use [Lock.Fence] with
+// [FenceCondition] to make that harmless). Release errors after a
+// successful fn are returned too, except ErrNotHeld after a loss.
+func (m *Manager) WithLock(ctx context.Context, key string, ttl time.Duration, fn func(ctx context.Context, l *Lock) error) error {
+	l, err := m.Obtain(ctx, key, ttl)
+	if err != nil {
+		return err
+	}
+	fctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		select {
+		case <-l.Lost():
+			cancel(fmt.Errorf("%w: %q", ErrLost, key))
+		case <-fctx.Done():
+		}
+	}()
+	ferr := fn(fctx, l)
+	lost := false
+	select {
+	case <-l.Lost():
+		lost = true
+	default:
+	}
+	cancel(nil)
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer rcancel()
+	rerr := l.Release(rctx)
+	switch {
+	case ferr != nil:
+		return ferr
+	case lost:
+		return fmt.Errorf("%w: %q was lost while the function ran", ErrLost, key)
+	case rerr != nil:
+		return rerr
+	}
+	return nil
+}
+
+// WithPreset runs fn under the lock of a seed 002 scenario, with its TTL.
+func (m *Manager) WithPreset(ctx context.Context, p Preset, fn func(ctx context.Context, l *Lock) error) error {
+	return m.WithLock(ctx, p.Key, p.TTL, fn)
+}
+
+// IsLocked reports whether any process holds key now.
+func (m *Manager) IsLocked(ctx context.Context, key string) (bool, error) {
+	return m.lk.IsLocked(ctx, key)
+}
+
+// Held returns the keys of the locks this Manager holds, sorted.
+func (m *Manager) Held() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	keys := make([]string, 0, len(m.held))
+	for l := range m.held {
+		keys = append(keys, l.key)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ForceReleaseAll releases every lock this Manager holds, for shutdown.
+// Each release compares the lock's token, so it never frees a lock of
+// another process, even one that took over a key this process lost. It
+// returns the joined errors of the releases that failed other than with
+// ErrNotHeld.
+func (m *Manager) ForceReleaseAll(ctx context.Context) error {
+	m.mu.Lock()
+	locks := make([]*Lock, 0, len(m.held))
+	for l := range m.held {
+		locks = append(locks, l)
+	}
+	m.mu.Unlock()
+	var errs []error
+	for _, l := range locks {
+		if err := l.Release(ctx); err != nil && !errors.Is(err, ErrNotHeld) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

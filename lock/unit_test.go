@@ -1,0 +1,250 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/google/go-cmp/cmp"
+)
+
+// memBackend is an in-process fake of our own Backend interface, for the
+// unit tests of the generic logic. The integration tests use real servers.
+type memBackend struct {
+	mu       sync.Mutex
+	owner    map[string]string
+	fence    map[string]int64
+	attempts atomic.Int32
+	abandons atomic.Int32
+	delay    time.Duration // per Acquire
+	acqErr   error         // returned by Acquire after taking the key (a lost reply)
+	extErr   error
+}
+
+func newMem() *memBackend {
+	return &memBackend{owner: map[string]string{}, fence: map[string]int64{}}
+}
+
+func (m *memBackend) Acquire(ctx context.Context, req *AcquireRequest) (Lease, error) {
+	m.attempts.Add(1)
+	if m.delay > 0 {
+		time.Sleep(m.delay)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, held := m.owner[req.Key]; held {
+		return nil, ErrNotObtained
+	}
+	m.owner[req.Key] = req.Token
+	m.fence[req.Key]++
+	if m.acqErr != nil {
+		return nil, m.acqErr
+	}
+	return &memLease{m: m, key: req.Key, token: req.Token, fence: m.fence[req.Key]}, nil
+}
+
+func (m *memBackend) Abandon(ctx context.Context, key, token string) error {
+	m.abandons.Add(1)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.owner[key] != token {
+		return ErrNotHeld
+	}
+	delete(m.owner, key)
+	return nil
+}
+
+func (m *memBackend) IsLocked(ctx context.Context, key string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.owner[key]
+	return ok, nil
+}
+
+type memLease struct {
+	m          *memBackend
+	key, token string
+	fence      int64
+}
+
+func (l *memLease) Fence() int64 { return l.fence }
+func (l *memLease) Extend(ctx context.Context, ttl time.Duration) error {
+	l.m.mu.Lock()
+	defer l.m.mu.Unlock()
+	if l.m.extErr != nil {
+		return l.m.extErr
+	}
+	if l.m.owner[l.key] != l.token {
+		return ErrNotHeld
+	}
+	return nil
+}
+func (l *memLease) Release(ctx context.Context) error {
+	l.m.mu.Lock()
+	defer l.m.mu.Unlock()
+	if l.m.owner[l.key] != l.token {
+		return ErrNotHeld
+	}
+	delete(l.m.owner, l.key)
+	return nil
+}
+
+func TestRetryStrategies(t *testing.T) {
+	if _, ok := NoRetry().Backoff(1); ok {
+		t.Error("NoRetry retried")
+	}
+	if w, ok := LinearBackoff(7 * time.Millisecond).Backoff(9); !ok || w != 7*time.Millisecond {
+		t.Errorf("linear = %v %v", w, ok)
+	}
+	if w, _ := LinearBackoff(0).Backoff(1); w != time.Millisecond {
+		t.Errorf("linear(0) = %v", w)
+	}
+	e := ExponentialBackoff(10*time.Millisecond, 80*time.Millisecond)
+	for attempt, max := range map[int]time.Duration{1: 10, 2: 20, 3: 40, 4: 80, 5: 80, 30: 80} {
+		max *= time.Millisecond
+		for i := 0; i < 50; i++ {
+			w, ok := e.Backoff(attempt)
+			if !ok || w < max/2 || w > max {
+				t.Fatalf("attempt %d: wait %v outside [%v, %v]", attempt, w, max/2, max)
+			}
+		}
+	}
+	l := LimitRetry(LinearBackoff(time.Millisecond), 3)
+	var got []bool
+	for a := 1; a <= 5; a++ {
+		_, ok := l.Backoff(a)
+		got = append(got, ok)
+	}
+	if diff := cmp.Diff([]bool{true, true, true, false, false}, got); diff != "" {
+		t.Errorf("LimitRetry (-want +got):\n%s", diff)
+	}
+}
+
+func TestObtainAttemptsAndDeadlines(t *testing.T) {
+	ctx := context.Background()
+	m := newMem()
+	lk := New(m)
+	held, err := lk.Obtain(ctx, "k", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.attempts.Store(0)
+	_, err = lk.Obtain(ctx, "k", time.Minute, func(o *Options) { o.Retry = LimitRetry(LinearBackoff(time.Millisecond), 3) })
+	if !errors.Is(err, ErrNotObtained) || m.attempts.Load() != 4 {
+		t.Fatalf("err %v after %d attempts, want ErrNotObtained after 4", err, m.attempts.Load())
+	}
+	// The wait never runs past the deadline: a backoff longer than the
+	// remaining time stops at once.
+	start := time.Now()
+	_, err = lk.Obtain(ctx, "k", time.Minute, func(o *Options) {
+		o.Retry = LinearBackoff(time.Hour)
+		o.Timeout = 50 * time.Millisecond
+	})
+	if !errors.Is(err, ErrNotObtained) || time.Since(start) > 20*time.Millisecond {
+		t.Fatalf("err %v after %v", err, time.Since(start))
+	}
+	// A cancel while waiting is the ctx error, not ErrNotObtained.
+	cctx, cancel := context.WithCancel(ctx)
+	time.AfterFunc(20*time.Millisecond, cancel)
+	_, err = lk.Obtain(cctx, "k", time.Minute, func(o *Options) { o.Retry = LinearBackoff(5 * time.Millisecond) })
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrNotObtained) {
+		t.Fatalf("err = %v", err)
+	}
+	if err := held.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestValidityMeasuredBeforeRequest(t *testing.T) {
+	m := newMem()
+	m.delay = 50 * time.Millisecond
+	before := time.Now()
+	l, err := New(m).Obtain(context.Background(), "k", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now()
+	if d := l.Deadline().Sub(before); d < 990*time.Millisecond || d > 990*time.Millisecond+5*time.Millisecond {
+		t.Errorf("deadline %v after the call began, want 990ms", d)
+	}
+	if l.Deadline().Sub(after) > 945*time.Millisecond {
+		t.Errorf("deadline counted from the reply")
+	}
+	// A reply that arrives after the validity ended is no lock.
+	m2 := newMem()
+	m2.delay = 30 * time.Millisecond
+	_, err = New(m2).Obtain(context.Background(), "k", 20*time.Millisecond)
+	if !errors.Is(err, ErrNotObtained) {
+		t.Fatalf("late reply: %v", err)
+	}
+	if locked, _ := m2.IsLocked(context.Background(), "k"); locked {
+		t.Error("late lock not abandoned")
+	}
+}
+
+func TestAmbiguousAcquireIsAbandoned(t *testing.T) {
+	m := newMem()
+	m.acqErr = errors.New("reply lost")
+	_, err := New(m).Obtain(context.Background(), "k", time.Second)
+	if err == nil || errors.Is(err, ErrNotObtained) || m.abandons.Load() != 1 {
+		t.Fatalf("err %v, %d abandons", err, m.abandons.Load())
+	}
+	if locked, _ := m.IsLocked(context.Background(), "k"); locked {
+		t.Error("orphan lock")
+	}
+}
+
+func TestRefreshTransientErrorThenValidityRunsOut(t *testing.T) {
+	m := newMem()
+	l, err := New(m).Obtain(context.Background(), "k", 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.mu.Lock()
+	m.extErr = errors.New("connection refused")
+	m.mu.Unlock()
+	if err := l.Refresh(context.Background()); err == nil || errors.Is(err, ErrLost) {
+		t.Fatalf("transient refresh error while valid = %v", err)
+	}
+	time.Sleep(110 * time.Millisecond)
+	if err := l.Refresh(context.Background()); !errors.Is(err, ErrLost) {
+		t.Fatalf("refresh after validity = %v", err)
+	}
+	select {
+	case <-l.Lost():
+	default:
+		t.Fatal("Lost not closed")
+	}
+}
+
+func TestPresets(t *testing.T) {
+	want := []Preset{
+		{"scheduler:outbox_events", 300 * time.Second},
+		{"scheduler:create_table", 60 * time.Second},
+		{"scheduler:cleanup_queues", 3600 * time.Second},
+		{"scheduler:monthly_summary", 1800 * time.Second},
+	}
+	if diff := cmp.Diff(want, Presets()); diff != "" {
+		t.Errorf("Presets (-want +got):\n%s", diff)
+	}
+}
+
+func TestFencedExpression(t *testing.T) {
+	expr, err := FencedExpression("", 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := aws.ToString(expr.Condition()); got != "(attribute_not_exists (#0)) OR (#0 < :0)" {
+		t.Errorf("condition = %q", got)
+	}
+	if got := aws.ToString(expr.Update()); got != "SET #0 = :1\n" {
+		t.Errorf("update = %q", got)
+	}
+	if diff := cmp.Diff(map[string]string{"#0": "fence"}, expr.Names()); diff != "" {
+		t.Errorf("names: %s", diff)
+	}
+}

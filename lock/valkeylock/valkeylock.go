@@ -1,0 +1,270 @@
+// Package valkeylock is the Valkey (or Redis) backend of package lock,
+// on valkey-glide. It works with a standalone server and with a cluster.
+//
+// # Keys
+//
+// The lock of key k lives at
+//
+//	{Prefix}:lock:{k}         (value: the holder's token, PX = TTL)
+//
+// which is the seed 002 namespace {app_id}:{env}:{service}:{key} with the
+// service "lock": with Prefix "finance_app:test", the lock of
+// "scheduler:outbox_events" is "finance_app:test:lock:scheduler:outbox_events".
+// Without a prefix the key is "lock:{k}", as in the seed's key table.
+//
+// Beside it lives the fence counter of the key, which has no TTL (it must
+// outlive every lock of the key; it is one small integer per key name):
+//
+//	{<lock key>}:fence        when the lock key has no hash tag
+//	<lock key>:fence          when k itself carries a hash tag such as {user:1}
+//
+// Both forms put the counter in the lock key's cluster slot, so the acquire
+// script may touch both keys in cluster mode. A key with a '}' but no valid
+// hash tag cannot be given a counter in the same slot and is rejected with
+// lock.ErrInvalidKey.
+//
+// # Scripts
+//
+// Acquire is one Lua script: SET NX PX of the token, then INCR of the fence
+// counter. When the counter is new (first use, or lost in a restart without
+// persistence) it starts from the server's clock in microseconds, so fencing
+// numbers keep growing across such a restart as long as the server clock
+// does not step back and the key is obtained less than once a microsecond.
+// Release is compare-and-delete, extend is compare-and-PEXPIRE; both compare
+// the token. No WATCH/MULTI is used (glide shares WATCH state between
+// callers of one client).
+package valkeylock
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	glide "github.com/valkey-io/valkey-glide/go/v2"
+	"github.com/valkey-io/valkey-glide/go/v2/options"
+
+	"github.com/tablekit/tablekit/lock"
+)
+
+// Client is the part of valkey-glide this package uses. Both *glide.Client
+// and *glide.ClusterClient satisfy it, so pass the client you already have.
+type Client interface {
+	InvokeScriptWithOptions(ctx context.Context, script options.Script, scriptOptions options.ScriptOptions) (any, error)
+}
+
+var (
+	_ Client = (*glide.Client)(nil)
+	_ Client = (*glide.ClusterClient)(nil)
+)
+
+// Options configure a [Backend].
+type Options struct {
+	// Prefix is the {app_id}:{env} part of the seed 002 namespace, for
+	// example "finance_app:prod". It must not start or end with ':' nor
+	// contain an empty part ("a::b"). Empty means no prefix: keys are
+	// "lock:{key}".
+	Prefix string
+}
+
+// Backend is a lock.Backend on Valkey. It is safe for concurrent use.
+type Backend struct {
+	c      Client
+	prefix string // "" or "app:env:" ; the lock key is prefix + "lock:" + key
+}
+
+var _ lock.Backend = (*Backend)(nil)
+
+var otelOnce sync.Once
+
+// New returns a Backend on c. It returns an error wrapping
+// lock.ErrInvalidOptions for a bad Prefix.
+//
+// New also initialises glide's OpenTelemetry singleton once per process:
+// glide v2.5.3 sets it lazily without synchronisation on the first command,
+// which is a data race when a fresh client is first used by many goroutines.
+func New(c Client, optFns ...func(*Options)) (*Backend, error) {
+	var o Options
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	if c == nil {
+		return nil, fmt.Errorf("%w: valkeylock: nil client", lock.ErrInvalidOptions)
+	}
+	b := &Backend{c: c}
+	if o.Prefix != "" {
+		for _, part := range strings.Split(o.Prefix, ":") {
+			if part == "" {
+				return nil, fmt.Errorf("%w: valkeylock: prefix %q has an empty part", lock.ErrInvalidOptions, o.Prefix)
+			}
+		}
+		b.prefix = o.Prefix + ":"
+	}
+	otelOnce.Do(func() { glide.GetOtelInstance() })
+	return b, nil
+}
+
+// Key returns the Valkey key that holds the lock of key.
+func (b *Backend) Key(key string) string { return b.prefix + "lock:" + key }
+
+// FenceKey returns the Valkey key of key's fence counter, or an error
+// wrapping lock.ErrInvalidKey (see the package documentation).
+func (b *Backend) FenceKey(key string) (string, error) {
+	_, f, err := b.keys(key)
+	return f, err
+}
+
+func (b *Backend) keys(key string) (lockKey, fenceKey string, err error) {
+	if key == "" {
+		return "", "", fmt.Errorf("%w: empty key", lock.ErrInvalidKey)
+	}
+	lockKey = b.Key(key)
+	if hasHashTag(lockKey) {
+		return lockKey, lockKey + ":fence", nil
+	}
+	if strings.IndexByte(lockKey, '}') >= 0 {
+		return "", "", fmt.Errorf("%w: %q has a '}' but no hash tag", lock.ErrInvalidKey, key)
+	}
+	return lockKey, "{" + lockKey + "}:fence", nil
+}
+
+// hasHashTag reports whether the cluster slot of k is computed from a hash
+// tag: a '{' followed later by a '}' with at least one byte between them.
+func hasHashTag(k string) bool {
+	open := strings.IndexByte(k, '{')
+	if open < 0 {
+		return false
+	}
+	close := strings.IndexByte(k[open+1:], '}')
+	return close > 0
+}
+
+var (
+	acquireScript = options.NewScript(`
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return false
+end
+local f = redis.call('INCR', KEYS[2])
+if f == 1 then
+  local t = redis.call('TIME')
+  local v = t[1] .. string.format('%06d', tonumber(t[2]))
+  redis.call('SET', KEYS[2], v)
+  f = tonumber(v)
+end
+return f
+`)
+	releaseScript = options.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+`)
+	extendScript = options.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+`)
+	existsScript = options.NewScript(`return redis.call('EXISTS', KEYS[1])`)
+)
+
+func ms(d time.Duration) string {
+	m := d.Milliseconds()
+	if m < 1 {
+		m = 1
+	}
+	return strconv.FormatInt(m, 10)
+}
+
+// Acquire implements lock.Backend.
+func (b *Backend) Acquire(ctx context.Context, req *lock.AcquireRequest) (lock.Lease, error) {
+	lk, fk, err := b.keys(req.Key)
+	if err != nil {
+		return nil, err
+	}
+	res, err := b.c.InvokeScriptWithOptions(ctx, *acquireScript, options.ScriptOptions{
+		Keys: []string{lk, fk},
+		Args: []string{req.Token, ms(req.TTL)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, lock.ErrNotObtained
+	}
+	fence, ok := res.(int64)
+	if !ok {
+		return nil, fmt.Errorf("valkeylock: unexpected acquire reply %T", res)
+	}
+	return &lease{b: b, key: lk, token: req.Token, fence: fence}, nil
+}
+
+// Abandon implements lock.Backend: compare-and-delete by token. It returns
+// lock.ErrNotHeld when token did not hold the key. glide sends commands of
+// one slot in order on one connection, so an acquire whose ctx was
+// cancelled after it was sent is processed before this delete.
+func (b *Backend) Abandon(ctx context.Context, key, token string) error {
+	ok, err := b.release(ctx, b.Key(key), token)
+	if err == nil && !ok {
+		return lock.ErrNotHeld
+	}
+	return err
+}
+
+// IsLocked implements lock.Backend.
+func (b *Backend) IsLocked(ctx context.Context, key string) (bool, error) {
+	res, err := b.c.InvokeScriptWithOptions(ctx, *existsScript, options.ScriptOptions{Keys: []string{b.Key(key)}})
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.(int64)
+	return n == 1, nil
+}
+
+func (b *Backend) release(ctx context.Context, lockKey, token string) (bool, error) {
+	res, err := b.c.InvokeScriptWithOptions(ctx, *releaseScript, options.ScriptOptions{
+		Keys: []string{lockKey},
+		Args: []string{token},
+	})
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.(int64)
+	return n == 1, nil
+}
+
+type lease struct {
+	b     *Backend
+	key   string
+	token string
+	fence int64
+}
+
+func (l *lease) Fence() int64 { return l.fence }
+
+func (l *lease) Extend(ctx context.Context, ttl time.Duration) error {
+	res, err := l.b.c.InvokeScriptWithOptions(ctx, *extendScript, options.ScriptOptions{
+		Keys: []string{l.key},
+		Args: []string{l.token, ms(ttl)},
+	})
+	if err != nil {
+		return err
+	}
+	if n, _ := res.(int64); n != 1 {
+		return lock.ErrNotHeld
+	}
+	return nil
+}
+
+func (l *lease) Release(ctx context.Context) error {
+	ok, err := l.b.release(ctx, l.key, l.token)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return lock.ErrNotHeld
+	}
+	return nil
+}
