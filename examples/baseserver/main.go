@@ -317,7 +317,16 @@ func runValkey(ctx context.Context, w io.Writer, c cfg) error {
 	}
 
 	section(w, "distributed lock on Valkey")
-	lk := lock.New(lb)
+	// The second "server" gets its own connection, as another process would.
+	gc2, _, err := connect(c)
+	if err != nil {
+		return err
+	}
+	defer gc2.Close()
+	lb2, err := valkeylock.New(gc2, func(o *valkeylock.Options) { o.Prefix = c.AppID + ":" + c.Env })
+	if err != nil {
+		return err
+	}
 	ttlOnServer := func(ctx context.Context, key string) string {
 		ttl, err := lockView.TTL(ctx, key)
 		if err != nil {
@@ -325,7 +334,7 @@ func runValkey(ctx context.Context, w io.Writer, c cfg) error {
 		}
 		return fmt.Sprintf("server key %s TTL %s", lb.Key(key), ttl.Round(time.Second))
 	}
-	if err := locks(ctx, w, lk, ttlOnServer); err != nil {
+	if err := locks(ctx, w, lock.New(lb), lock.New(lb2), ttlOnServer); err != nil {
 		return err
 	}
 
@@ -572,16 +581,16 @@ func sessions(ctx context.Context, w io.Writer, cc *cache.Cache, maxSessions int
 	return nil
 }
 
-// locks runs the lock manager demo on lk: each preset of the seed's table
-// as a scheduler job under WithLock on two competing servers, then a
-// shutdown with ForceReleaseAll. describe tells where the lock lives.
-func locks(ctx context.Context, w io.Writer, lk *lock.Locker, describe func(context.Context, string) string) error {
+// locks runs the lock manager demo: each preset of the seed's table as a
+// scheduler job under WithLock on two competing servers (one on lk, one on
+// lk2), then a shutdown with ForceReleaseAll. describe tells where the lock
+// lives.
+func locks(ctx context.Context, w io.Writer, lk, lk2 *lock.Locker, describe func(context.Context, string) string) error {
 	// Each "server" has its own manager. A scheduler tick that finds the job
 	// running elsewhere skips it rather than waiting: one attempt, no retry.
-	servers := []*lock.Manager{
-		lock.NewManager(lk, func(o *lock.Options) { o.Retry = lock.NoRetry() }),
-		lock.NewManager(lk, func(o *lock.Options) { o.Retry = lock.NoRetry() }),
-	}
+	// (A Manager's default is to wait up to DefaultManagerTimeout.)
+	noWait := func(o *lock.Options) { o.Retry = lock.NoRetry() }
+	servers := []*lock.Manager{lock.NewManager(lk, noWait), lock.NewManager(lk2, noWait)}
 	for _, p := range lock.Presets() {
 		var (
 			mu      sync.Mutex
@@ -731,7 +740,8 @@ func runDynamoLocks(ctx context.Context, w io.Writer, c cfg) error {
 		}
 		return fmt.Sprintf("lease item %s PK=%s SK=%s", c.Table, pk.Value, sk.Value)
 	}
-	return locks(ctx, w, lock.New(b), describe)
+	lk := lock.New(b)
+	return locks(ctx, w, lk, lk, describe)
 }
 
 // ensureTable creates table (PK, SK strings, on demand) unless it exists and
