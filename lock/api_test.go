@@ -304,7 +304,7 @@ func TestPausedHolder(t *testing.T) {
 		t.Run(bc.name, func(t *testing.T) {
 			ctx := ctxT(t, 30*time.Second)
 			key := uniqueKey("paused")
-			const ttl = 300 * time.Millisecond
+			const ttl = 600 * time.Millisecond
 			a, err := bc.locker.Obtain(ctx, key, ttl)
 			if err != nil {
 				t.Fatal(err)
@@ -414,7 +414,7 @@ func TestAutoRefresh(t *testing.T) {
 		t.Run(bc.name, func(t *testing.T) {
 			ctx := ctxT(t, 30*time.Second)
 			key := uniqueKey("auto")
-			const ttl = 300 * time.Millisecond
+			const ttl = 600 * time.Millisecond
 			hctx, stopHeartbeat := context.WithCancel(ctx)
 			defer stopHeartbeat()
 			l, err := bc.locker.Obtain(hctx, key, ttl, func(o *lock.Options) { o.AutoRefresh = true })

@@ -387,7 +387,9 @@ func (l *Lock) heartbeat(ctx context.Context, every time.Duration) {
 			return
 		case <-t.C:
 		}
-		rctx, cancel := context.WithTimeout(ctx, every)
+		// A refresh may take as long as the lock stays valid; after that
+		// it is lost anyway.
+		rctx, cancel := context.WithDeadline(ctx, l.Deadline())
 		err := l.Refresh(rctx)
 		cancel()
 		switch {

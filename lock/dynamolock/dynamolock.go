@@ -225,7 +225,8 @@ func (b *Backend) Acquire(ctx context.Context, req *lock.AcquireRequest) (lock.L
 	})
 	if ccf, ok := isConditionFailed(err); ok {
 		if b.o.Mode == SkewSafe {
-			b.observe(req, ccf.Item, now)
+			// The watch starts when the version was seen, after the reply.
+			b.observe(req, ccf.Item, time.Now())
 		}
 		return nil, fmt.Errorf("%w: %w", lock.ErrNotObtained, entity.ErrConditionFailed)
 	}
