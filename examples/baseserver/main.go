@@ -339,11 +339,11 @@ func runValkey(ctx context.Context, w io.Writer, c cfg) error {
 	}
 
 	section(w, "metrics and health check")
-	if n, err := cc.Delete(ctx, cleanup...); err != nil {
+	n, err := cc.Delete(ctx, cleanup...)
+	if err != nil {
 		return err
-	} else {
-		fmt.Fprintf(w, "demo cleanup: deleted %d cache keys\n", n)
 	}
+	fmt.Fprintf(w, "demo cleanup: deleted %d cache keys\n", n)
 	m := cc.Metrics()
 	fmt.Fprintf(w, "metrics: operations=%d successful=%d failed=%d success_rate=%.3f\n", m.Total, m.Success, m.Failed, m.SuccessRate)
 	fmt.Fprintf(w, "metrics: hits=%d misses=%d hit_rate=%.3f average_latency=%s\n", m.Hits, m.Misses, m.HitRate, m.AvgLatency.Round(time.Microsecond))
