@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -245,5 +247,62 @@ func TestRunBadAddress(t *testing.T) {
 	err := run(context.Background(), &bytes.Buffer{}, cfg{ValkeyAddrs: []string{"no-port"}})
 	if err == nil || !strings.Contains(err.Error(), `valkey address "no-port"`) {
 		t.Errorf("run with a bad address: %v", err)
+	}
+}
+
+// TestMain runs the program's main instead of the tests when
+// BASESERVER_RUN_MAIN=1: TestMainExit starts the test binary that way.
+func TestMain(m *testing.M) {
+	if os.Getenv("BASESERVER_RUN_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// TestMainExit checks the program's exit codes: 0 with no server
+// configured, 1 with a message on stderr for an unusable address.
+func TestMainExit(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		env    []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"no server", nil, 0, "the Redis-backed parts (cached values, sessions, the Valkey lock) need a server", ""},
+		{"bad endpoint", []string{"BASESERVER_VALKEY_ENDPOINT=no-port"}, 1, "", `baseserver: connect to Valkey at no-port: valkey address "no-port"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0])
+			for _, kv := range os.Environ() {
+				switch k, _, _ := strings.Cut(kv, "="); k {
+				case "TABLEKIT_VALKEY_ADDR", "BASESERVER_VALKEY_ENDPOINT", "BASESERVER_VALKEY_CLUSTER", "TABLEKIT_DYNAMODB_ENDPOINT":
+				default:
+					cmd.Env = append(cmd.Env, kv)
+				}
+			}
+			cmd.Env = append(cmd.Env, "BASESERVER_RUN_MAIN=1")
+			cmd.Env = append(cmd.Env, tc.env...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout.String(), stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tc.stdout) {
+				t.Errorf("stdout lacks %q:\n%s", tc.stdout, stdout.String())
+			}
+			if !strings.Contains(stderr.String(), tc.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.stderr, stderr.String())
+			}
+		})
 	}
 }
