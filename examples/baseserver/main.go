@@ -164,14 +164,12 @@ func runBypass(ctx context.Context, w io.Writer, c cfg) error {
 	}
 	loads := 0
 	for range 2 {
-		p, err := cache.GetOrLoad(ctx, cc, "user:profile:123", time.Hour, func(context.Context) (profile, error) {
+		if _, err := cache.GetOrLoad(ctx, cc, "user:profile:123", time.Hour, func(context.Context) (profile, error) {
 			loads++
 			return profile{UserID: "123", Name: "Kim", Tier: "gold"}, nil
-		})
-		if err != nil {
+		}); err != nil {
 			return err
 		}
-		_ = p
 	}
 	fmt.Fprintf(w, "GetOrLoad user:profile:123 twice: the loader ran %d times (nothing is cached)\n", loads)
 	if _, err := cc.Get(ctx, "user:profile:123"); errors.Is(err, cache.ErrMiss) {
@@ -591,6 +589,16 @@ func locks(ctx context.Context, w io.Writer, lk, lk2 *lock.Locker, describe func
 	// (A Manager's default is to wait up to DefaultManagerTimeout.)
 	noWait := func(o *lock.Options) { o.Retry = lock.NoRetry() }
 	servers := []*lock.Manager{lock.NewManager(lk, noWait), lock.NewManager(lk2, noWait)}
+	defer func() {
+		// Whatever happens (an error, Ctrl-C), a server going down frees its
+		// locks so the others need not wait out the TTLs. A fresh ctx: the
+		// run's ctx may be what ended.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		for _, m := range servers {
+			_ = m.ForceReleaseAll(sctx)
+		}
+	}()
 	for _, p := range lock.Presets() {
 		var (
 			mu      sync.Mutex
