@@ -207,6 +207,9 @@ type backendCase struct {
 	backend lock.Backend
 	locker  *lock.Locker
 	counter func(name string) counterStore
+	// slow scales the short TTLs of the timing tests: DynamoDB Local on a
+	// loaded two-core machine can take hundreds of milliseconds per call.
+	slow time.Duration
 }
 
 func backends(t *testing.T) []backendCase {
@@ -217,14 +220,14 @@ func backends(t *testing.T) []backendCase {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases = append(cases, backendCase{name: "valkey", backend: sb, locker: lock.New(sb),
+	cases = append(cases, backendCase{name: "valkey", slow: 1, backend: sb, locker: lock.New(sb),
 		counter: func(name string) counterStore { return valkeyCounter{c: sc, key: runPrefix + ":counter:" + name} }})
 	cc := clusterClient(t)
 	cb, err := valkeylock.New(cc, func(o *valkeylock.Options) { o.Prefix = runPrefix })
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases = append(cases, backendCase{name: "valkey-cluster", backend: cb, locker: lock.New(cb),
+	cases = append(cases, backendCase{name: "valkey-cluster", slow: 1, backend: cb, locker: lock.New(cb),
 		counter: func(name string) counterStore { return valkeyCounter{c: cc, key: runPrefix + ":counter:" + name} }})
 	dc := dynamo(t)
 	for _, mode := range []struct {
@@ -239,7 +242,7 @@ func backends(t *testing.T) []backendCase {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cases = append(cases, backendCase{name: mode.name, backend: db, locker: lock.New(db),
+		cases = append(cases, backendCase{name: mode.name, slow: 3, backend: db, locker: lock.New(db),
 			counter: func(name string) counterStore { return dynamoCounter{c: dc, pk: "COUNTER#" + name} }})
 	}
 	return cases

@@ -111,7 +111,8 @@ func (lk *Locker) Backend() Backend { return lk.b }
 // or context.DeadlineExceeded) when ctx ended first; otherwise the backend's
 // error. When an attempt fails in a way that may have left the lock taken
 // (a timeout, a cancel, a lost reply), Obtain deletes it again by token on a
-// fresh context bounded by [Options.CleanupTimeout] before it returns.
+// fresh context bounded by [Options.CleanupTimeout] before it returns; that
+// cleanup is the only work Obtain does after its deadline.
 func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, optFns ...func(*Options)) (*Lock, error) {
 	if key == "" {
 		return nil, fmt.Errorf("%w: empty key", ErrInvalidKey)

@@ -83,7 +83,7 @@ func TestManager(t *testing.T) {
 
 			// Losing the lock cancels fn's ctx with ErrLost, and WithLock says so.
 			lk := uniqueKey("mgrlost")
-			err = m.WithLock(ctx, lk, 300*time.Millisecond, func(fctx context.Context, l *lock.Lock) error {
+			err = m.WithLock(ctx, lk, 300*time.Millisecond*bc.slow, func(fctx context.Context, l *lock.Lock) error {
 				if err := bc.backend.Abandon(ctx, lk, l.Token()); err != nil {
 					t.Fatal(err)
 				}
