@@ -21,7 +21,7 @@ import (
 // (after it was applied) or to drop the next one before it is sent.
 type faultClient struct {
 	entity.Client
-	loseReply, dropRequest atomic.Bool
+	loseReply, dropRequest, duplicate atomic.Bool
 }
 
 var errInjected = errors.New("injected: connection reset")
@@ -31,6 +31,9 @@ func (f *faultClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInp
 		return nil, errInjected
 	}
 	out, err := f.Client.UpdateItem(ctx, in, optFns...)
+	if f.duplicate.Swap(false) { // the SDK retried a request that had landed
+		return f.Client.UpdateItem(ctx, in, optFns...)
+	}
 	if f.loseReply.Swap(false) {
 		return nil, errInjected
 	}
@@ -82,22 +85,61 @@ func TestDynamoAmbiguousHeartbeat(t *testing.T) {
 	}
 }
 
+// TestDynamoSDKRetry: a request that landed and is sent again (the SDK
+// retries when it gets no reply) fails its condition against its own write;
+// the backend recognises its write instead of reporting a loss.
+func TestDynamoSDKRetry(t *testing.T) {
+	fc := &faultClient{Client: dynamo(t)}
+	_, lk := newDynamoLocker(t, fc)
+	ctx := ctxT(t, 20*time.Second)
+	key := uniqueKey("sdkretry")
+	first, err := lk.Obtain(ctx, key, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fc.duplicate.Store(true)
+	l, err := lk.Obtain(ctx, key, 5*time.Second)
+	if err != nil {
+		t.Fatalf("Obtain with a retried request: %v", err)
+	}
+	if l.Fence() != first.Fence()+1 {
+		t.Errorf("fence %d after %d", l.Fence(), first.Fence())
+	}
+	fc.duplicate.Store(true)
+	if err := l.Refresh(ctx); err != nil {
+		t.Fatalf("Refresh with a retried request: %v", err)
+	}
+	if err := l.Refresh(ctx); err != nil {
+		t.Fatalf("Refresh after: %v", err)
+	}
+	fc.duplicate.Store(true)
+	if err := l.Release(ctx); err != nil {
+		t.Fatalf("Release with a retried request: %v", err)
+	}
+	if locked, _ := lk.IsLocked(ctx, key); locked {
+		t.Fatal("still locked")
+	}
+}
+
 // TestDynamoSkewSafe: a contender takes a stale lease only after watching
 // its record version unchanged for one full lease, and never while the
 // holder refreshes.
 func TestDynamoSkewSafe(t *testing.T) {
 	_, lk := newDynamoLocker(t, dynamo(t))
 	ctx := ctxT(t, 30*time.Second)
-	const ttl = time.Second
+	const ttl = 2 * time.Second
 	retry := func(o *lock.Options) {
 		o.Retry = lock.LinearBackoff(20 * time.Millisecond)
-		o.Timeout = 3 * time.Second
+		o.Timeout = 5 * time.Second
 	}
 
 	key := uniqueKey("skew")
 	hctx, stop := context.WithCancel(ctx)
 	defer stop()
-	a, err := lk.Obtain(hctx, key, ttl, func(o *lock.Options) { o.AutoRefresh = true })
+	a, err := lk.Obtain(hctx, key, ttl, patient, autoRefresh)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +179,7 @@ func TestDynamoFastTakeover(t *testing.T) {
 	ctx := ctxT(t, 20*time.Second)
 	key := uniqueKey("fast")
 	// TTLs of seconds: DynamoDB Local on a loaded machine answers slowly.
-	a, err := lk.Obtain(ctx, key, time.Second)
+	a, err := lk.Obtain(ctx, key, time.Second, patient)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +188,7 @@ func TestDynamoFastTakeover(t *testing.T) {
 		t.Fatalf("took over inside the skew margin: %v", err)
 	}
 	time.Sleep(1300 * time.Millisecond)
-	b, err := lk.Obtain(ctx, key, 2*time.Second)
+	b, err := lk.Obtain(ctx, key, 2*time.Second, patient)
 	if err != nil {
 		t.Fatalf("takeover after the margin: %v", err)
 	}

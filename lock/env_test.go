@@ -242,7 +242,7 @@ func backends(t *testing.T) []backendCase {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cases = append(cases, backendCase{name: mode.name, slow: 3, backend: db, locker: lock.New(db),
+		cases = append(cases, backendCase{name: mode.name, slow: 4, backend: db, locker: lock.New(db),
 			counter: func(name string) counterStore { return dynamoCounter{c: dc, pk: "COUNTER#" + name} }})
 	}
 	return cases

@@ -156,7 +156,13 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 				return lk.newLock(ctx, o, key, token, ttl, lease, until), nil
 			}
 			// The reply came so late that the lock is no longer valid.
+			// Later attempts use a new token: a backend may refuse the
+			// abandoned one for good (dynamolock does).
 			lk.abandon(ctx, o, key, token)
+			if token, err = newToken(); err != nil {
+				return nil, fmt.Errorf("lock: token: %w", err)
+			}
+			req.Token = token
 		} else if !errors.Is(err, ErrNotObtained) {
 			if !errors.Is(err, ErrInvalidKey) {
 				lk.abandon(ctx, o, key, token)

@@ -248,3 +248,48 @@ func TestFencedExpression(t *testing.T) {
 		t.Errorf("names: %s", diff)
 	}
 }
+
+// refusingBackend refuses an abandoned token for good, as dynamolock does.
+type refusingBackend struct {
+	*memBackend
+	mu      sync.Mutex
+	refused map[string]bool
+	slow    atomic.Int32 // number of next acquires whose reply is late
+}
+
+func (r *refusingBackend) Acquire(ctx context.Context, req *AcquireRequest) (Lease, error) {
+	r.mu.Lock()
+	refused := r.refused[req.Token]
+	r.mu.Unlock()
+	if refused {
+		return nil, ErrNotObtained
+	}
+	if r.slow.Add(-1) >= 0 {
+		time.Sleep(30 * time.Millisecond)
+	}
+	return r.memBackend.Acquire(ctx, req)
+}
+
+func (r *refusingBackend) Abandon(ctx context.Context, key, token string) error {
+	r.mu.Lock()
+	r.refused[token] = true
+	r.mu.Unlock()
+	return r.memBackend.Abandon(ctx, key, token)
+}
+
+// TestLateReplyRetriesWithNewToken: after a late reply was abandoned, the
+// next attempts use a fresh token and can succeed.
+func TestLateReplyRetriesWithNewToken(t *testing.T) {
+	r := &refusingBackend{memBackend: newMem(), refused: map[string]bool{}}
+	r.slow.Store(1)
+	l, err := New(r).Obtain(context.Background(), "k", 25*time.Millisecond, func(o *Options) {
+		o.Retry = LinearBackoff(time.Millisecond)
+		o.Timeout = time.Second
+	})
+	if err != nil {
+		t.Fatalf("Obtain after a late reply: %v", err)
+	}
+	if r.abandons.Load() != 1 || l.Fence() != 2 {
+		t.Errorf("%d abandons, fence %d", r.abandons.Load(), l.Fence())
+	}
+}

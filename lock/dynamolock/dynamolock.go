@@ -38,7 +38,10 @@
 // A refresh whose reply was lost (timeout, connection reset) may or may not
 // have written its new rvn. The lease then accepts either version on its
 // next write (the condition is owner = token AND rvn IN the versions it
-// might have written), so a lost reply never loses the lock.
+// might have written), so a lost reply never loses the lock. The SDK's own
+// retry of a write that landed fails its condition against that write; the
+// backend reads the item returned with the failure (ALL_OLD) and recognises
+// its own version (or, for an acquire, its own token) as success.
 package dynamolock
 
 import (
@@ -224,6 +227,10 @@ func (b *Backend) Acquire(ctx context.Context, req *lock.AcquireRequest) (lock.L
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if ccf, ok := isConditionFailed(err); ok {
+		if l := b.ownLanded(req, ccf.Item, rvn); l != nil {
+			l.key = key
+			return l, nil
+		}
 		if b.o.Mode == SkewSafe {
 			// The watch starts when the version was seen, after the reply.
 			b.observe(req, ccf.Item, time.Now())
@@ -242,6 +249,23 @@ func (b *Backend) Acquire(ctx context.Context, req *lock.AcquireRequest) (lock.L
 		return nil, fmt.Errorf("dynamolock: fence %q: %w", fv.Value, err)
 	}
 	return &lease{b: b, key: key, token: req.Token, versions: []string{rvn}, fence: fence}, nil
+}
+
+// ownLanded recognises our own write in the item a failed condition
+// returned: the SDK retries a request whose reply it did not get, and the
+// retry of a write that landed fails its condition against that very write.
+func (b *Backend) ownLanded(req *lock.AcquireRequest, item map[string]types.AttributeValue, rvn string) *lease {
+	o, _ := item[AttrOwner].(*types.AttributeValueMemberS)
+	r, _ := item[AttrVersion].(*types.AttributeValueMemberS)
+	f, _ := item[AttrFence].(*types.AttributeValueMemberN)
+	if o == nil || r == nil || f == nil || o.Value != req.Token || r.Value != rvn {
+		return nil
+	}
+	fence, err := strconv.ParseInt(f.Value, 10, 64)
+	if err != nil {
+		return nil
+	}
+	return &lease{b: b, token: req.Token, versions: []string{rvn}, fence: fence}
 }
 
 // observe records the holder's record version; the watch restarts whenever
@@ -366,19 +390,26 @@ func (l *lease) write(ctx context.Context, update string, values map[string]type
 	values[":new"] = s(next)
 	cond := l.versionCondition(values)
 	_, err := l.b.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(l.b.o.Table),
-		Key:                       l.key,
-		UpdateExpression:          aws.String(update),
-		ConditionExpression:       aws.String(cond),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: values,
+		TableName:                           aws.String(l.b.o.Table),
+		Key:                                 l.key,
+		UpdateExpression:                    aws.String(update),
+		ConditionExpression:                 aws.String(cond),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
+	if ccf, ok := isConditionFailed(err); ok {
+		// An SDK retry of a write that landed fails against that write:
+		// the item then carries the version we were writing.
+		if r, _ := ccf.Item[AttrVersion].(*types.AttributeValueMemberS); r != nil && r.Value == next {
+			err = nil
+		} else {
+			return fmt.Errorf("%w: %w", lock.ErrNotHeld, entity.ErrConditionFailed)
+		}
+	}
 	if err == nil {
 		l.versions = append(l.versions[:0], next)
 		return nil
-	}
-	if _, ok := isConditionFailed(err); ok {
-		return fmt.Errorf("%w: %w", lock.ErrNotHeld, entity.ErrConditionFailed)
 	}
 	// The write may have landed: accept its version from now on too.
 	l.versions = append(l.versions, next)
