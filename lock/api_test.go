@@ -313,6 +313,7 @@ func TestPausedHolder(t *testing.T) {
 	dc := dynamo(t)
 	for _, bc := range backends(t) {
 		t.Run(bc.name, func(t *testing.T) {
+			t.Parallel() // mostly sleeping: run the backends side by side
 			ctx := ctxT(t, 30*time.Second)
 			key := uniqueKey("paused")
 			ttl := 600 * time.Millisecond * bc.slow
@@ -433,6 +434,7 @@ func TestCancelDuringObtain(t *testing.T) {
 func TestAutoRefresh(t *testing.T) {
 	for _, bc := range backends(t) {
 		t.Run(bc.name, func(t *testing.T) {
+			t.Parallel() // mostly sleeping: run the backends side by side
 			ctx := ctxT(t, 30*time.Second)
 			key := uniqueKey("auto")
 			ttl := 600 * time.Millisecond * bc.slow
