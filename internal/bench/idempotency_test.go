@@ -19,7 +19,7 @@ import (
 // idempotencyOnEngine chooses where the idempotency benchmarks run:
 // DynamoDB Local (false) or the embedded engine, ddbmem (true). Flip it
 // once the engine is complete.
-const idempotencyOnEngine = false
+const idempotencyOnEngine = true
 
 // idempotencyClient is the one place that builds the benchmarks' client.
 func idempotencyClient(b *testing.B) entity.Client {
