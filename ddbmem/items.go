@@ -273,24 +273,31 @@ func updatePaths(u *ddbexpr.Update) []ddbexpr.Path {
 // apply computes the new item from old (nil if absent); the caller
 // holds the table lock.
 func (p *preparedUpdate) apply(old item) (item, error) {
+	it, _, err := p.applyEffective(old)
+	return it, err
+}
+
+// applyEffective is apply that also returns the paths of the update
+// actions that took effect.
+func (p *preparedUpdate) applyEffective(old item) (item, []ddbexpr.Path, error) {
 	base := old
 	if base == nil {
 		base = p.key
 	}
 	if p.x.update == nil {
-		return base, nil
+		return base, nil, nil
 	}
-	it, err := p.x.update.Apply(base, &p.x.env)
+	it, eff, err := p.x.update.ApplyEffective(base, &p.x.env)
 	if err != nil {
-		return nil, evalErr("UpdateExpression", err)
+		return nil, nil, evalErr("UpdateExpression", err)
 	}
 	if err := p.t.checkItemKeys(it); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkSize(it); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return it, nil
+	return it, eff, nil
 }
 
 // UpdateItem edits an item's attributes, creating the item if it does not
@@ -334,7 +341,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	if err := checkCond(p.x, old, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	it, err := p.apply(old)
+	it, eff, err := p.applyEffective(old)
 	if err != nil {
 		return nil, err
 	}
@@ -353,9 +360,10 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 			src = old
 		}
 		if src != nil && p.x.update != nil {
-			// DynamoDB returns the whole top-level attributes touched.
+			// DynamoDB returns the whole top-level attributes that the
+			// actions which took effect touched.
 			var top []ddbexpr.Path
-			for _, up := range updatePaths(p.x.update) {
+			for _, up := range eff {
 				top = append(top, up[:1])
 			}
 			pr := &ddbexpr.Projection{Paths: top}

@@ -149,6 +149,17 @@ func TestUpdateReturnValues(t *testing.T) {
 	if got := upd(types.ReturnValueNone); got != nil {
 		t.Errorf("NONE returned %v", got)
 	}
+	// REMOVE of a list element that does not exist changes nothing, so
+	// nothing is returned for it.
+	put(t, db, map[string]av{"pk": s("l"), "sk": s("1"), "l": &types.AttributeValueMemberL{Value: []av{s("a")}}, "x": s("x")})
+	rm, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("tbl"), Key: key("l", "1"),
+		UpdateExpression: aws.String("REMOVE l[5], x"), ReturnValues: types.ReturnValueUpdatedOld})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[string]av{"x": s("x")}, rm.Attributes, opt); d != "" {
+		t.Error("REMOVE of a missing element:", d)
+	}
 	// An update of a missing item creates it.
 	out, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("tbl"), Key: key("b", "1"),
 		UpdateExpression: aws.String("ADD c :one"), ExpressionAttributeValues: map[string]av{":one": n("1")}, ReturnValues: types.ReturnValueAllNew})

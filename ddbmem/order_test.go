@@ -1,6 +1,7 @@
 package ddbmem_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -91,7 +92,7 @@ func TestSortOrder(t *testing.T) {
 
 func TestQueryValidation(t *testing.T) {
 	db := newTable(t)
-	vals := map[string]av{":p": s("a")}
+	vals := map[string]av{":p": s("a"), ":e": s("")}
 	cases := []struct {
 		name string
 		in   dynamodb.QueryInput
@@ -106,12 +107,19 @@ func TestQueryValidation(t *testing.T) {
 		{"count with projection", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"), Select: types.SelectCount, ProjectionExpression: aws.String("x")}, "Cannot specify the ProjectionExpression when choosing to get only the Count"},
 		{"consistent GSI", dynamodb.QueryInput{IndexName: aws.String("gsi"), KeyConditionExpression: aws.String("gpk = :p"), ConsistentRead: aws.Bool(true)}, "Consistent reads are not supported on global secondary indexes"},
 		{"start key elsewhere", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"), ExclusiveStartKey: key("b", "1")}, "The provided starting key does not match the range key predicate"},
+		{"start key outside the sort key range", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND sk > :p"), ExclusiveStartKey: key("a", "0")}, "The provided starting key does not match the range key predicate"},
+		{"empty begins_with", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND begins_with(sk, :e)")}, "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: sk"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			in := c.in
 			in.TableName = aws.String("tbl")
-			in.ExpressionAttributeValues = vals
+			in.ExpressionAttributeValues = map[string]av{}
+			for k, v := range vals {
+				if strings.Contains(aws.ToString(in.KeyConditionExpression)+aws.ToString(in.FilterExpression), k) {
+					in.ExpressionAttributeValues[k] = v
+				}
+			}
 			_, err := db.Query(ctx, &in)
 			if !isValidation(err) || apiMsg(err) != c.msg {
 				t.Fatalf("got %v, want %q", err, c.msg)

@@ -275,6 +275,9 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 	if describeType(pv) != string(s.pk.typ) {
 		return "", keyRange{}, validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
 	}
+	if err := checkKeyValue(s.pk, pv); err != nil {
+		return "", keyRange{}, err
+	}
 	pk := keyEnc(pv)
 	if skTerm == nil {
 		return pk, keyRange{}, nil
@@ -284,6 +287,9 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 		v := x.env.Values[o.Value]
 		if describeType(v) != string(s.sk.typ) {
 			return "", keyRange{}, validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
+		}
+		if err := checkKeyValue(s.sk, v); err != nil {
+			return "", keyRange{}, err
 		}
 		vals = append(vals, keyEnc(v))
 	}
@@ -484,7 +490,8 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		if err != nil {
 			return nil, err
 		}
-		if epk != pk {
+		// The start key must satisfy the key condition.
+		if epk != pk || (rng.lo != "" && e < rng.lo) || (rng.hi != "" && e >= rng.hi) {
 			return nil, validation("The provided starting key does not match the range key predicate")
 		}
 		esk = e

@@ -46,6 +46,12 @@ func engineItem(pk, sk string) map[string]types.AttributeValue {
 	}
 }
 
+// BenchmarkEngine measures the embedded engine (package ddbmem) called
+// in-process through the SDK's input and output types. Goals (100× faster
+// than DynamoDB Local's p50 on the reference machine): PutItem ≤ 7 µs,
+// GetItem ≤ 5 µs, Query20 (20 items of about 1.2 KB from one partition)
+// ≤ 11 µs; New (an engine with one table) < 1 ms; Memory100k reports the
+// heap held per raw byte of 100k items of 1 KB (goal < 3).
 func BenchmarkEngine(b *testing.B) {
 	ctx := context.Background()
 	b.Run("New", func(b *testing.B) {

@@ -503,11 +503,20 @@ func (env *Env) setOperand(it Item, o *Operand) (types.AttributeValue, error) {
 // item. old is not modified; unchanged values are shared with it, and
 // values taken from env are deep-copied.
 func (u *Update) Apply(old Item, env *Env) (Item, error) {
+	it, _, err := u.ApplyEffective(old, env)
+	return it, err
+}
+
+// ApplyEffective is Apply that also returns the paths of the actions
+// that took effect: every SET and ADD, and the REMOVE and DELETE actions
+// whose path existed.
+func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
+	var eff []Path
 	vals := make([]types.AttributeValue, len(u.Set))
 	for i, a := range u.Set {
 		v, err := env.setOperand(old, a.Value)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		vals[i] = Copy(v)
 	}
@@ -517,8 +526,9 @@ func (u *Update) Apply(old Item, env *Env) (Item, error) {
 	}
 	for i, a := range u.Set {
 		if err := env.set(it, a.Path, vals[i]); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		eff = append(eff, a.Path)
 	}
 	if len(u.Remove) > 0 {
 		rem := make([]Path, len(u.Remove))
@@ -532,22 +542,29 @@ func (u *Update) Apply(old Item, env *Env) (Item, error) {
 			return false
 		})
 		for _, p := range rem {
+			if _, ok := env.Get(it, p); ok {
+				eff = append(eff, p)
+			}
 			if err := env.remove(it, p); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
 	for _, a := range u.Add {
 		if err := env.add(it, a); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		eff = append(eff, a.Path)
 	}
 	for _, a := range u.Delete {
+		if _, ok := env.Get(it, a.Path); ok {
+			eff = append(eff, a.Path)
+		}
 		if err := env.del(it, a); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return it, nil
+	return it, eff, nil
 }
 
 // modify walks to the parent of the last element of p, copying
