@@ -92,7 +92,7 @@ func TestSortOrder(t *testing.T) {
 
 func TestQueryValidation(t *testing.T) {
 	db := newTable(t)
-	vals := map[string]av{":p": s("a"), ":e": s("")}
+	vals := map[string]av{":p": s("a"), ":e": s(""), ":q": s("b")}
 	cases := []struct {
 		name string
 		in   dynamodb.QueryInput
@@ -108,6 +108,7 @@ func TestQueryValidation(t *testing.T) {
 		{"consistent GSI", dynamodb.QueryInput{IndexName: aws.String("gsi"), KeyConditionExpression: aws.String("gpk = :p"), ConsistentRead: aws.Bool(true)}, "Consistent reads are not supported on global secondary indexes"},
 		{"start key elsewhere", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"), ExclusiveStartKey: key("b", "1")}, "The provided starting key does not match the range key predicate"},
 		{"start key outside the sort key range", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND sk > :p"), ExclusiveStartKey: key("a", "0")}, "The provided starting key does not match the range key predicate"},
+		{"start key on the far bound", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND sk BETWEEN :p AND :q"), ExclusiveStartKey: key("a", "b")}, "The provided starting key does not match the range key predicate"},
 		{"empty begins_with", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND begins_with(sk, :e)")}, "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: sk"},
 	}
 	for _, c := range cases {

@@ -491,7 +491,13 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			return nil, err
 		}
 		// The start key must satisfy the key condition.
-		if epk != pk || (rng.lo != "" && e < rng.lo) || (rng.hi != "" && e >= rng.hi) {
+		// As in DynamoDB Local, a start key on the inclusive bound where
+		// the read would end is rejected too.
+		far := rng.hiIncl
+		if !forward {
+			far = rng.loIncl
+		}
+		if epk != pk || (rng.lo != "" && e < rng.lo) || (rng.hi != "" && e >= rng.hi) || (far != "" && strings.HasPrefix(e, far)) {
 			return nil, validation("The provided starting key does not match the range key predicate")
 		}
 		esk = e
