@@ -6,6 +6,4 @@ package conformance
 // DynamoDB Local's expected results and logs the engine's differences
 // instead of failing. Remove an entry once the engine is fixed (the case
 // then logs "remove the marker").
-var engineBugs = map[string]string{
-	"query/Query/ExclusiveStartKey on a key condition bound": "see engine-diffs #18",
-}
+var engineBugs = map[string]string{}
