@@ -213,3 +213,10 @@ var indexCases = []tc{
 		steps:  []step{fail(eValid, iq("byX", "pk = :p", vals{":p": S("a")}))},
 	},
 }
+
+func init() {
+	indexCases = group(indexCases, "Index/GSI request errors and invalid index keys",
+		"Index/GSI request errors", "Index/index key of wrong type", "Index/index key empty string")
+	indexCases = group(indexCases, "Index/updates and deletes maintain indexes",
+		"Index/update moves item between index partitions", "Index/delete removes from indexes")
+}

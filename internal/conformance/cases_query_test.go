@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -432,6 +433,38 @@ func init() {
 					q.ExclusiveStartKey = pks("p", "003")
 				})),
 			},
+		},
+		tc{
+			name:   "Query/ExclusiveStartKey on a key condition bound",
+			tables: tables(tPKSK()),
+			items:  qItems(5),
+			steps: func() []step {
+				var out []step
+				for _, c := range []struct {
+					expr string
+					fwd  bool
+					esk  string
+				}{
+					{"sk BETWEEN :a AND :b", true, "003"}, {"sk BETWEEN :a AND :b", true, "001"},
+					{"sk BETWEEN :a AND :b", false, "001"}, {"sk BETWEEN :a AND :b", false, "003"},
+					{"sk <= :b", true, "003"}, {"sk >= :a", false, "001"},
+					{"sk >= :a", true, "001"}, {"sk = :a", true, "001"},
+				} {
+					q := qIn(func(q *dynamodb.QueryInput) {
+						q.KeyConditionExpression = str("pk = :p AND " + c.expr)
+						q.ScanIndexForward = aws.Bool(c.fwd)
+						q.ExclusiveStartKey = pks("p", c.esk)
+					})
+					if strings.Contains(c.expr, ":a") {
+						q.ExpressionAttributeValues[":a"] = S("001")
+					}
+					if strings.Contains(c.expr, ":b") {
+						q.ExpressionAttributeValues[":b"] = S("003")
+					}
+					out = append(out, step{in: q, err: "any"})
+				}
+				return out
+			}(),
 		},
 		tc{
 			name:   "Query/begins_with empty operand",

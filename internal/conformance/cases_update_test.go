@@ -219,3 +219,18 @@ func init() {
 		"unused value placeholder", "missing value placeholder", "unused name placeholder", "missing name placeholder",
 		"syntax error")
 }
+
+func init() {
+	g := func(name string, members ...string) {
+		for i := range members {
+			members[i] = "UpdateItem/" + members[i]
+		}
+		updateCases = group(updateCases, "UpdateItem/"+name, members...)
+	}
+	// Successful updates in sequence: each step starts from the item the
+	// previous one left, which both targets must agree on as well.
+	g("SET", "SET new and existing attributes", "SET plus and minus", "SET if_not_exists", "SET list_append",
+		"SET nested map path", "SET list index", "SET with names", "SET copy attribute")
+	g("REMOVE ADD DELETE", "REMOVE attributes", "REMOVE list elements", "ADD numbers", "ADD to sets",
+		"DELETE from sets", "all clauses", "clauses in any order")
+}

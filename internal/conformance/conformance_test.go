@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"os"
 	"sync"
 	"testing"
 )
@@ -36,4 +37,7 @@ func TestConformance(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	if os.Getenv("CONFORMANCE_LOG") != "" {
+		t.Logf("DynamoDB Local time per operation:\n%s", opTimes)
+	}
 }

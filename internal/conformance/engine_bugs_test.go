@@ -6,8 +6,4 @@ package conformance
 // DynamoDB Local's expected results and logs the engine's differences
 // instead of failing. Remove an entry once the engine is fixed (the case
 // then logs "remove the marker").
-var engineBugs = map[string]string{
-	"query/Query/ExclusiveStartKey outside the key condition":                             "see engine-diffs #15",
-	"query/Query/begins_with empty operand":                                               "see engine-diffs #16",
-	"updates/UpdateItem/UPDATED_OLD and UPDATED_NEW for REMOVE of a missing list element": "see engine-diffs #17",
-}
+var engineBugs = map[string]string{}

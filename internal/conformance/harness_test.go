@@ -515,11 +515,42 @@ func exec(ctx context.Context, tg target, s step, n *nameMap) result {
 	case modeListAll:
 		return listAllTables(ctx, tg.c, n)
 	}
+	start := time.Now()
 	out, err := call(ctx, tg.c, in)
+	if tg.name == "DynamoDB Local" {
+		opTimes.add(opName(in), time.Since(start))
+	}
 	if err != nil {
 		return result{Err: normErr(err, s.msg, n)}
 	}
 	return result{Out: normOut(out, n)}
+}
+
+// opTimes sums DynamoDB Local's time per operation (logged by
+// TestConformance with CONFORMANCE_LOG=1).
+var opTimes = &opTimer{m: map[string]time.Duration{}, n: map[string]int{}}
+
+type opTimer struct {
+	mu sync.Mutex
+	m  map[string]time.Duration
+	n  map[string]int
+}
+
+func (o *opTimer) add(op string, d time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.m[op] += d
+	o.n[op]++
+}
+
+func (o *opTimer) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var b strings.Builder
+	for op, d := range o.m {
+		fmt.Fprintf(&b, "%s: %d calls, %v\n", op, o.n[op], d.Round(time.Millisecond))
+	}
+	return b.String()
 }
 
 func scanAllPages(ctx context.Context, c entity.Client, in *dynamodb.ScanInput, s step, n *nameMap) result {
