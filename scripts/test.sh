@@ -127,6 +127,8 @@ export TABLEKIT_DYNAMODB_ENDPOINT="http://127.0.0.1:$DDB_PORT"
 export TABLEKIT_VALKEY_ADDR="127.0.0.1:$REDIS_PORT"
 export TABLEKIT_VALKEY_CLUSTER_ADDRS="127.0.0.1:${CPORTS[0]},127.0.0.1:${CPORTS[1]},127.0.0.1:${CPORTS[2]}"
 export TABLEKIT_REQUIRE_SERVERS=1
+# The lock suite's DynamoDB counter invariant at its full size (64 goroutines x 50 cycles).
+export TABLEKIT_LOCK_DYNAMO_COUNTER=${TABLEKIT_LOCK_DYNAMO_COUNTER:-64,50}
 log "DynamoDB Local $TABLEKIT_DYNAMODB_ENDPOINT; Redis $TABLEKIT_VALKEY_ADDR; cluster $TABLEKIT_VALKEY_CLUSTER_ADDRS"
 
 # Development aid: TABLEKIT_SERVE_ONLY=envfile keeps the servers running and
