@@ -57,61 +57,74 @@ fi
 
 # --- ports -----------------------------------------------------------------
 used_ports=" "
-free_port() {
+# pick_port sets PORT to a loopback port that is free now, whose cluster bus
+# port (PORT+10000) is free too, and that this script has not handed out.
+pick_port() {
   local p
   while :; do
     p=$(( (RANDOM % 20000) + 30000 ))
-    case "$used_ports" in *" $p "*) continue ;; esac
-    # also keep the cluster bus port (p+10000) free
+    case "$used_ports" in *" $p "*|*" $((p+10000)) "*) continue ;; esac
     if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && ! (exec 3<>/dev/tcp/127.0.0.1/$((p+10000))) 2>/dev/null; then
-      used_ports="$used_ports$p "
-      echo "$p"; return
+      used_ports="$used_ports$p $((p+10000)) "
+      PORT=$p; return
     fi
   done
 }
 
-wait_redis() {
-  local port=$1 i
+wait_redis() { # port pid
+  local port=$1 pid=$2 i
   for i in $(seq 1 200); do
     if [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ]; then return 0; fi
+    kill -0 "$pid" 2>/dev/null || return 1 # exited: port taken or bad config
     sleep 0.05
   done
-  echo "redis on port $port did not start" >&2; return 1
+  return 1
 }
 
-start_redis() { # port extra-args...
-  local port=$1; shift
-  mkdir -p "$RUN/redis-$port"
-  redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
-    --dir "$RUN/redis-$port" --logfile "$RUN/redis-$port/log" "$@" &
-  PIDS+=($!)
+# start_redis extra-args...: starts a redis-server on a free port, retrying
+# on another port if it does not come up, and sets PORT.
+start_redis() {
+  local attempt pid
+  for attempt in 1 2 3 4 5; do
+    pick_port
+    mkdir -p "$RUN/redis-$PORT"
+    redis-server --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no \
+      --dir "$RUN/redis-$PORT" --logfile "$RUN/redis-$PORT/log" "$@" &
+    pid=$!
+    if wait_redis "$PORT" "$pid"; then PIDS+=("$pid"); return 0; fi
+    kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+    echo "redis on port $PORT did not start (attempt $attempt):" >&2
+    tail -3 "$RUN/redis-$PORT/log" >&2 || true
+  done
+  return 1
 }
 
 # --- Redis standalone ------------------------------------------------------
-REDIS_PORT=$(free_port)
-start_redis "$REDIS_PORT"
+start_redis
+REDIS_PORT=$PORT
 
 # --- Redis cluster (3 masters) ---------------------------------------------
 CPORTS=()
 for _ in 1 2 3; do
-  p=$(free_port); CPORTS+=("$p")
-  start_redis "$p" --cluster-enabled yes --cluster-config-file "$RUN/redis-$p/nodes.conf" --cluster-node-timeout 2000
+  start_redis --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000
+  CPORTS+=("$PORT")
 done
 
 # --- DynamoDB Local --------------------------------------------------------
-DDB_PORT=$(free_port)
+pick_port
+DDB_PORT=$PORT
 (cd "$DDB_DIR" && exec java -Djava.library.path=./DynamoDBLocal_lib -jar DynamoDBLocal.jar \
    -inMemory -port "$DDB_PORT" -disableTelemetry >"$RUN/ddb.log" 2>&1) &
 PIDS+=($!)
 
-wait_redis "$REDIS_PORT"
-for p in "${CPORTS[@]}"; do wait_redis "$p"; done
 redis-cli --cluster create "127.0.0.1:${CPORTS[0]}" "127.0.0.1:${CPORTS[1]}" "127.0.0.1:${CPORTS[2]}" \
   --cluster-replicas 0 --cluster-yes >"$RUN/cluster.log" 2>&1 || { cat "$RUN/cluster.log" >&2; exit 1; }
+cluster_ok=
 for i in $(seq 1 200); do
-  case "$(redis-cli -p "${CPORTS[0]}" cluster info 2>/dev/null)" in *cluster_state:ok*) break ;; esac
+  case "$(redis-cli -p "${CPORTS[0]}" cluster info 2>/dev/null)" in *cluster_state:ok*) cluster_ok=1; break ;; esac
   sleep 0.05
 done
+[ -n "$cluster_ok" ] || { echo "the Redis cluster did not reach cluster_state:ok" >&2; exit 1; }
 
 ok=
 for i in $(seq 1 300); do
