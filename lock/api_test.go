@@ -160,7 +160,7 @@ func TestCounterInvariant(t *testing.T) {
 				goroutines, cycles = counterSizeDynamo()
 				backoff = lock.ExponentialBackoff(10*time.Millisecond, 300*time.Millisecond)
 			}
-			ctx := ctxT(t, 3*time.Minute)
+			ctx := ctxT(t, 9*time.Minute) // the opt-in full DynamoDB size takes minutes
 			key := uniqueKey("counter")
 			cs := bc.counter(key)
 			var (
@@ -174,7 +174,7 @@ func TestCounterInvariant(t *testing.T) {
 			fail := func(err error) { errOnce.Do(func() { firstErr = err }) }
 			opts := func(o *lock.Options) {
 				o.Retry = backoff
-				o.Timeout = 2 * time.Minute
+				o.Timeout = 8 * time.Minute
 			}
 			start := time.Now()
 			for g := 0; g < goroutines; g++ {
@@ -182,7 +182,7 @@ func TestCounterInvariant(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for i := 0; i < cycles; i++ {
-						l, err := bc.locker.Obtain(ctx, key, 10*time.Second, opts)
+						l, err := bc.locker.Obtain(ctx, key, time.Minute, opts) // no expiry: this test is about contention
 						if err != nil {
 							fail(err)
 							return

@@ -18,7 +18,7 @@ func TestManager(t *testing.T) {
 			m := lock.NewManager(bc.locker)
 			key := uniqueKey("mgr")
 			ran := false
-			err := m.WithLock(ctx, key, 2*time.Second, func(ctx context.Context, l *lock.Lock) error {
+			err := m.WithLock(ctx, key, 2*time.Second*bc.slow, func(ctx context.Context, l *lock.Lock) error {
 				ran = true
 				if diff := cmp.Diff([]string{key}, m.Held()); diff != "" {
 					t.Errorf("Held (-want +got):\n%s", diff)
