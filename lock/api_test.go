@@ -280,10 +280,10 @@ func patient(o *lock.Options) {
 
 func autoRefresh(o *lock.Options) { o.AutoRefresh = true }
 
-// counterSizeDynamo is the size of the DynamoDB counter test:
-// TABLEKIT_LOCK_DYNAMO_COUNTER="goroutines,cycles", default 64,5: the full
-// 64×50 takes about two minutes on DynamoDB Local on two cores, too long
-// for every run (set the variable to run it).
+// counterSizeDynamo is the size of the DynamoDB counter test: 64×5 by
+// default. The full 64×50 takes 30 s on a quiet DynamoDB Local and up to
+// several minutes on a loaded two-core machine, too long for every run of
+// the project suite; TABLEKIT_LOCK_DYNAMO_COUNTER="64,50" runs it.
 func counterSizeDynamo() (int, int) {
 	if v := os.Getenv("TABLEKIT_LOCK_DYNAMO_COUNTER"); v != "" {
 		g, c, ok := strings.Cut(v, ",")
