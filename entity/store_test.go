@@ -20,7 +20,7 @@ import (
 
 func noteTable(t *testing.T, optFns ...func(*entity.Options)) *entity.Table {
 	t.Helper()
-	client := testenv.DynamoDB(t)
+	client := testenv.Dynamo(t)
 	name := testenv.UniqueName("entity")
 	fns := append([]func(*entity.Options){func(o *entity.Options) {
 		o.GSIs = []entity.Index{

@@ -15,7 +15,7 @@ import (
 )
 
 func TestSchemaLSIProvisionedTTL(t *testing.T) {
-	tbl := entity.NewTable(testenv.DynamoDB(t), testenv.UniqueName("schema"), func(o *entity.Options) {
+	tbl := entity.NewTable(testenv.Dynamo(t), testenv.UniqueName("schema"), func(o *entity.Options) {
 		o.BillingMode = types.BillingModeProvisioned
 		o.ReadCapacity, o.WriteCapacity = 3, 2
 		o.LSIs = []entity.Index{{Name: "ByTitle", SK: "LSI1SK", Projection: types.ProjectionTypeInclude, NonKeyAttrs: []string{"title"}}}

@@ -21,7 +21,7 @@ import (
 
 func codexTable(t *testing.T, optFns ...func(*entity.Options)) *entity.Table {
 	t.Helper()
-	client := testenv.DynamoDB(t)
+	client := testenv.Dynamo(t)
 	tbl := codex.NewTable(client, testenv.UniqueName("query"), optFns...)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -218,7 +218,7 @@ func TestValidate(t *testing.T) {
 
 func newTable(t *testing.T) *entity.Table {
 	t.Helper()
-	tbl := content.NewTable(testenv.DynamoDB(t), testenv.UniqueName("content"))
+	tbl := content.NewTable(testenv.Dynamo(t), testenv.UniqueName("content"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := tbl.EnsureTable(ctx); err != nil {

@@ -23,7 +23,7 @@ func (nopQueue) Send(context.Context, Message) error { return nil }
 // RECEIVED, and even on a RECEIVED item that somehow carries a queuedAt.
 func TestQueuedOnce(t *testing.T) {
 	ctx := context.Background()
-	tbl := NewTable(testenv.DynamoDB(t), testenv.UniqueName("participation-int"))
+	tbl := NewTable(testenv.Dynamo(t), testenv.UniqueName("participation-int"))
 	if err := tbl.EnsureTable(ctx); err != nil {
 		t.Fatal(err)
 	}

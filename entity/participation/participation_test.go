@@ -188,7 +188,7 @@ func TestCheckTransition(t *testing.T) {
 func newTable(t *testing.T, client entity.Client) *entity.Table {
 	t.Helper()
 	if client == nil {
-		client = testenv.DynamoDB(t)
+		client = testenv.Dynamo(t)
 	}
 	tbl := p.NewTable(client, testenv.UniqueName("participation"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -597,7 +597,7 @@ func TestExactlyNWinners(t *testing.T) {
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rec := &recorder{Client: testenv.DynamoDB(t)}
+	rec := &recorder{Client: testenv.Dynamo(t)}
 	tbl := newTable(t, rec)
 	q := &memQueue{}
 	svc := p.NewService(tbl, q)

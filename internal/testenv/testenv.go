@@ -10,7 +10,8 @@
 //
 // When a variable is missing the test is skipped, unless CI=true or
 // TABLEKIT_REQUIRE_SERVERS=1, in which case it fails: in CI a test never
-// silently skips its server.
+// silently skips its server. Tests that call [Dynamo] run on the embedded
+// engine instead of skipping.
 package testenv
 
 import (
@@ -29,6 +30,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/tablekit/tablekit/ddbmem"
+	"github.com/tablekit/tablekit/entity"
 )
 
 // Required reports whether a missing server must fail the test.
@@ -70,6 +74,19 @@ func NewDynamoClient(endpoint string) *dynamodb.Client {
 			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local", Source: "testenv"}, nil
 		}),
 	})
+}
+
+// Dynamo returns the DynamoDB client of a test that runs on either
+// target: DynamoDB Local when TABLEKIT_DYNAMODB_ENDPOINT is set (as the
+// test command does), else — unless servers are required — the embedded
+// engine (package ddbmem), so that `go test ./...` on a machine with no
+// server still runs these tests, fast and in process.
+func Dynamo(t testing.TB) entity.Client {
+	t.Helper()
+	if os.Getenv("TABLEKIT_DYNAMODB_ENDPOINT") == "" && !Required() {
+		return ddbmem.New()
+	}
+	return DynamoDB(t)
 }
 
 // ValkeyAddr returns host:port of the standalone Redis/Valkey server.

@@ -16,7 +16,7 @@ import (
 
 func table(t *testing.T) *entity.Table {
 	t.Helper()
-	tbl := cx.NewTable(testenv.DynamoDB(t), testenv.UniqueName("FMWebAppTable"))
+	tbl := cx.NewTable(testenv.Dynamo(t), testenv.UniqueName("FMWebAppTable"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := tbl.EnsureTable(ctx); err != nil {

@@ -66,7 +66,7 @@ func jobIDs(js []ce.Job) []string {
 // TestAccessPatterns runs every access pattern against DynamoDB Local.
 func TestAccessPatterns(t *testing.T) {
 	ctx := context.Background()
-	tbl, svc := setup(t, testenv.DynamoDB(t))
+	tbl, svc := setup(t, testenv.Dynamo(t))
 	for _, ev := range []string{"evt-a", "evt-b"} {
 		if err := svc.CreateContent(ctx, &ce.Content{EventID: ev, EventTitle: "title " + ev}); err != nil {
 			t.Fatal(err)

@@ -94,7 +94,7 @@ func TestBadInput(t *testing.T) {
 
 func newTable(t *testing.T) *entity.Table {
 	t.Helper()
-	tbl := m.NewTable(testenv.DynamoDB(t), testenv.UniqueName("idp"))
+	tbl := m.NewTable(testenv.Dynamo(t), testenv.UniqueName("idp"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := tbl.EnsureTable(ctx); err != nil {

@@ -75,7 +75,7 @@ func ids(rs []pe.Request) []string {
 // Local.
 func TestAccessPatterns(t *testing.T) {
 	ctx := context.Background()
-	tbl, svc, q := setup(t, testenv.DynamoDB(t))
+	tbl, svc, q := setup(t, testenv.Dynamo(t))
 	if _, err := svc.CreateCapacity(ctx, "evt-1", 2); err != nil {
 		t.Fatal(err)
 	}

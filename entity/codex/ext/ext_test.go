@@ -13,7 +13,7 @@ import (
 )
 
 func TestExtensionRules(t *testing.T) {
-	tbl := codex.NewTable(testenv.DynamoDB(t), testenv.UniqueName("codex-ext"), ext.TableOptions)
+	tbl := codex.NewTable(testenv.Dynamo(t), testenv.UniqueName("codex-ext"), ext.TableOptions)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := tbl.EnsureTable(ctx); err != nil {
