@@ -370,6 +370,7 @@ func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create bool) (map
 			return nil, key, &ValidationError{Op: op, Type: sc.Type, Field: k.Attr, Err: fmt.Errorf("index %s key: %w", k.Index, err)}
 		}
 	}
+	s.dropPartialSparse(item)
 	if !stamped && (sc.CreatedAttr != "" || sc.UpdatedAttr != "") {
 		if av, ok := item[sc.UpdatedAttr]; ok {
 			s.learnLayout(av)
@@ -787,6 +788,43 @@ func (s *Store[T, PT]) updateInput(key Key, changes Changes[T], o *CallOptions) 
 }
 
 var errMissingSource = errors.New("source removed or empty")
+
+// dropPartialSparse writes a sparse index whole or not at all: when one of
+// its derived key attributes could not be built, the others are left out
+// too (DynamoDB would not index the item anyway, and a stray half key
+// would only mislead readers of the item). An attribute that another,
+// complete index also uses is kept.
+func (s *Store[T, PT]) dropPartialSparse(item map[string]types.AttributeValue) {
+	groups := s.indexGroups()
+	complete := make([]bool, len(groups))
+	for i, g := range groups {
+		complete[i] = true
+		for _, k := range g {
+			if _, ok := item[k.Attr]; !ok {
+				complete[i] = false
+			}
+		}
+	}
+	for i, g := range groups {
+		if complete[i] || !g[0].Sparse {
+			continue
+		}
+	attrs:
+		for _, k := range g {
+			for j, o := range groups {
+				if j == i || !complete[j] {
+					continue
+				}
+				for _, ok := range o {
+					if ok.Attr == k.Attr {
+						continue attrs
+					}
+				}
+			}
+			delete(item, k.Attr)
+		}
+	}
+}
 
 // indexGroups returns the derived keys grouped by index, in schema order.
 func (s *Store[T, PT]) indexGroups() [][]KeyAttr {

@@ -386,3 +386,33 @@ func TestVersionConcurrency(t *testing.T) {
 	}
 	t.Logf("successes %d conflicts %d", successes.Load(), conflicts.Load())
 }
+
+// A sparse index is written whole or not at all: a note without a tag
+// gets neither GSI2 key, although GSI2SK's own source (the id) is set.
+func TestSparseIndexWholeOrNothing(t *testing.T) {
+	tbl := noteTable(t)
+	ctx := context.Background()
+	notes := entity.NewStore[Note](tbl)
+	n := Note{ID: "s1", Owner: "kim", Region: "seoul", Title: "untagged"}
+	if err := notes.Create(ctx, &n); err != nil {
+		t.Fatal(err)
+	}
+	key, _ := NoteKey("s1")
+	raw := rawItem(t, tbl, key)
+	for _, attr := range []string{"GSI2PK", "GSI2SK"} {
+		if _, ok := raw[attr]; ok {
+			t.Errorf("%s written for a note without a tag: %q", attr, sval(raw, attr))
+		}
+	}
+	if sval(raw, "GSI1PK") != "OWNER#kim" {
+		t.Errorf("GSI1PK = %q, want OWNER#kim", sval(raw, "GSI1PK"))
+	}
+	n.Tag = "news"
+	if err := notes.Put(ctx, &n, entity.IfVersion(n.Version)); err != nil {
+		t.Fatal(err)
+	}
+	raw = rawItem(t, tbl, key)
+	if sval(raw, "GSI2PK") != "TAG#news" || sval(raw, "GSI2SK") != "NOTE#s1" {
+		t.Errorf("GSI2 keys after tagging: %q %q", sval(raw, "GSI2PK"), sval(raw, "GSI2SK"))
+	}
+}
