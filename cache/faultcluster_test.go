@@ -26,12 +26,7 @@ type privateCluster struct {
 
 func startPrivateCluster(t *testing.T) *privateCluster {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		if testenv.Required() {
-			t.Fatal("redis-server binary is required")
-		}
-		t.Skip("redis-server not on PATH")
-	}
+	testenv.RequireBinary(t, "redis-server")
 	p := &privateCluster{t: t, port: testenv.FreePort(t), dir: t.TempDir()}
 	p.addr = fmt.Sprintf("127.0.0.1:%d", p.port)
 	p.Start()

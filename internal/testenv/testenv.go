@@ -153,15 +153,23 @@ type RedisProcess struct {
 	cmd  *exec.Cmd
 }
 
+// RequireBinary makes sure the named program is on PATH: without it the
+// test fails under the same rules as a missing server (it skips only
+// outside CI).
+func RequireBinary(t testing.TB, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		missing(t, name+" binary", "PATH")
+	}
+}
+
 // StartRedis starts a private redis-server on a free loopback port and
 // stops it when the test ends. The redis-server binary must be on PATH
 // (the test command installs it); it is required under the same rules as
 // the shared servers.
 func StartRedis(t testing.TB) *RedisProcess {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		missing(t, "redis-server binary", "PATH")
-	}
+	RequireBinary(t, "redis-server")
 	p := &RedisProcess{t: t, Port: FreePort(t), dir: t.TempDir()}
 	p.Addr = fmt.Sprintf("127.0.0.1:%d", p.Port)
 	p.Start()
