@@ -57,8 +57,8 @@ import (
 
 	"github.com/tablekit/tablekit/cache"
 	"github.com/tablekit/tablekit/cache/session"
-	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/internal/exampleenv"
 	"github.com/tablekit/tablekit/lock"
 	"github.com/tablekit/tablekit/lock/dynamolock"
 	"github.com/tablekit/tablekit/lock/valkeylock"
@@ -697,23 +697,7 @@ func waitOrTimeout(wg *sync.WaitGroup, d time.Duration) {
 // The DynamoDB lock backend: a lease item in the application's table.
 
 func runDynamoLocks(ctx context.Context, w io.Writer, c cfg) error {
-	var (
-		db    entity.Client
-		where string
-	)
-	if c.DynamoEndpoint != "" {
-		db = dynamodb.New(dynamodb.Options{
-			Region:       "us-east-1",
-			BaseEndpoint: aws.String(c.DynamoEndpoint),
-			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-				return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
-			}),
-		})
-		where = "DynamoDB at " + c.DynamoEndpoint
-	} else {
-		db = ddbmem.New()
-		where = "the embedded engine (ddbmem)"
-	}
+	db, where := exampleenv.Client(c.DynamoEndpoint)
 	section(w, "distributed lock on DynamoDB, "+where)
 	created, err := ensureTable(ctx, db, c.Table)
 	if err != nil {

@@ -23,12 +23,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
-	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	cx "github.com/tablekit/tablekit/entity/codex"
+	"github.com/tablekit/tablekit/internal/exampleenv"
 	"github.com/tablekit/tablekit/query/codex"
 )
 
@@ -55,16 +52,8 @@ func main() {
 // newClient returns the DynamoDB client of the example: DynamoDB Local
 // when TABLEKIT_DYNAMODB_ENDPOINT is set, else the embedded engine.
 func newClient() (entity.Client, error) {
-	if ep := os.Getenv("TABLEKIT_DYNAMODB_ENDPOINT"); ep != "" {
-		return dynamodb.New(dynamodb.Options{
-			Region:       "us-east-1",
-			BaseEndpoint: aws.String(ep),
-			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-				return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local", Source: "example"}, nil
-			}),
-		}), nil
-	}
-	return ddbmem.New(), nil
+	c, _ := exampleenv.FromEnv()
+	return c, nil
 }
 
 // run creates the table, writes the sample data and runs every access

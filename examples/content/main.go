@@ -26,31 +26,16 @@ import (
 	"os"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/tablekit/tablekit/cache"
-	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/content"
+	"github.com/tablekit/tablekit/internal/exampleenv"
 	qc "github.com/tablekit/tablekit/query/content"
 )
 
 // newClient returns the embedded engine, or a client of the DynamoDB
 // endpoint in TABLEKIT_DYNAMODB_ENDPOINT.
-func newClient() (entity.Client, string) {
-	ep := os.Getenv("TABLEKIT_DYNAMODB_ENDPOINT")
-	if ep == "" {
-		return ddbmem.New(), "embedded engine"
-	}
-	return dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(ep),
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
-		}),
-	}), ep
-}
+func newClient() (entity.Client, string) { return exampleenv.FromEnv() }
 
 // newCache returns the Valkey cache at TABLEKIT_VALKEY_ADDR, or a
 // bypassed cache when it is unset.

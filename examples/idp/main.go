@@ -21,13 +21,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/tablekit/tablekit/cache"
-	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	m "github.com/tablekit/tablekit/entity/idp"
+	"github.com/tablekit/tablekit/internal/exampleenv"
 	"github.com/tablekit/tablekit/keys"
 	q "github.com/tablekit/tablekit/query/idp"
 )
@@ -47,18 +44,11 @@ func main() {
 	}
 }
 
+// newClient returns the embedded engine, or a client of the DynamoDB
+// endpoint in TABLEKIT_DYNAMODB_ENDPOINT.
 func newClient() entity.Client {
-	ep := os.Getenv("TABLEKIT_DYNAMODB_ENDPOINT")
-	if ep == "" {
-		return ddbmem.New()
-	}
-	return dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(ep),
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local", Source: "example"}, nil
-		}),
-	})
+	c, _ := exampleenv.FromEnv()
+	return c
 }
 
 func newCache() (*cache.Cache, error) {

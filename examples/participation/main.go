@@ -21,38 +21,21 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"os"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
-	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/participation"
+	"github.com/tablekit/tablekit/internal/exampleenv"
 	qp "github.com/tablekit/tablekit/query/participation"
 )
 
 // newClient returns the embedded engine, or a client of the DynamoDB
-// endpoint in TABLEKIT_DYNAMODB_ENDPOINT (DynamoDB Local accepts any
-// credentials).
-func newClient() (entity.Client, string) {
-	ep := os.Getenv("TABLEKIT_DYNAMODB_ENDPOINT")
-	if ep == "" {
-		return ddbmem.New(), "embedded engine"
-	}
-	return dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(ep),
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
-		}),
-	}), ep
-}
+// endpoint in TABLEKIT_DYNAMODB_ENDPOINT.
+func newClient() (entity.Client, string) { return exampleenv.FromEnv() }
 
 // delivery is one delivery of a message.
 type delivery struct {

@@ -15,7 +15,6 @@
 package testenv
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -28,11 +27,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/internal/exampleenv"
 )
 
 // Required reports whether a missing server must fail the test.
@@ -67,13 +66,7 @@ func DynamoDB(t testing.TB) *dynamodb.Client {
 // NewDynamoClient returns an SDK client for the endpoint with dummy
 // static credentials, as DynamoDB Local accepts any.
 func NewDynamoClient(endpoint string) *dynamodb.Client {
-	return dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local", Source: "testenv"}, nil
-		}),
-	})
+	return exampleenv.NewDynamoClient(endpoint)
 }
 
 // Dynamo returns the DynamoDB client of a test that runs on either
