@@ -42,8 +42,23 @@
 // writes and 100 reads; transactions to 100 actions on distinct items.
 // Scan order is the order of a hash of the partition key, stable while
 // the table is unchanged; it is not DynamoDB's order (nor DynamoDB
-// Local's), so code and tests must not depend on it, as with DynamoDB. Items written and read are copied: callers may
-// mutate what they pass in and what they get back.
+// Local's), so code and tests must not depend on it, as with DynamoDB.
+//
+// # Copies
+//
+// Items written are copied, so a caller may change what it passed in.
+// Every item read is the caller's own map: adding, removing or replacing
+// its attributes never reaches the table, and binary, set, list and map
+// values are deep copies. To make repeated reads cheap (a map clone
+// instead of a rebuild), the scalar members (S, N, BOOL, NULL) of items
+// read from the same stored version are shared between those results.
+// The engine keeps its own copy of every stored item, so a caller that
+// writes into a member in place (v.(*types.AttributeValueMemberS).Value
+// = ...) changes neither the table nor later reads, which notice the
+// write and rebuild; it does change the other results already holding
+// that member, and it races with reads of the same item in other
+// goroutines. Replace members (item["name"] =
+// &types.AttributeValueMemberS{...}) rather than writing into them.
 //
 // # Time to live
 //

@@ -10,9 +10,18 @@ import (
 	"github.com/tablekit/tablekit/internal/ddbexpr"
 )
 
-func legacy(name string, set bool) error {
-	if set {
-		return validationf("ddbmem: the legacy parameter %s is not supported; use expressions", name)
+// param is a legacy request parameter and whether the request sets it.
+type param struct {
+	name string
+	set  bool
+}
+
+// legacy rejects the first legacy parameter the request sets.
+func legacy(ps ...param) error {
+	for _, p := range ps {
+		if p.set {
+			return validationf("ddbmem: the legacy parameter %s is not supported; use expressions", p.name)
+		}
 	}
 	return nil
 }
@@ -91,10 +100,10 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 	if err != nil {
 		return nil, err
 	}
-	if err := legacy("Expected", in.Expected != nil); err != nil {
+	if err := legacy(param{"Expected", in.Expected != nil}); err != nil {
 		return nil, err
 	}
-	if err := legacy("ConditionalOperator", in.ConditionalOperator != ""); err != nil {
+	if err := legacy(param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
 		return nil, err
 	}
 	switch in.ReturnValues {
@@ -135,7 +144,7 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...
 	if err != nil {
 		return nil, err
 	}
-	if err := legacy("AttributesToGet", in.AttributesToGet != nil); err != nil {
+	if err := legacy(param{"AttributesToGet", in.AttributesToGet != nil}); err != nil {
 		return nil, err
 	}
 	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, proj: in.ProjectionExpression})
@@ -191,10 +200,10 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	if err != nil {
 		return nil, err
 	}
-	if err := legacy("Expected", in.Expected != nil); err != nil {
+	if err := legacy(param{"Expected", in.Expected != nil}); err != nil {
 		return nil, err
 	}
-	if err := legacy("ConditionalOperator", in.ConditionalOperator != ""); err != nil {
+	if err := legacy(param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
 		return nil, err
 	}
 	switch in.ReturnValues {
@@ -314,13 +323,13 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	if err != nil {
 		return nil, err
 	}
-	if err := legacy("Expected", in.Expected != nil); err != nil {
+	if err := legacy(param{"Expected", in.Expected != nil}); err != nil {
 		return nil, err
 	}
-	if err := legacy("AttributeUpdates", in.AttributeUpdates != nil); err != nil {
+	if err := legacy(param{"AttributeUpdates", in.AttributeUpdates != nil}); err != nil {
 		return nil, err
 	}
-	if err := legacy("ConditionalOperator", in.ConditionalOperator != ""); err != nil {
+	if err := legacy(param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
 		return nil, err
 	}
 	switch in.ReturnValues {

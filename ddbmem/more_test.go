@@ -15,6 +15,7 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/google/go-cmp/cmp"
 	"github.com/tablekit/tablekit/ddbmem"
+	"github.com/tablekit/tablekit/internal/ddbexpr"
 )
 
 func key(pk, sk string) map[string]av { return map[string]av{"pk": s(pk), "sk": s(sk)} }
@@ -622,4 +623,117 @@ func TestTokenExpiry(t *testing.T) {
 	if got := count(); got != "2" {
 		t.Fatalf("count %s after the token expired, want 2", got)
 	}
+}
+
+// TestReadCopies checks what a reader may do with what it gets: change
+// the returned maps, and even write into their members in place,
+// without changing the table.
+func TestReadCopies(t *testing.T) {
+	db := newTable(t)
+	want := map[string]av{
+		"pk": s("a"), "sk": s("1"), "n": &types.AttributeValueMemberN{Value: "7"},
+		"ok": &types.AttributeValueMemberBOOL{Value: true}, "nil": &types.AttributeValueMemberNULL{Value: true},
+		"b": &types.AttributeValueMemberB{Value: []byte("bin")}, "ss": &types.AttributeValueMemberSS{Value: []string{"x", "y"}},
+		"m": &types.AttributeValueMemberM{Value: map[string]av{"k": s("v")}},
+	}
+	put(t, db, ddbexpr.CopyItem(want))
+	get := func() map[string]av {
+		t.Helper()
+		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("tbl"), Key: key("a", "1")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Item
+	}
+	query := func() map[string]av {
+		t.Helper()
+		out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("tbl"), KeyConditionExpression: aws.String("pk = :p"),
+			ExpressionAttributeValues: map[string]av{":p": s("a")}})
+		if err != nil || len(out.Items) != 1 {
+			t.Fatal(out, err)
+		}
+		return out.Items[0]
+	}
+	for _, read := range []func() map[string]av{get, query, get} {
+		it := read()
+		if d := cmp.Diff(want, it, cmpAV); d != "" {
+			t.Fatal(d)
+		}
+		// Change the map itself...
+		it["added"] = s("x")
+		delete(it, "n")
+		it["sk"] = s("2")
+		// ...and every member in place.
+		it["pk"].(*types.AttributeValueMemberS).Value = "evil"
+		it["ok"].(*types.AttributeValueMemberBOOL).Value = false
+		it["nil"].(*types.AttributeValueMemberNULL).Value = false
+		it["b"].(*types.AttributeValueMemberB).Value[0] = 'X'
+		it["ss"].(*types.AttributeValueMemberSS).Value[0] = "z"
+		it["m"].(*types.AttributeValueMemberM).Value["k"] = s("w")
+	}
+	// The engine's own view is untouched too: a condition on pk holds.
+	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: map[string]av{"pk": s("a"), "sk": s("1")},
+		ConditionExpression: aws.String("pk = :p AND n = :n"), ExpressionAttributeValues: map[string]av{":p": s("a"), ":n": &types.AttributeValueMemberN{Value: "7"}}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadCopiesEightAttributes covers an item of exactly eight
+// attributes with a container (copied key by key) and one of more.
+func TestReadCopiesEightAttributes(t *testing.T) {
+	db := newTable(t)
+	for _, n := range []int{6, 8, 20} {
+		it := map[string]av{"pk": s(fmt.Sprint(n)), "sk": s("1"), "l": &types.AttributeValueMemberL{Value: []av{s("a")}}}
+		for i := len(it); i < n; i++ {
+			it[fmt.Sprint("a", i)] = s(fmt.Sprint(i))
+		}
+		want := ddbexpr.CopyItem(it)
+		put(t, db, it)
+		for range 2 {
+			out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("tbl"), Key: key(fmt.Sprint(n), "1")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want, out.Item, cmpAV); d != "" {
+				t.Fatalf("%d attributes: %s", n, d)
+			}
+			out.Item["l"].(*types.AttributeValueMemberL).Value[0] = s("mutated")
+			out.Item["a3"].(*types.AttributeValueMemberS).Value = "mutated"
+		}
+	}
+}
+
+// TestConcurrentReads reads and rewrites the same items from many
+// goroutines; the race detector checks the shared read templates.
+func TestConcurrentReads(t *testing.T) {
+	db := newTable(t)
+	for i := range 10 {
+		put(t, db, map[string]av{"pk": s("p"), "sk": s(fmt.Sprint(i)), "v": s("x")})
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				if g == 0 && i%10 == 0 {
+					if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"),
+						Item: map[string]av{"pk": s("p"), "sk": s(fmt.Sprint(i % 10)), "v": s(fmt.Sprint(i))}}); err != nil {
+						t.Error(err)
+					}
+					continue
+				}
+				out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("tbl"), KeyConditionExpression: aws.String("pk = :p"),
+					ExpressionAttributeValues: map[string]av{":p": s("p")}})
+				if err != nil || len(out.Items) != 10 {
+					t.Error(out, err)
+					return
+				}
+				for _, it := range out.Items {
+					it["v"] = s("changed") // a reader's own map
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

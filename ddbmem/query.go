@@ -24,13 +24,13 @@ type source struct {
 
 func (t *table) source(name *string) (*source, error) {
 	if name == nil {
-		return &source{t: t, pk: t.pk, sk: t.sk, data: t.data}, nil
+		return t.src, nil
 	}
 	ix := t.byName[*name]
 	if ix == nil {
 		return nil, validationf("The table does not have the specified index: %s", *name)
 	}
-	return &source{t: t, ix: ix, pk: ix.pk, sk: ix.sk, data: ix.data}, nil
+	return ix.src, nil
 }
 
 // entryKey returns the entry key of it in this source.
@@ -172,6 +172,34 @@ func escaped(e string) string {
 	return string(c[:len(c)-2])
 }
 
+// flattenKey appends the terms of a key condition's AND tree to terms,
+// rejecting the operators a key condition may not use.
+func flattenKey(c *ddbexpr.Cond, terms []*ddbexpr.Cond) ([]*ddbexpr.Cond, error) {
+	switch c.Kind {
+	case ddbexpr.CondAnd:
+		terms, err := flattenKey(c.L, terms)
+		if err != nil {
+			return nil, err
+		}
+		return flattenKey(c.R, terms)
+	case ddbexpr.CondOr:
+		return nil, validation("Invalid operator used in KeyConditionExpression: OR")
+	case ddbexpr.CondNot:
+		return nil, validation("Invalid operator used in KeyConditionExpression: NOT")
+	case ddbexpr.CondIn:
+		return nil, validation("Invalid operator used in KeyConditionExpression: IN")
+	case ddbexpr.CondFunc:
+		if c.Op != "begins_with" {
+			return nil, validationf("Invalid operator used in KeyConditionExpression: %s", c.Op)
+		}
+	case ddbexpr.CondCompare:
+		if c.Op == "<>" {
+			return nil, validation("Invalid operator used in KeyConditionExpression: <>")
+		}
+	}
+	return append(terms, c), nil
+}
+
 // keyRange is the entry-key range [lo, hi) a key condition selects; hi
 // "" means unbounded.
 type keyRange struct {
@@ -185,34 +213,9 @@ type keyRange struct {
 // analyzeKey validates a KeyConditionExpression and returns the
 // partition key and the range of entry keys.
 func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
-	var terms []*ddbexpr.Cond
-	var flatten func(c *ddbexpr.Cond) error
-	flatten = func(c *ddbexpr.Cond) error {
-		switch c.Kind {
-		case ddbexpr.CondAnd:
-			if err := flatten(c.L); err != nil {
-				return err
-			}
-			return flatten(c.R)
-		case ddbexpr.CondOr:
-			return validation("Invalid operator used in KeyConditionExpression: OR")
-		case ddbexpr.CondNot:
-			return validation("Invalid operator used in KeyConditionExpression: NOT")
-		case ddbexpr.CondIn:
-			return validation("Invalid operator used in KeyConditionExpression: IN")
-		case ddbexpr.CondFunc:
-			if c.Op != "begins_with" {
-				return validationf("Invalid operator used in KeyConditionExpression: %s", c.Op)
-			}
-		case ddbexpr.CondCompare:
-			if c.Op == "<>" {
-				return validation("Invalid operator used in KeyConditionExpression: <>")
-			}
-		}
-		terms = append(terms, c)
-		return nil
-	}
-	if err := flatten(x.key.Root); err != nil {
+	var buf [4]*ddbexpr.Cond
+	terms, err := flattenKey(x.key.Root, buf[:0])
+	if err != nil {
 		return "", keyRange{}, err
 	}
 	if len(terms) > 2 {
@@ -440,10 +443,8 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	if err != nil {
 		return nil, err
 	}
-	for name, set := range map[string]bool{"KeyConditions": in.KeyConditions != nil, "QueryFilter": in.QueryFilter != nil, "AttributesToGet": in.AttributesToGet != nil, "ConditionalOperator": in.ConditionalOperator != ""} {
-		if err := legacy(name, set); err != nil {
-			return nil, err
-		}
+	if err := legacy(param{"KeyConditions", in.KeyConditions != nil}, param{"QueryFilter", in.QueryFilter != nil}, param{"AttributesToGet", in.AttributesToGet != nil}, param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
+		return nil, err
 	}
 	if in.KeyConditionExpression == nil {
 		return nil, validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
@@ -592,10 +593,8 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	if err != nil {
 		return nil, err
 	}
-	for name, set := range map[string]bool{"ScanFilter": in.ScanFilter != nil, "AttributesToGet": in.AttributesToGet != nil, "ConditionalOperator": in.ConditionalOperator != ""} {
-		if err := legacy(name, set); err != nil {
-			return nil, err
-		}
+	if err := legacy(param{"ScanFilter", in.ScanFilter != nil}, param{"AttributesToGet", in.AttributesToGet != nil}, param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
+		return nil, err
 	}
 	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, filter: in.FilterExpression, proj: in.ProjectionExpression})
 	if err != nil {

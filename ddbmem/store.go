@@ -3,6 +3,7 @@ package ddbmem
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -24,6 +25,9 @@ type record struct {
 	size  int    // DynamoDB size of item, counted against the 1 MB page
 	nS    int    // number of top-level S attributes
 	nN    int    // number of top-level N attributes
+	// out is the template full reads clone, built by the first one
+	// (see outTemplate); nil until then.
+	out atomic.Pointer[outTemplate]
 }
 
 type attr struct {

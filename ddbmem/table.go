@@ -27,6 +27,7 @@ type index struct {
 	include map[string]bool
 	desc    types.Projection
 	data    *store
+	src     *source // what reads of the index read
 }
 
 type table struct {
@@ -41,6 +42,7 @@ type table struct {
 	indexes []*index
 	byName  map[string]*index
 	data    *store
+	src     *source // what reads of the table read
 	count   int
 	bytes   int64
 	ttlAttr string
@@ -138,6 +140,7 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 	if t.pk, t.sk, err = parseKeys(in.KeySchema, "table"); err != nil {
 		return nil, err
 	}
+	t.src = &source{t: t, pk: t.pk, sk: t.sk, data: t.data}
 	t.billing = in.BillingMode
 	if t.billing == "" {
 		t.billing = types.BillingModeProvisioned
@@ -195,6 +198,7 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 		default:
 			return validationf("1 validation error detected: Value '%s' at 'projection.projectionType' failed to satisfy constraint: Member must satisfy enum value set: [ALL, INCLUDE, KEYS_ONLY]", proj.ProjectionType)
 		}
+		ix.src = &source{t: t, ix: ix, pk: ix.pk, sk: ix.sk, data: ix.data}
 		t.byName[ix.name] = ix
 		t.indexes = append(t.indexes, ix)
 		return nil

@@ -48,6 +48,9 @@ func (sl *slab) n(v string, hint int) *types.AttributeValueMemberN {
 
 // copyRecord returns a deep copy of a stored record's item.
 func (sl *slab) copyRecord(r *record) item {
+	if t := r.template(); t != nil {
+		return t.clone()
+	}
 	out := make(item, len(r.attrs))
 	for _, a := range r.attrs {
 		switch x := a.v.(type) {
@@ -373,7 +376,8 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		}
 	}
 	haveExpr := false
-	var used []*ddbexpr.Expr
+	var usedBuf [4]*ddbexpr.Expr // at most key or update, condition, filter and projection
+	used := usedBuf[:0]
 	parseCond := func(label string, s *string) (*ddbexpr.Condition, error) {
 		if s == nil {
 			return nil, nil
