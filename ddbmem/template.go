@@ -25,10 +25,8 @@ import (
 // deep-copied into every clone.
 type outTemplate struct {
 	m     item
-	s     []types.AttributeValueMemberS
-	sWant []string
-	n     []types.AttributeValueMemberN
-	nWant []string
+	s     []types.AttributeValueMemberS // the record's S attributes, in attrs order
+	n     []types.AttributeValueMemberN // and its N attributes
 	flags []flagMember
 	deep  []attr // attributes deep-copied into each clone
 }
@@ -49,7 +47,7 @@ const mapGroupSlots = 8
 // needed, or nil when r is better copied key by key.
 func (r *record) template() *outTemplate {
 	t := r.out.Load()
-	if t != nil && t.intact() {
+	if t != nil && t.intact(r) {
 		return t
 	}
 	t = newTemplate(r)
@@ -62,18 +60,14 @@ func (r *record) template() *outTemplate {
 func newTemplate(r *record) *outTemplate {
 	t := &outTemplate{m: make(item, len(r.attrs))}
 	t.s = make([]types.AttributeValueMemberS, 0, r.nS)
-	t.sWant = make([]string, 0, r.nS)
 	t.n = make([]types.AttributeValueMemberN, 0, r.nN)
-	t.nWant = make([]string, 0, r.nN)
 	for _, a := range r.attrs {
 		switch x := a.v.(type) {
 		case *types.AttributeValueMemberS:
 			t.s = append(t.s, types.AttributeValueMemberS{Value: x.Value})
-			t.sWant = append(t.sWant, x.Value)
 			t.m[a.name] = &t.s[len(t.s)-1]
 		case *types.AttributeValueMemberN:
 			t.n = append(t.n, types.AttributeValueMemberN{Value: x.Value})
-			t.nWant = append(t.nWant, x.Value)
 			t.m[a.name] = &t.n[len(t.n)-1]
 		case *types.AttributeValueMemberBOOL:
 			b := &types.AttributeValueMemberBOOL{Value: x.Value}
@@ -95,16 +89,21 @@ func newTemplate(r *record) *outTemplate {
 }
 
 // intact reports whether no caller has written into the template's
-// members.
-func (t *outTemplate) intact() bool {
-	for i := range t.s {
-		if !same(t.s[i].Value, t.sWant[i]) {
-			return false
-		}
-	}
-	for i := range t.n {
-		if !same(t.n[i].Value, t.nWant[i]) {
-			return false
+// members, comparing them with the record they were built from.
+func (t *outTemplate) intact(r *record) bool {
+	i, j := 0, 0
+	for _, a := range r.attrs {
+		switch x := a.v.(type) {
+		case *types.AttributeValueMemberS:
+			if !same(t.s[i].Value, x.Value) {
+				return false
+			}
+			i++
+		case *types.AttributeValueMemberN:
+			if !same(t.n[j].Value, x.Value) {
+				return false
+			}
+			j++
 		}
 	}
 	for _, f := range t.flags {
