@@ -368,7 +368,7 @@ func (r *readOpts) visit(p *page, e *entry) (bool, error) {
 	if ok {
 		p.count++
 		if !r.count {
-			if r.x.proj == nil && !r.project {
+			if r.x.proj == nil && (!r.project || r.src.ix.proj == types.ProjectionTypeAll) {
 				p.items = append(p.items, p.slab.copyRecord(e.rec))
 			} else {
 				p.items = append(p.items, r.x.outputSlab(&p.slab, out))
