@@ -27,6 +27,7 @@ type outTemplate struct {
 	m     item
 	s     []types.AttributeValueMemberS // the record's S attributes, in attrs order
 	n     []types.AttributeValueMemberN // and its N attributes
+	want  []string                      // the values of s, then of n, as stored
 	flags []flagMember
 	deep  []attr // attributes deep-copied into each clone
 }
@@ -47,7 +48,7 @@ const mapGroupSlots = 8
 // needed, or nil when r is better copied key by key.
 func (r *record) template() *outTemplate {
 	t := r.out.Load()
-	if t != nil && t.intact(r) {
+	if t != nil && t.intact() {
 		return t
 	}
 	t = newTemplate(r)
@@ -61,12 +62,15 @@ func newTemplate(r *record) *outTemplate {
 	t := &outTemplate{m: make(item, len(r.attrs))}
 	t.s = make([]types.AttributeValueMemberS, 0, r.nS)
 	t.n = make([]types.AttributeValueMemberN, 0, r.nN)
+	t.want = make([]string, r.nS+r.nN)
 	for _, a := range r.attrs {
 		switch x := a.v.(type) {
 		case *types.AttributeValueMemberS:
+			t.want[len(t.s)] = x.Value
 			t.s = append(t.s, types.AttributeValueMemberS{Value: x.Value})
 			t.m[a.name] = &t.s[len(t.s)-1]
 		case *types.AttributeValueMemberN:
+			t.want[r.nS+len(t.n)] = x.Value
 			t.n = append(t.n, types.AttributeValueMemberN{Value: x.Value})
 			t.m[a.name] = &t.n[len(t.n)-1]
 		case *types.AttributeValueMemberBOOL:
@@ -89,21 +93,18 @@ func newTemplate(r *record) *outTemplate {
 }
 
 // intact reports whether no caller has written into the template's
-// members, comparing them with the record they were built from.
-func (t *outTemplate) intact(r *record) bool {
-	i, j := 0, 0
-	for _, a := range r.attrs {
-		switch x := a.v.(type) {
-		case *types.AttributeValueMemberS:
-			if !same(t.s[i].Value, x.Value) {
-				return false
-			}
-			i++
-		case *types.AttributeValueMemberN:
-			if !same(t.n[j].Value, x.Value) {
-				return false
-			}
-			j++
+// members, comparing them with the values they were built from.
+func (t *outTemplate) intact() bool {
+	want := t.want[:len(t.s)]
+	for i := range t.s {
+		if !same(t.s[i].Value, want[i]) {
+			return false
+		}
+	}
+	want = t.want[len(t.s):]
+	for i := range t.n {
+		if !same(t.n[i].Value, want[i]) {
+			return false
 		}
 	}
 	for _, f := range t.flags {
