@@ -100,10 +100,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 	if err != nil {
 		return nil, err
 	}
-	if err := legacy(param{"Expected", in.Expected != nil}); err != nil {
-		return nil, err
-	}
-	if err := legacy(param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
+	if err := legacy(param{"Expected", in.Expected != nil}, param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
 		return nil, err
 	}
 	switch in.ReturnValues {
@@ -200,10 +197,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	if err != nil {
 		return nil, err
 	}
-	if err := legacy(param{"Expected", in.Expected != nil}); err != nil {
-		return nil, err
-	}
-	if err := legacy(param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
+	if err := legacy(param{"Expected", in.Expected != nil}, param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
 		return nil, err
 	}
 	switch in.ReturnValues {
@@ -323,13 +317,8 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	if err != nil {
 		return nil, err
 	}
-	if err := legacy(param{"Expected", in.Expected != nil}); err != nil {
-		return nil, err
-	}
-	if err := legacy(param{"AttributeUpdates", in.AttributeUpdates != nil}); err != nil {
-		return nil, err
-	}
-	if err := legacy(param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
+	if err := legacy(param{"Expected", in.Expected != nil}, param{"AttributeUpdates", in.AttributeUpdates != nil},
+		param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
 		return nil, err
 	}
 	switch in.ReturnValues {

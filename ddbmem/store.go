@@ -25,6 +25,7 @@ type record struct {
 	size  int    // DynamoDB size of item, counted against the 1 MB page
 	nS    int    // number of top-level S attributes
 	nN    int    // number of top-level N attributes
+	nDeep int    // number of top-level B, set, list and map attributes
 	// out is the template full reads clone, built by the first one
 	// (see outTemplate); nil until then.
 	out atomic.Pointer[outTemplate]
@@ -44,6 +45,9 @@ func newRecord(it item, size int) *record {
 			r.nS++
 		case *types.AttributeValueMemberN:
 			r.nN++
+		case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		default:
+			r.nDeep++
 		}
 	}
 	return r

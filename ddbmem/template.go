@@ -45,16 +45,18 @@ type flagMember struct {
 const mapGroupSlots = 8
 
 // template returns r's output template, building or rebuilding it when
-// needed, or nil when r is better copied key by key.
+// needed, or nil when r is better copied key by key (decided without
+// building anything).
 func (r *record) template() *outTemplate {
+	if r.nDeep > 0 && len(r.attrs) == mapGroupSlots {
+		return nil
+	}
 	t := r.out.Load()
 	if t != nil && t.intact() {
 		return t
 	}
 	t = newTemplate(r)
-	if t != nil {
-		r.out.Store(t)
-	}
+	r.out.Store(t)
 	return t
 }
 
@@ -85,9 +87,6 @@ func newTemplate(r *record) *outTemplate {
 			t.deep = append(t.deep, a)
 			t.m[a.name] = a.v // replaced in every clone
 		}
-	}
-	if len(t.deep) > 0 && len(r.attrs) == mapGroupSlots {
-		return nil
 	}
 	return t
 }

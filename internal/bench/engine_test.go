@@ -13,22 +13,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/tablekit/tablekit/ddbmem"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/internal/testenv"
 )
 
 const engineTable = "bench"
 
-// benchDB is what the engine and DynamoDB Local's SDK client share.
-type benchDB interface {
-	CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
-	PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
-	GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
-}
+func engineCreate(db entity.Client) error { return benchCreate(db, engineTable) }
 
-func engineCreate(db benchDB) error { return benchCreate(db, engineTable) }
-
-func benchCreate(db benchDB, table string) error {
+func benchCreate(db entity.Client, table string) error {
 	_, err := db.CreateTable(context.Background(), &dynamodb.CreateTableInput{
 		TableName: aws.String(table),
 		AttributeDefinitions: []types.AttributeDefinition{
@@ -77,7 +70,7 @@ func BenchmarkEngine(b *testing.B) {
 			}
 		}
 	})
-	newDB := func(b *testing.B) benchDB {
+	newDB := func(b *testing.B) entity.Client {
 		db := ddbmem.New()
 		if err := engineCreate(db); err != nil {
 			b.Fatal(err)
@@ -108,15 +101,15 @@ func BenchmarkDynamoDBLocal(b *testing.B) {
 	b.Cleanup(func() {
 		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
 	})
-	benchOps(b, func(*testing.B) benchDB { return client }, table, true)
+	benchOps(b, func(*testing.B) entity.Client { return client }, table, true)
 }
 
 // benchOps runs the PutItem, GetItem and Query20 sub-benchmarks on the
 // databases newDB returns, each holding an empty table. With p50 it times
 // every operation and reports the median.
-func benchOps(b *testing.B, newDB func(*testing.B) benchDB, table string, p50 bool) {
+func benchOps(b *testing.B, newDB func(*testing.B) entity.Client, table string, p50 bool) {
 	ctx := context.Background()
-	put := func(b *testing.B, db benchDB, pk, sk string) {
+	put := func(b *testing.B, db entity.Client, pk, sk string) {
 		if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: engineItem(pk, sk)}); err != nil {
 			b.Fatal(err)
 		}
