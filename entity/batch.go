@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tablekit/tablekit/retry"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -137,9 +138,6 @@ func (s *Store[T, PT]) keyOf(item map[string]types.AttributeValue) Key {
 	return k
 }
 
-// errGaveUp is the cause of a BatchError when the retry strategy stopped.
-var errGaveUp = errors.New("retry strategy gave up")
-
 // backoff waits before retry attempt n; it fails when the context ends,
 // the wait would pass its deadline, or the strategy gives up.
 func (s *Store[T, PT]) backoff(ctx context.Context, attempt int) error {
@@ -147,11 +145,11 @@ func (s *Store[T, PT]) backoff(ctx context.Context, attempt int) error {
 }
 
 func (t *Table) backoff(ctx context.Context, attempt int) error {
-	d, ok := t.opts.Retry.Next(attempt)
+	d, ok := t.opts.Retry.Backoff(attempt)
 	if !ok {
-		return errGaveUp
+		return retry.ErrGaveUp
 	}
-	if !sleep(ctx, d) {
+	if !retry.Fits(ctx, d) || retry.Sleep(ctx, d) != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

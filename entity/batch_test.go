@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tablekit/tablekit/retry"
 	"sync"
 	"testing"
 	"time"
@@ -105,7 +106,7 @@ func (c *stingy) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWr
 }
 
 func fastRetry(o *entity.Options) {
-	o.Retry = entity.Backoff{Base: time.Millisecond, Max: 5 * time.Millisecond}
+	o.Retry = retry.Limit(retry.Exponential(time.Millisecond, 5*time.Millisecond), 10)
 }
 
 func TestBatchFinishes(t *testing.T) {
@@ -181,7 +182,7 @@ func TestBatchLeftoversAtDeadline(t *testing.T) {
 	base := noteTable(t)
 	fake := &stingy{Client: base.Client(), take: -1}
 	tbl := entity.NewTable(fake, base.Name(), func(o *entity.Options) { *o = base.Options() }, func(o *entity.Options) {
-		o.Retry = entity.Backoff{Base: 10 * time.Millisecond, Max: 20 * time.Millisecond}
+		o.Retry = retry.Exponential(10*time.Millisecond, 20*time.Millisecond)
 	})
 	posts := entity.NewStore[codex.Post](tbl)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)

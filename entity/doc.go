@@ -38,7 +38,7 @@
 //
 // Batches ([Store.BatchGet], [Table.BatchWrite]) are chunked (100 keys, 25
 // writes), deduplicated, keep the caller's order on read, and retry
-// unprocessed items with jittered backoff ([RetryStrategy], default
+// unprocessed items with jittered backoff ([Options.Retry], default
 // [DefaultRetry]) until the context ends; leftovers come back in a
 // [*BatchError]. Transactions ([Table.Tx]) mix Create/Put/Update/Delete/
 // ConditionCheck across entity types, are refused over 100 actions before

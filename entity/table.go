@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/tablekit/tablekit/retry"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -61,7 +62,7 @@ type Options struct {
 	// Retry paces the loops the runtime owns (batch leftovers, transaction
 	// conflicts); nil means [DefaultRetry]. Single requests rely on the
 	// SDK's own retryer.
-	Retry RetryStrategy
+	Retry retry.Strategy
 	// Now is the clock of the automatic timestamps; nil means time.Now.
 	Now func() time.Time
 	// StandardDecoder turns off the runtime's fast decoder of item-bearing

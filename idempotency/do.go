@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tablekit/tablekit/retry"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -91,7 +92,7 @@ func Do[R any](ctx context.Context, s *Store, key string, payload []byte, fn fun
 			// Released, or expired since we looked: claim again (spaced
 			// out if that keeps happening).
 			if reclaims++; reclaims > 2 {
-				if werr := sleep(ctx, c.o.Retry.Backoff(reclaims-3)); werr != nil {
+				if werr := c.pause(ctx, reclaims-2); werr != nil {
 					return zero, false, fmt.Errorf("idempotency: claim %q: %w", key, werr)
 				}
 			}
@@ -118,7 +119,7 @@ func Do[R any](ctx context.Context, s *Store, key string, payload []byte, fn fun
 			if !c.o.WaitForResult {
 				return zero, false, ipe
 			}
-			if werr := sleep(ctx, c.o.Retry.Backoff(polls)); werr != nil {
+			if werr := c.pause(ctx, polls+1); werr != nil {
 				return zero, false, fmt.Errorf("%w: %w", ipe, werr)
 			}
 			polls++
@@ -132,15 +133,15 @@ func Do[R any](ctx context.Context, s *Store, key string, payload []byte, fn fun
 	}
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
+// pause waits before retry number attempt (1-based) as [Options.Retry]
+// says. It returns ctx's error when ctx ends first, and [retry.ErrGaveUp]
+// when the strategy gives up.
+func (c *call) pause(ctx context.Context, attempt int) error {
+	d, ok := c.o.Retry.Backoff(attempt)
+	if !ok {
+		return retry.ErrGaveUp
 	}
+	return retry.Sleep(ctx, d)
 }
 
 // run executes fn as the owner of the claim and finishes the record.
@@ -295,7 +296,7 @@ func (c *call) claim(ctx context.Context) (rec *record, owned bool, err error) {
 				return rec, owned, nil
 			}
 			if retry {
-				if err := sleep(ctx, c.o.Retry.Backoff(attempt)); err != nil {
+				if err := c.pause(ctx, attempt+1); err != nil {
 					return nil, false, fmt.Errorf("idempotency: claim %q: %w (after %w)", c.key, err, werr)
 				}
 				continue

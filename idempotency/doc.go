@@ -48,7 +48,7 @@
 // Lease 30 s, heartbeat every Lease/3, retention 24 h, clock skew margin
 // 1 s, failures release the claim, duplicates of a running call get
 // [ErrInProgress] (or wait, with [Options.WaitForResult], polling with
-// [ExponentialBackoff] from 20 ms to 1 s).
+// [retry.Exponential] from 20 ms to 1 s).
 //
 // # Errors
 //

@@ -3,6 +3,7 @@ package idempotency_test
 import (
 	"context"
 	"errors"
+	"github.com/tablekit/tablekit/retry"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -179,7 +180,7 @@ func (c *clock) Advance(d time.Duration) {
 func fast(o *idempotency.Options) {
 	o.Lease = time.Minute
 	o.ClockSkew = 50 * time.Millisecond
-	o.Retry = idempotency.ExponentialBackoff(5*time.Millisecond, 50*time.Millisecond)
+	o.Retry = retry.Exponential(5*time.Millisecond, 50*time.Millisecond)
 }
 
 // shortLease is a 300 ms lease, renewed every 100 ms.

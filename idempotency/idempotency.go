@@ -3,6 +3,7 @@ package idempotency
 import (
 	"errors"
 	"fmt"
+	"github.com/tablekit/tablekit/retry"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -158,8 +159,10 @@ type Options struct {
 	// returning [ErrInProgress]. Default false.
 	WaitForResult bool
 	// Retry spaces the polls of WaitForResult and retries of transaction
-	// conflicts. Default ExponentialBackoff(20ms, 1s).
-	Retry RetryStrategy
+	// conflicts. Nil means retry.Exponential(20ms, 1s), which never gives up
+	// (the context ends the wait); a strategy that gives up makes the call
+	// return [retry.ErrGaveUp].
+	Retry retry.Strategy
 
 	// Failure is what a failed function does to the record. Default
 	// [ReleaseClaim].
@@ -237,7 +240,7 @@ func (o *Options) setDefaults() {
 		o.FinishTimeout = DefaultFinishTimeout
 	}
 	if o.Retry == nil {
-		o.Retry = ExponentialBackoff(20*time.Millisecond, time.Second)
+		o.Retry = retry.Exponential(20*time.Millisecond, time.Second)
 	}
 	if o.Now == nil {
 		o.Now = time.Now

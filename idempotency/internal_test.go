@@ -44,22 +44,6 @@ func TestItemSizeBoundsTheEncoding(t *testing.T) {
 	}
 }
 
-func TestExponentialBackoff(t *testing.T) {
-	r := ExponentialBackoff(10*time.Millisecond, 80*time.Millisecond)
-	for attempt, max := range []time.Duration{10, 20, 40, 80, 80, 80} {
-		max *= time.Millisecond
-		for range 50 {
-			d := r.Backoff(attempt)
-			if d < max/2 || d > max {
-				t.Fatalf("attempt %d: %v outside [%v, %v]", attempt, d, max/2, max)
-			}
-		}
-	}
-	if d := r.Backoff(1000); d < 40*time.Millisecond || d > 80*time.Millisecond {
-		t.Errorf("huge attempt: %v", d)
-	}
-}
-
 func TestAmbiguous(t *testing.T) {
 	for _, tc := range []struct {
 		name string

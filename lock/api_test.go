@@ -3,6 +3,7 @@ package lock_test
 import (
 	"context"
 	"errors"
+	"github.com/tablekit/tablekit/retry"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -115,7 +116,7 @@ func TestRetryDeadlines(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer l.Release(ctx)
-			retry := func(o *lock.Options) { o.Retry = lock.LinearBackoff(10 * time.Millisecond) }
+			retry := func(o *lock.Options) { o.Retry = retry.Constant(10 * time.Millisecond) }
 
 			dctx, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
 			defer cancel()
@@ -155,10 +156,10 @@ func TestCounterInvariant(t *testing.T) {
 	for _, bc := range backends(t) {
 		t.Run(bc.name, func(t *testing.T) {
 			goroutines, cycles := 64, 50
-			backoff := lock.ExponentialBackoff(2*time.Millisecond, 40*time.Millisecond)
+			backoff := retry.Exponential(2*time.Millisecond, 40*time.Millisecond)
 			if strings.HasPrefix(bc.name, "dynamo") {
 				goroutines, cycles = counterSizeDynamo()
-				backoff = lock.ExponentialBackoff(10*time.Millisecond, 300*time.Millisecond)
+				backoff = retry.Exponential(10*time.Millisecond, 300*time.Millisecond)
 			}
 			ctx := ctxT(t, 9*time.Minute) // the opt-in full DynamoDB size takes minutes
 			key := uniqueKey("counter")
@@ -274,7 +275,7 @@ func TestCounterInvariant(t *testing.T) {
 // patient retries an Obtain that should succeed: on a loaded machine a
 // reply can come after the lock's validity, which Obtain counts as a miss.
 func patient(o *lock.Options) {
-	o.Retry = lock.LinearBackoff(20 * time.Millisecond)
+	o.Retry = retry.Constant(20 * time.Millisecond)
 	o.Timeout = 5 * time.Second
 }
 
@@ -330,7 +331,7 @@ func TestPausedHolder(t *testing.T) {
 				t.Fatalf("A's validity %v after its TTL", a.Validity())
 			}
 			b, err := bc.locker.Obtain(ctx, key, 5*time.Second, func(o *lock.Options) {
-				o.Retry = lock.LinearBackoff(20 * time.Millisecond)
+				o.Retry = retry.Constant(20 * time.Millisecond)
 				o.Timeout = 5 * time.Second
 			})
 			if err != nil {

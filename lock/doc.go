@@ -23,8 +23,8 @@
 // # Defaults
 //
 // TTL 0 means [DefaultTTL] (30 s). Obtain makes one attempt unless
-// [Options.Retry] says otherwise ([LinearBackoff], [ExponentialBackoff],
-// [LimitRetry]); retries stop at the ctx deadline, or at now+[Options.Timeout],
+// [Options.Retry] says otherwise (any [retry.Strategy]: [retry.Constant],
+// [retry.Exponential], [retry.Limit]); retries stop at the ctx deadline, or at now+[Options.Timeout],
 // or, when neither is set, after twice the TTL. The heartbeat runs every
 // TTL/3. A Manager's locks retry with exponential backoff for 10 s and
 // refresh themselves.

@@ -3,6 +3,7 @@ package lock_test
 import (
 	"context"
 	"errors"
+	"github.com/tablekit/tablekit/retry"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -132,7 +133,7 @@ func TestDynamoSkewSafe(t *testing.T) {
 	ctx := ctxT(t, 30*time.Second)
 	const ttl = 2 * time.Second
 	retry := func(o *lock.Options) {
-		o.Retry = lock.LinearBackoff(20 * time.Millisecond)
+		o.Retry = retry.Constant(20 * time.Millisecond)
 		o.Timeout = 5 * time.Second
 	}
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/tablekit/tablekit/retry"
 	"sync"
 	"time"
 )
@@ -61,8 +62,8 @@ type Lease interface {
 // for one call. The zero value is valid: one attempt, no heartbeat.
 type Options struct {
 	// Retry decides whether and when Obtain tries again after it found the
-	// key held. Nil means [NoRetry]: a single attempt.
-	Retry RetryStrategy
+	// key held. Nil means [retry.Never]: a single attempt.
+	Retry retry.Strategy
 	// Timeout bounds the retries of Obtain. Obtain stops at the earliest of
 	// the ctx deadline and now+Timeout. Zero means: the ctx deadline if ctx
 	// has one, otherwise twice the TTL (enough to outwait one lease of the
@@ -127,9 +128,9 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 	for _, fn := range optFns {
 		fn(&o)
 	}
-	retry := o.Retry
-	if retry == nil {
-		retry = NoRetry()
+	strategy := o.Retry
+	if strategy == nil {
+		strategy = retry.Never()
 	}
 	token, err := newToken()
 	if err != nil {
@@ -169,7 +170,7 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 			}
 			return nil, fmt.Errorf("lock: obtain %q: %w", key, err)
 		}
-		wait, more := retry.Backoff(attempt)
+		wait, more := strategy.Backoff(attempt)
 		if !more || time.Now().Add(wait).After(deadline) {
 			return nil, fmt.Errorf("%w: %q", ErrNotObtained, key)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tablekit/tablekit/retry"
 	"sort"
 	"sync"
 	"time"
@@ -42,7 +43,7 @@ const DefaultManagerTimeout = 10 * time.Second
 // concurrent use.
 //
 // Unless the optFns given to NewManager say otherwise, the locks it obtains
-// retry with ExponentialBackoff(5ms, 500ms) for up to
+// retry with retry.Exponential(5ms, 500ms) for up to
 // [DefaultManagerTimeout] and refresh themselves (AutoRefresh).
 type Manager struct {
 	lk   *Locker
@@ -56,7 +57,7 @@ type Manager struct {
 // lock it obtains, after the Manager's defaults and lk's own.
 func NewManager(lk *Locker, optFns ...func(*Options)) *Manager {
 	defaults := func(o *Options) {
-		o.Retry = ExponentialBackoff(5*time.Millisecond, 500*time.Millisecond)
+		o.Retry = retry.Exponential(5*time.Millisecond, 500*time.Millisecond)
 		o.Timeout = DefaultManagerTimeout
 		o.AutoRefresh = true
 	}

@@ -3,6 +3,7 @@ package lock
 import (
 	"context"
 	"errors"
+	"github.com/tablekit/tablekit/retry"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -93,37 +94,6 @@ func (l *memLease) Release(ctx context.Context) error {
 	return nil
 }
 
-func TestRetryStrategies(t *testing.T) {
-	if _, ok := NoRetry().Backoff(1); ok {
-		t.Error("NoRetry retried")
-	}
-	if w, ok := LinearBackoff(7 * time.Millisecond).Backoff(9); !ok || w != 7*time.Millisecond {
-		t.Errorf("linear = %v %v", w, ok)
-	}
-	if w, _ := LinearBackoff(0).Backoff(1); w != time.Millisecond {
-		t.Errorf("linear(0) = %v", w)
-	}
-	e := ExponentialBackoff(10*time.Millisecond, 80*time.Millisecond)
-	for attempt, max := range map[int]time.Duration{1: 10, 2: 20, 3: 40, 4: 80, 5: 80, 30: 80} {
-		max *= time.Millisecond
-		for i := 0; i < 50; i++ {
-			w, ok := e.Backoff(attempt)
-			if !ok || w < max/2 || w > max {
-				t.Fatalf("attempt %d: wait %v outside [%v, %v]", attempt, w, max/2, max)
-			}
-		}
-	}
-	l := LimitRetry(LinearBackoff(time.Millisecond), 3)
-	var got []bool
-	for a := 1; a <= 5; a++ {
-		_, ok := l.Backoff(a)
-		got = append(got, ok)
-	}
-	if diff := cmp.Diff([]bool{true, true, true, false, false}, got); diff != "" {
-		t.Errorf("LimitRetry (-want +got):\n%s", diff)
-	}
-}
-
 func TestObtainAttemptsAndDeadlines(t *testing.T) {
 	ctx := context.Background()
 	m := newMem()
@@ -133,7 +103,7 @@ func TestObtainAttemptsAndDeadlines(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.attempts.Store(0)
-	_, err = lk.Obtain(ctx, "k", time.Minute, func(o *Options) { o.Retry = LimitRetry(LinearBackoff(time.Millisecond), 3) })
+	_, err = lk.Obtain(ctx, "k", time.Minute, func(o *Options) { o.Retry = retry.Limit(retry.Constant(time.Millisecond), 3) })
 	if !errors.Is(err, ErrNotObtained) || m.attempts.Load() != 4 {
 		t.Fatalf("err %v after %d attempts, want ErrNotObtained after 4", err, m.attempts.Load())
 	}
@@ -141,7 +111,7 @@ func TestObtainAttemptsAndDeadlines(t *testing.T) {
 	// remaining time stops at once.
 	start := time.Now()
 	_, err = lk.Obtain(ctx, "k", time.Minute, func(o *Options) {
-		o.Retry = LinearBackoff(time.Hour)
+		o.Retry = retry.Constant(time.Hour)
 		o.Timeout = 50 * time.Millisecond
 	})
 	if !errors.Is(err, ErrNotObtained) || time.Since(start) > 20*time.Millisecond {
@@ -150,7 +120,7 @@ func TestObtainAttemptsAndDeadlines(t *testing.T) {
 	// A cancel while waiting is the ctx error, not ErrNotObtained.
 	cctx, cancel := context.WithCancel(ctx)
 	time.AfterFunc(20*time.Millisecond, cancel)
-	_, err = lk.Obtain(cctx, "k", time.Minute, func(o *Options) { o.Retry = LinearBackoff(5 * time.Millisecond) })
+	_, err = lk.Obtain(cctx, "k", time.Minute, func(o *Options) { o.Retry = retry.Constant(5 * time.Millisecond) })
 	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrNotObtained) {
 		t.Fatalf("err = %v", err)
 	}
@@ -283,7 +253,7 @@ func TestLateReplyRetriesWithNewToken(t *testing.T) {
 	r := &refusingBackend{memBackend: newMem(), refused: map[string]bool{}}
 	r.slow.Store(1)
 	l, err := New(r).Obtain(context.Background(), "k", 25*time.Millisecond, func(o *Options) {
-		o.Retry = LinearBackoff(time.Millisecond)
+		o.Retry = retry.Constant(time.Millisecond)
 		o.Timeout = time.Second
 	})
 	if err != nil {

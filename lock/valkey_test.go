@@ -3,6 +3,7 @@ package lock_test
 import (
 	"context"
 	"errors"
+	"github.com/tablekit/tablekit/retry"
 	"sort"
 	"sync"
 	"testing"
@@ -121,7 +122,7 @@ func TestValkeyRestart(t *testing.T) {
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 				l, err := lk.Obtain(ctx, key, ttl, func(o *lock.Options) {
-					o.Retry = lock.ExponentialBackoff(5*time.Millisecond, 50*time.Millisecond)
+					o.Retry = retry.Exponential(5*time.Millisecond, 50*time.Millisecond)
 				})
 				if err != nil {
 					cancel()
@@ -167,7 +168,7 @@ func TestValkeyRestart(t *testing.T) {
 	aFence := a.Fence()
 	bctx := ctxT(t, 10*time.Second)
 	bl, err := lk.Obtain(bctx, key+"-a", ttl, func(o *lock.Options) {
-		o.Retry = lock.LinearBackoff(50 * time.Millisecond)
+		o.Retry = retry.Constant(50 * time.Millisecond)
 		o.Timeout = 8 * time.Second
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tablekit/tablekit/retry"
 	"math/rand/v2"
 	"time"
 
@@ -101,7 +102,7 @@ type Options struct {
 	// Retry paces retries of transaction conflicts (many workers on one
 	// EventCapacity). Default: jittered backoff from 5 ms to 200 ms,
 	// bounded by the context.
-	Retry entity.RetryStrategy
+	Retry retry.Strategy
 }
 
 // Service runs the participation lifecycle on a table made with
@@ -134,7 +135,7 @@ func NewService(t *entity.Table, q Queue, optFns ...func(*Options)) *Service {
 		o.Draw = func(Request) bool { return rand.IntN(2) == 0 }
 	}
 	if o.Retry == nil {
-		o.Retry = entity.Backoff{Base: 5 * time.Millisecond, Max: 200 * time.Millisecond}
+		o.Retry = retry.Exponential(5*time.Millisecond, 200*time.Millisecond)
 	}
 	return &Service{
 		t: t, q: q, o: o,
@@ -570,19 +571,19 @@ func (s *Service) transact(ctx context.Context, items []types.TransactWriteItem)
 		if !errors.As(err, &tce) {
 			return nil, err
 		}
-		retry := false
+		again := false
 		for _, r := range tce.CancellationReasons {
 			switch code(r) {
 			case "ConditionalCheckFailed":
 				return tce.CancellationReasons, err
 			case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
-				retry = true
+				again = true
 			}
 		}
-		if !retry {
+		if !again {
 			return tce.CancellationReasons, err
 		}
-		d, ok := s.o.Retry.Next(attempt)
+		d, ok := s.o.Retry.Backoff(attempt)
 		if !ok {
 			return tce.CancellationReasons, err
 		}

@@ -38,6 +38,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tablekit/tablekit/retry"
 	"io"
 	"net"
 	"os"
@@ -587,7 +588,7 @@ func locks(ctx context.Context, w io.Writer, lk, lk2 *lock.Locker, describe func
 	// Each "server" has its own manager. A scheduler tick that finds the job
 	// running elsewhere skips it rather than waiting: one attempt, no retry.
 	// (A Manager's default is to wait up to DefaultManagerTimeout.)
-	noWait := func(o *lock.Options) { o.Retry = lock.NoRetry() }
+	noWait := func(o *lock.Options) { o.Retry = retry.Never() }
 	servers := []*lock.Manager{lock.NewManager(lk, noWait), lock.NewManager(lk2, noWait)}
 	defer func() {
 		// Whatever happens (an error, Ctrl-C), a server going down frees its
