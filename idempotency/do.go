@@ -17,9 +17,10 @@ import (
 
 // Do runs fn once for key and returns its result to every call with the
 // same key until the record's retention ends. fn runs a second time only
-// if its first owner lost the claim (it crashed, or could not renew its
-// lease for longer than [Options.Lease]); that owner's late writes are
-// then refused with [ErrLeaseLost] and change nothing.
+// if its first owner truly stopped renewing its lease for longer than
+// [Options.Lease] (its process died, or it could not reach DynamoDB); a
+// cancelled caller's context does not stop the renewals. That owner's
+// late writes are then refused with [ErrLeaseLost] and change nothing.
 //
 // payload is the caller's canonical encoding of the request (for example
 // sorted JSON); its SHA-256 is stored with the claim, and a later call
@@ -27,8 +28,15 @@ import (
 // adjust the store's [Options] for this call (typically FirstValue,
 // WaitForResult or TransactItems).
 //
-// The first call claims the key, runs fn with a context that is cancelled
-// (cause [ErrLeaseLost]) if the claim is taken over, and stores the result
+// The first call claims the key and runs fn with a context derived from
+// ctx, which is also cancelled (cause [ErrLeaseLost]) if the claim is
+// taken over. The lease is renewed every [Options.Heartbeat] until fn
+// returns, whatever happens to ctx: a caller whose ctx is cancelled (a
+// client disconnect, a request timeout) keeps the claim while fn runs,
+// and fn sees the cancellation through its own ctx. A second run can
+// therefore start only after the first owner has stopped renewing for a
+// whole lease: its process died, or every renewal failed (a partition).
+// Do then stores the result
 // (marshalled with attributevalue, so R must round-trip through it);
 // replayed is false. A duplicate gets the stored result with replayed
 // true, or while the first call runs an [*InProgressError] carrying the
@@ -148,7 +156,10 @@ func (c *call) pause(ctx context.Context, attempt int) error {
 func run[R any](ctx context.Context, c *call, fn func(context.Context) (R, error)) (res R, replayed bool, err error) {
 	fnCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stop := c.heartbeat(fnCtx, cancel)
+	// The heartbeat runs on a context detached from the caller's: fn sees
+	// the caller's cancellation, but the claim stays ours until fn returns,
+	// so a cancelled caller never lets a second run start beside its own.
+	stop := c.heartbeat(context.WithoutCancel(ctx), cancel)
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -418,9 +429,11 @@ func (c *call) read(ctx context.Context) (*record, error) {
 
 func ptrTrue() *bool { b := true; return &b }
 
-// heartbeat renews the lease every Heartbeat until stop is called. When
-// the claim turns out lost it cancels the function's context with
-// ErrLeaseLost. Other errors are retried at the next beat.
+// heartbeat renews the lease every Heartbeat until stop is called (ctx is
+// detached from the caller's, so only stop ends it). Each renewal is
+// bounded by one Heartbeat interval. When the claim turns out lost it
+// cancels the function's context with ErrLeaseLost. Other errors are
+// retried at the next beat.
 func (c *call) heartbeat(ctx context.Context, lost context.CancelCauseFunc) (stop func()) {
 	quit := make(chan struct{})
 	done := make(chan struct{})
@@ -435,7 +448,10 @@ func (c *call) heartbeat(ctx context.Context, lost context.CancelCauseFunc) (sto
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if err := c.extend(ctx); errors.Is(err, ErrLeaseLost) {
+				ectx, cancel := context.WithTimeout(ctx, c.o.Heartbeat)
+				err := c.extend(ectx)
+				cancel()
+				if errors.Is(err, ErrLeaseLost) {
 					lost(err)
 					return
 				}

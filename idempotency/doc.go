@@ -23,9 +23,15 @@
 // status = IN_PROGRESS AND owner = the caller's token, so an owner whose
 // lease was taken over gets [ErrLeaseLost] and changes nothing.
 //
-// The lease ([Options.Lease]) is renewed by a heartbeat while the
-// function runs, so a long function keeps its claim and a crashed one
-// loses it after at most one lease. Expiry is decided by comparing times
+// The lease ([Options.Lease]) is renewed by a heartbeat from the moment
+// the function starts until it returns, so a long function keeps its
+// claim and a crashed one loses it after at most one lease. The heartbeat
+// is detached from the caller's context: when the caller's context is
+// cancelled (client disconnect, request timeout) the function sees the
+// cancellation, but the claim stays its own until it returns, and no
+// second run starts beside it. A second run starts only once the first
+// owner has stopped renewing for a whole lease: its process died, or no
+// renewal reached DynamoDB. Expiry is decided by comparing times
 // in the condition itself, minus [Options.ClockSkew]; TTL deletion is
 // never relied on (DynamoDB deletes expired items late, or never). The
 // lease starts when the claim is sent, so keep it well above the latency

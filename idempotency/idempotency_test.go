@@ -849,3 +849,56 @@ func TestSlowClaim(t *testing.T) {
 		}
 	})
 }
+
+// The first caller's ctx is cancelled 200 ms into a 3 s function (a client
+// that disconnected). The function sees the cancellation but goes on; the
+// claim stays its own until it returns, so a second caller never runs the
+// function again and gets the first run's result.
+func TestCancelledCallerKeepsClaim(t *testing.T) {
+	db, table := newTable(t, "PK", "SK")
+	s := newStore(t, db, table, shortLease)
+	var runs atomic.Int64
+	sawCancel := make(chan struct{})
+	fn := func(ctx context.Context) (string, error) {
+		runs.Add(1)
+		<-ctx.Done()
+		close(sawCancel)
+		time.Sleep(2800 * time.Millisecond) // the effects go on regardless
+		return "first", nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	type res struct {
+		v   string
+		err error
+	}
+	first := make(chan res, 1)
+	go func() {
+		v, _, err := idempotency.Do(ctx, s, "cancelled", []byte("p"), fn)
+		first <- res{v, err}
+	}()
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	select {
+	case <-sawCancel:
+	case <-time.After(5 * time.Second):
+		t.Fatal("fn did not see the caller's cancellation")
+	}
+	// Well past several leases of 300 ms: the claim must still be held.
+	time.Sleep(time.Second)
+	second := func(ctx context.Context) (string, error) {
+		runs.Add(1)
+		return "second", nil
+	}
+	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer wcancel()
+	v, replayed, err := idempotency.Do(wctx, s, "cancelled", []byte("p"), second, func(o *idempotency.Options) { o.WaitForResult = true })
+	if err != nil || !replayed || v != "first" {
+		t.Fatalf("second caller: %q replayed=%v err=%v, want the first run's result replayed", v, replayed, err)
+	}
+	if r := <-first; r.err != nil || r.v != "first" {
+		t.Fatalf("first caller: %q, %v; want its own result stored", r.v, r.err)
+	}
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("fn ran %d times, want 1", n)
+	}
+}
