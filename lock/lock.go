@@ -40,8 +40,15 @@ type AcquireRequest struct {
 	TTL   time.Duration
 	// Memo belongs to the backend: it is nil on the first attempt and keeps
 	// whatever the backend stored in it for the next attempts of the same
-	// Obtain call (dynamolock's skew-safe mode keeps its observation here).
+	// Obtain call (dynamolock keeps its queue ticket and its skew-safe
+	// observation here).
 	Memo any
+	// RetryAfter, when a backend sets it on a failed attempt, replaces the
+	// wait the Retry strategy chose before the next attempt (a queueing
+	// backend knows when its turn may come). The strategy still decides
+	// whether to try again, and the deadline still caps the wait. Obtain
+	// clears it before every attempt.
+	RetryAfter time.Duration
 }
 
 // Lease is a backend's handle of one held lock. [Lock] never calls a
@@ -105,7 +112,9 @@ func (lk *Locker) Backend() Backend { return lk.b }
 // The validity of the lock ([Lock.Deadline]) is measured on the monotonic
 // clock from the instant before the request was sent, minus 1% of the TTL
 // for clock-rate drift. When the key is held by another token Obtain retries
-// as [Options.Retry] says, never past its deadline (see [Options.Timeout]).
+// as [Options.Retry] says, never past its deadline (see [Options.Timeout]):
+// a wait that would end past the deadline is cut short so that the last
+// attempt is made at the deadline.
 //
 // Errors: ErrInvalidKey or ErrInvalidTTL before any I/O; ErrNotObtained
 // when the key stayed held; the ctx error (errors.Is(err, context.Canceled)
@@ -150,6 +159,7 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 			return nil, fmt.Errorf("lock: obtain %q: %w", key, err)
 		}
 		start := time.Now()
+		req.RetryAfter = 0
 		lease, err := lk.b.Acquire(ctx, req)
 		if err == nil {
 			until := validUntil(start, ttl)
@@ -171,9 +181,15 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 			return nil, fmt.Errorf("lock: obtain %q: %w", key, err)
 		}
 		wait, more := strategy.Backoff(attempt)
-		if !more || time.Now().Add(wait).After(deadline) {
+		if more && req.RetryAfter > 0 {
+			wait = req.RetryAfter
+		}
+		// The last attempt is made at the deadline, not one wait before it.
+		left := time.Until(deadline)
+		if !more || left <= 0 {
 			return nil, fmt.Errorf("%w: %q", ErrNotObtained, key)
 		}
+		wait = min(wait, left)
 		if timer == nil {
 			timer = time.NewTimer(wait)
 			defer timer.Stop()

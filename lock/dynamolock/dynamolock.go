@@ -13,12 +13,35 @@
 //	expiresAt  the holder's wall clock at acquisition or refresh + TTL, Unix ms
 //	fence      the fencing number, ADD 1 on every acquisition
 //	abandoned  the token of the last acquire request Obtain gave up on
+//	ticket     the last queue ticket issued (see below)
+//	served     the highest ticket that obtained the lock
+//	freeAt     the releaser's wall clock at the last release, Unix ms
 //
 // The item is never deleted, because it carries the fence counter: release
 // removes owner and expiresAt. Every write is conditional, so a write that
 // lost a race fails with ConditionalCheckFailed, which this package
 // reports as lock.ErrNotObtained or lock.ErrNotHeld, both also matching
 // entity.ErrConditionFailed.
+//
+// # Fair order: the ticket queue
+//
+// Polling with conditional writes is unfair (the fastest poller wins, a
+// contender can wait for minutes) and costly (every failed write consumes
+// write capacity, and on a busy key the failures starve the holder). So
+// contenders queue: an Obtain's first attempt writes only when the lock is
+// free and nobody is queued (ticket <= served); when it fails, the
+// contender takes a ticket (one unconditional ADD) and its later attempts
+// are consistent reads. It writes again only when the lock is free and its
+// turn has come (ticket <= served+1), and that write records its ticket as
+// served. Waiters are thus served in ticket order, and failed conditional
+// writes are about one per Obtain that had to wait ([Backend.Stats] counts
+// them). A waiter that gave up (its Obtain timed out) or died leaves a
+// hole: once the lock has been free for [Options.QueueGrace], any queued
+// waiter may take it. The head of the queue polls every
+// [Options.QueuePoll] and the others less often (the backend sets
+// lock.AcquireRequest.RetryAfter). Safety never depends on the queue: the
+// acquire write is conditioned on the lock being free exactly as without
+// it. [Options.NoQueue] turns the queue off.
 //
 // # Takeover of a lease whose holder stopped refreshing
 //
@@ -52,6 +75,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -82,6 +106,9 @@ const (
 	AttrExpiresAt = "expiresAt"
 	AttrFence     = "fence"
 	AttrAbandoned = "abandoned"
+	AttrTicket    = "ticket"
+	AttrServed    = "served"
+	AttrFreeAt    = "freeAt"
 )
 
 // Options configure a [Backend].
@@ -104,6 +131,17 @@ type Options struct {
 	Mode Mode
 	// SkewMargin is the clock difference FastTakeover tolerates. Default 5 s.
 	SkewMargin time.Duration
+	// NoQueue turns the ticket queue off: every attempt is a conditional
+	// write and the fastest poller wins (the behaviour before the queue).
+	NoQueue bool
+	// QueuePoll is how often the head of the queue polls the item; the
+	// waiter at position p polls every (p+1)*QueuePoll, at most every
+	// QueueGrace/2. Default 10 ms.
+	QueuePoll time.Duration
+	// QueueGrace is how long a free lock waits for the head of the queue
+	// before any queued waiter may take it (the head gave up or died).
+	// Default 1 s; keep it above QueuePoll plus a round trip.
+	QueueGrace time.Duration
 }
 
 // Backend is a lock.Backend on a DynamoDB table. It is safe for concurrent
@@ -111,6 +149,8 @@ type Options struct {
 type Backend struct {
 	c entity.Client
 	o Options
+
+	acquired, condFailures, tickets, polls atomic.Int64
 }
 
 var _ lock.Backend = (*Backend)(nil)
@@ -133,6 +173,14 @@ func New(c entity.Client, optFns ...func(*Options)) (*Backend, error) {
 		return nil, fmt.Errorf("%w: dynamolock: unknown mode %d", lock.ErrInvalidOptions, o.Mode)
 	case o.SkewMargin < 0:
 		return nil, fmt.Errorf("%w: dynamolock: negative skew margin", lock.ErrInvalidOptions)
+	case o.QueuePoll < 0 || o.QueueGrace < 0:
+		return nil, fmt.Errorf("%w: dynamolock: negative queue interval", lock.ErrInvalidOptions)
+	}
+	if o.QueuePoll == 0 {
+		o.QueuePoll = 10 * time.Millisecond
+	}
+	if o.QueueGrace == 0 {
+		o.QueueGrace = time.Second
 	}
 	if o.Key == nil {
 		o.Key = func(key string) (string, string) { return "LOCK#" + key, "LOCK" }
@@ -164,11 +212,6 @@ type observation struct {
 	lease  time.Duration
 }
 
-var names = map[string]string{
-	"#o": AttrOwner, "#r": AttrVersion, "#l": AttrLease, "#e": AttrExpiresAt, "#f": AttrFence,
-	"#ab": AttrAbandoned,
-}
-
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 func n(v int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
@@ -188,14 +231,164 @@ func isConditionFailed(err error) (*types.ConditionalCheckFailedException, bool)
 	return nil, false
 }
 
+// waiter is the memo kept between the attempts of one Obtain: its queue
+// ticket (0 before it took one) and its skew-safe observation.
+type waiter struct {
+	ticket int64
+	obs    *observation
+}
+
+func memo(req *lock.AcquireRequest) *waiter {
+	w, ok := req.Memo.(*waiter)
+	if !ok {
+		w = &waiter{}
+		req.Memo = w
+	}
+	return w
+}
+
+// Stats counts a Backend's requests since New.
+type Stats struct {
+	// Acquired counts successful acquisitions.
+	Acquired int64
+	// ConditionFailures counts acquire writes that failed their condition
+	// (each costs write capacity on DynamoDB).
+	ConditionFailures int64
+	// Tickets counts queue tickets taken (one unconditional write per
+	// Obtain that found the lock held or others queued).
+	Tickets int64
+	// Polls counts the consistent reads of queued waiters.
+	Polls int64
+}
+
+// Stats returns the Backend's counters.
+func (b *Backend) Stats() Stats {
+	return Stats{
+		Acquired:          b.acquired.Load(),
+		ConditionFailures: b.condFailures.Load(),
+		Tickets:           b.tickets.Load(),
+		Polls:             b.polls.Load(),
+	}
+}
+
+// state is what a waiter knows of the lease item.
+type state struct {
+	item   map[string]types.AttributeValue
+	ticket int64 // last ticket issued
+	served int64 // highest ticket that obtained the lock
+	freeAt int64 // wall clock of the last release, Unix ms
+	owned  bool  // an owner attribute is present
+}
+
+func readState(item map[string]types.AttributeValue) state {
+	st := state{item: item, ticket: num(item, AttrTicket), served: num(item, AttrServed), freeAt: num(item, AttrFreeAt)}
+	_, st.owned = item[AttrOwner]
+	return st
+}
+
+func num(item map[string]types.AttributeValue, attr string) int64 {
+	v, ok := item[attr].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0
+	}
+	x, _ := strconv.ParseInt(v.Value, 10, 64)
+	return x
+}
+
 // Acquire implements lock.Backend.
+//
+// Contenders queue in ticket order (see the package documentation): a
+// first attempt writes only when nobody is queued; a contender that finds
+// the lock held or others waiting takes a ticket, and its later attempts
+// are consistent reads that write only when its turn has come and the
+// lock is free. It sets req.RetryAfter to poll the head of the queue
+// often and the tail seldom.
 func (b *Backend) Acquire(ctx context.Context, req *lock.AcquireRequest) (lock.Lease, error) {
 	key, err := b.ItemKey(req.Key)
 	if err != nil {
 		return nil, err
 	}
+	w := memo(req)
+	if b.o.NoQueue {
+		return b.tryAcquire(ctx, req, key, w, nil)
+	}
+	if w.ticket == 0 {
+		l, err := b.tryAcquire(ctx, req, key, w, nil)
+		if !errors.Is(err, lock.ErrNotObtained) {
+			return l, err
+		}
+		st, err := b.takeTicket(ctx, key, w)
+		if err != nil {
+			return nil, err
+		}
+		return b.queued(ctx, req, key, w, st)
+	}
+	out, err := b.c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(b.o.Table), Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, err
+	}
+	b.polls.Add(1)
+	return b.queued(ctx, req, key, w, readState(out.Item))
+}
+
+// queued decides, for a waiter holding a ticket, whether to write now.
+func (b *Backend) queued(ctx context.Context, req *lock.AcquireRequest, key map[string]types.AttributeValue, w *waiter, st state) (lock.Lease, error) {
+	now := time.Now()
+	if b.o.Mode == SkewSafe {
+		b.observe(req, st.item, now)
+	}
+	pos := w.ticket - st.served - 1 // waiters ahead of us, if all alive
+	free := !st.owned || b.stale(w, st, now)
+	turn := pos <= 0 || now.UnixMilli()-st.freeAt > b.o.QueueGrace.Milliseconds()
+	if free && turn {
+		return b.tryAcquire(ctx, req, key, w, &st)
+	}
+	// The head polls every QueuePoll; the others further apart, never
+	// beyond the grace after which a silent head is skipped.
+	req.RetryAfter = min(time.Duration(max(pos, 0)+1)*b.o.QueuePoll, b.o.QueueGrace/2)
+	return nil, fmt.Errorf("%w: queued at %d behind %d", lock.ErrNotObtained, w.ticket, max(pos, 0))
+}
+
+// stale reports whether the holder's lease may be taken over.
+func (b *Backend) stale(w *waiter, st state, now time.Time) bool {
+	switch b.o.Mode {
+	case FastTakeover:
+		exp := num(st.item, AttrExpiresAt)
+		return exp != 0 && exp < now.Add(-b.o.SkewMargin).UnixMilli()
+	default:
+		obs := w.obs
+		return obs != nil && now.Sub(obs.seenAt) >= obs.lease
+	}
+}
+
+// takeTicket issues the next ticket to w and returns the item as it is
+// after the increment.
+func (b *Backend) takeTicket(ctx context.Context, key map[string]types.AttributeValue, w *waiter) (state, error) {
+	out, err := b.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(b.o.Table),
+		Key:                       key,
+		UpdateExpression:          aws.String("ADD #tk :one"),
+		ExpressionAttributeNames:  map[string]string{"#tk": AttrTicket},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": n(1)},
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	if err != nil {
+		return state{}, fmt.Errorf("dynamolock: take ticket: %w", err)
+	}
+	b.tickets.Add(1)
+	st := readState(out.Attributes)
+	w.ticket = st.ticket
+	return st, nil
+}
+
+// tryAcquire makes one conditional acquire write. Without a state (a first
+// attempt) it also requires an empty queue; with one (a queued waiter
+// whose turn came) it requires the queue as observed and records the
+// waiter's ticket as served.
+func (b *Backend) tryAcquire(ctx context.Context, req *lock.AcquireRequest, key map[string]types.AttributeValue, w *waiter, st *state) (lock.Lease, error) {
 	now := time.Now()
 	rvn := newVersion()
+	nm := map[string]string{"#o": AttrOwner, "#r": AttrVersion, "#l": AttrLease, "#e": AttrExpiresAt, "#f": AttrFence, "#ab": AttrAbandoned}
 	values := map[string]types.AttributeValue{
 		":tok":   s(req.Token),
 		":rvn":   s(rvn),
@@ -209,19 +402,39 @@ func (b *Backend) Acquire(ctx context.Context, req *lock.AcquireRequest) (lock.L
 		cond += " OR #e < :cut"
 		values[":cut"] = n(now.Add(-b.o.SkewMargin).UnixMilli())
 	case SkewSafe:
-		if obs, ok := req.Memo.(*observation); ok && now.Sub(obs.seenAt) >= obs.lease {
+		if obs := w.obs; obs != nil && now.Sub(obs.seenAt) >= obs.lease {
 			cond += " OR #r = :obs"
 			values[":obs"] = s(obs.rvn)
 		}
 	}
 	// A request of ours that Obtain abandoned must not land late.
 	cond = "(" + cond + ") AND (attribute_not_exists(#ab) OR #ab <> :tok)"
+	update := "SET #o = :tok, #r = :rvn, #l = :lease, #e = :exp ADD #f :one"
+	switch {
+	case b.o.NoQueue:
+	case st == nil:
+		// Nobody queued: every ticket issued has been served.
+		nm["#tk"], nm["#sv"] = AttrTicket, AttrServed
+		cond += " AND (attribute_not_exists(#tk) OR #tk <= #sv)"
+	default:
+		nm["#sv"] = AttrServed
+		if st.served == 0 {
+			cond += " AND attribute_not_exists(#sv)"
+		} else {
+			cond += " AND #sv = :sv"
+			values[":sv"] = n(st.served)
+		}
+		if w.ticket > st.served {
+			update = "SET #o = :tok, #r = :rvn, #l = :lease, #e = :exp, #sv = :mine ADD #f :one"
+			values[":mine"] = n(w.ticket)
+		}
+	}
 	out, err := b.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(b.o.Table),
 		Key:                                 key,
-		UpdateExpression:                    aws.String("SET #o = :tok, #r = :rvn, #l = :lease, #e = :exp ADD #f :one"),
+		UpdateExpression:                    aws.String(update),
 		ConditionExpression:                 aws.String(cond),
-		ExpressionAttributeNames:            names,
+		ExpressionAttributeNames:            nm,
 		ExpressionAttributeValues:           values,
 		ReturnValues:                        types.ReturnValueUpdatedNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
@@ -229,8 +442,10 @@ func (b *Backend) Acquire(ctx context.Context, req *lock.AcquireRequest) (lock.L
 	if ccf, ok := isConditionFailed(err); ok {
 		if l := b.ownLanded(req, ccf.Item, rvn); l != nil {
 			l.key = key
+			b.acquired.Add(1)
 			return l, nil
 		}
+		b.condFailures.Add(1)
 		if b.o.Mode == SkewSafe {
 			// The watch starts when the version was seen, after the reply.
 			b.observe(req, ccf.Item, time.Now())
@@ -248,6 +463,7 @@ func (b *Backend) Acquire(ctx context.Context, req *lock.AcquireRequest) (lock.L
 	if err != nil {
 		return nil, fmt.Errorf("dynamolock: fence %q: %w", fv.Value, err)
 	}
+	b.acquired.Add(1)
 	return &lease{b: b, key: key, token: req.Token, versions: []string{rvn}, fence: fence}, nil
 }
 
@@ -271,12 +487,13 @@ func (b *Backend) ownLanded(req *lock.AcquireRequest, item map[string]types.Attr
 // observe records the holder's record version; the watch restarts whenever
 // the version changes.
 func (b *Backend) observe(req *lock.AcquireRequest, item map[string]types.AttributeValue, now time.Time) {
+	w := memo(req)
 	rv, _ := item[AttrVersion].(*types.AttributeValueMemberS)
 	if rv == nil {
-		req.Memo = nil
+		w.obs = nil
 		return
 	}
-	if obs, ok := req.Memo.(*observation); ok && obs.rvn == rv.Value {
+	if w.obs != nil && w.obs.rvn == rv.Value {
 		return
 	}
 	leaseDur := req.TTL
@@ -285,7 +502,7 @@ func (b *Backend) observe(req *lock.AcquireRequest, item map[string]types.Attrib
 			leaseDur = time.Duration(v) * time.Millisecond
 		}
 	}
-	req.Memo = &observation{rvn: rv.Value, seenAt: now, lease: leaseDur}
+	w.obs = &observation{rvn: rv.Value, seenAt: now, lease: leaseDur}
 }
 
 // Abandon implements lock.Backend. An acquire request whose reply never
@@ -312,10 +529,10 @@ func (b *Backend) Abandon(ctx context.Context, key, token string) error {
 	_, err = b.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(b.o.Table),
 		Key:                       k,
-		UpdateExpression:          aws.String("REMOVE #o, #e SET #r = :new"),
+		UpdateExpression:          aws.String("REMOVE #o, #e SET #r = :new, #fa = :now"),
 		ConditionExpression:       aws.String("#o = :tok"),
-		ExpressionAttributeNames:  map[string]string{"#o": AttrOwner, "#e": AttrExpiresAt, "#r": AttrVersion},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":tok": s(token), ":new": s(newVersion())},
+		ExpressionAttributeNames:  map[string]string{"#o": AttrOwner, "#e": AttrExpiresAt, "#r": AttrVersion, "#fa": AttrFreeAt},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":tok": s(token), ":new": s(newVersion()), ":now": n(time.Now().UnixMilli())},
 	})
 	if _, ok := isConditionFailed(err); ok {
 		return fmt.Errorf("%w: %w", lock.ErrNotHeld, entity.ErrConditionFailed)
@@ -428,6 +645,6 @@ func (l *lease) Extend(ctx context.Context, ttl time.Duration) error {
 }
 
 func (l *lease) Release(ctx context.Context) error {
-	return l.write(ctx, "REMOVE #o, #e SET #r = :new", map[string]types.AttributeValue{},
-		map[string]string{"#o": AttrOwner, "#r": AttrVersion, "#e": AttrExpiresAt})
+	return l.write(ctx, "REMOVE #o, #e SET #r = :new, #fa = :now", map[string]types.AttributeValue{":now": n(time.Now().UnixMilli())},
+		map[string]string{"#o": AttrOwner, "#r": AttrVersion, "#e": AttrExpiresAt, "#fa": AttrFreeAt})
 }
