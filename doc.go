@@ -9,7 +9,9 @@
 //   - typed queries with HMAC-signed cursors, one function per documented
 //     access pattern (package query and its domain sub-packages);
 //   - a Valkey cache with sessions (cache, cache/session), a fenced
-//     distributed lock (lock) and DynamoDB-backed idempotency (idempotency);
+//     distributed lock (lock), DynamoDB-backed idempotency (idempotency)
+//     and an at-least-once consumer loop with an in-process queue
+//     (consumer);
 //   - an embedded in-process DynamoDB engine (ddbmem) so examples and unit
 //     tests run with no server.
 //

@@ -1,0 +1,330 @@
+// Package consumer is an at-least-once consumer loop: it pulls messages
+// from a [Queue] (SQS, or the in-process [MemQueue]), runs a handler on
+// each (idempotently, through package idempotency, when given a store),
+// deletes the message when the handler succeeded, retries a failed
+// message with backoff by changing its visibility, and after
+// [Options.MaxReceives] deliveries hands it to a final-failure hook (the
+// dead letter). It bounds its concurrency, counts what it does
+// ([Consumer.Metrics]) and shuts down gracefully: when the ctx of
+// [Consumer.Run] ends it stops receiving and waits for the handlers in
+// flight, which see the cancellation (after [Options.Drain]).
+//
+// # Delivery guarantees
+//
+// A message is deleted only after its handler returned nil (or its
+// dead-letter hook did), so a consumer that dies mid-message leaves it to
+// come back after the queue's visibility timeout: every message is
+// handled at least once, and a handler must therefore be idempotent.
+// Either the handler is idempotent by itself (conditional writes, as
+// seed 004's worker), or set [Options.Idempotency] and [Options.Key]: the
+// handler then runs inside idempotency.Do, so a duplicate delivery of a
+// message whose handler completed is deleted without running it again,
+// and one whose handler is still running elsewhere is retried later.
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tablekit/tablekit/idempotency"
+	"github.com/tablekit/tablekit/retry"
+)
+
+// Message is one delivery of a message.
+type Message[T any] struct {
+	// ID identifies the message (the same on every delivery).
+	ID string
+	// Body is the message.
+	Body T
+	// ReceiveCount is 1 on the first delivery, 2 on the second, ...
+	ReceiveCount int
+	// Handle is this delivery's receipt handle, for Delete and
+	// ChangeVisibility.
+	Handle string
+	// SentAt is when the message was sent.
+	SentAt time.Time
+}
+
+// Queue is the narrow queue interface the loop needs; [MemQueue]
+// implements it, and an SQS adapter is a few lines (ReceiveMessage with
+// the ApproximateReceiveCount attribute, DeleteMessage,
+// ChangeMessageVisibility).
+type Queue[T any] interface {
+	// Receive returns up to max messages, hiding each for the queue's
+	// visibility timeout; it may wait (long polling) and return none.
+	Receive(ctx context.Context, max int) ([]Message[T], error)
+	// Delete acknowledges the delivery with handle.
+	Delete(ctx context.Context, handle string) error
+	// ChangeVisibility hides the delivery with handle for d from now.
+	ChangeVisibility(ctx context.Context, handle string, d time.Duration) error
+}
+
+// Handler handles one delivery. A nil error deletes the message; an error
+// retries it (or dead-letters it after MaxReceives deliveries), unless it
+// matches [ErrDrop].
+type Handler[T any] func(ctx context.Context, m Message[T]) error
+
+// ErrDrop, returned (wrapped) by a handler, deletes the message without a
+// retry and without the dead-letter hook: the handler decided the message
+// is done with (for instance it finalised the work itself).
+var ErrDrop = errors.New("consumer: drop message")
+
+// ErrInvalidOptions is returned by [New] for options that cannot work.
+var ErrInvalidOptions = errors.New("consumer: invalid options")
+
+// Options configures a [Consumer]. The zero value is valid.
+type Options[T any] struct {
+	// Concurrency bounds the handlers running at once. Default 4.
+	Concurrency int
+	// MaxReceives is the delivery after which a failing message goes to
+	// DeadLetter instead of being retried. Default 5.
+	MaxReceives int
+	// Retry paces redeliveries of a failed message: before delivery
+	// number n+1 the message stays hidden for Retry.Backoff(n). A strategy
+	// that gives up dead-letters the message at once. Default
+	// retry.Exponential(100ms, 30s).
+	Retry retry.Strategy
+	// DeadLetter is the final-failure hook, called with the last
+	// delivery and its error once MaxReceives deliveries failed. nil
+	// result: the message is deleted (the hook recorded the failure, for
+	// instance moved it to a dead-letter queue or marked the work
+	// FAILED_FINAL); an error leaves it for another delivery (and another
+	// call of the hook). Default: none, the message is deleted and
+	// counted in Metrics.DeadLettered.
+	DeadLetter func(ctx context.Context, m Message[T], err error) error
+	// Idempotency, with Key, runs the handler inside idempotency.Do
+	// keyed by Key(m): a delivery of a message already handled is
+	// deleted without running the handler again. Default none: the
+	// handler must be idempotent by itself.
+	Idempotency *idempotency.Store
+	// Key is the idempotency key of a message. Default the message ID.
+	Key func(m Message[T]) string
+	// Drain is how long handlers in flight keep a live ctx after the ctx
+	// of Run ended. Default 0: they see the cancellation at once. Run
+	// returns only after every handler returned, whatever Drain is.
+	Drain time.Duration
+	// AckTimeout bounds each Delete and ChangeVisibility, which run on a
+	// ctx detached from Run's so that finished work is acknowledged during
+	// a shutdown. Default 5 s.
+	AckTimeout time.Duration
+	// Batch is the most messages asked of one Receive. Default 10 (SQS's
+	// limit), never more than the free handler slots.
+	Batch int
+}
+
+// Metrics are a Consumer's counters since New.
+type Metrics struct {
+	// Received counts deliveries.
+	Received int64
+	// Succeeded counts deliveries whose handler returned nil (and were
+	// deleted), Replayed those the idempotency store answered without
+	// running the handler, Dropped those that returned ErrDrop.
+	Succeeded, Replayed, Dropped int64
+	// Retried counts failed deliveries left for redelivery.
+	Retried int64
+	// DeadLettered counts messages given up after MaxReceives deliveries
+	// (or when Retry gave up), HookFailed the dead-letter hook's errors.
+	DeadLettered, HookFailed int64
+	// Abandoned counts deliveries whose handler was cut by the shutdown;
+	// the queue redelivers them after their visibility timeout.
+	Abandoned int64
+	// AckFailed counts failed Delete and ChangeVisibility calls.
+	AckFailed int64
+	// InFlight is the number of handlers running now.
+	InFlight int64
+}
+
+// Consumer runs a handler over a queue. Create it with [New]; it is safe
+// for concurrent use, and [Consumer.Run] may be called more than once (in
+// turn or at once: the concurrency bound is per call).
+type Consumer[T any] struct {
+	q Queue[T]
+	h Handler[T]
+	o Options[T]
+
+	received, succeeded, replayed, dropped, retried, deadLettered, hookFailed, abandoned, ackFailed, inFlight atomic.Int64
+}
+
+// New returns a Consumer of q running h. It returns an error matching
+// [ErrInvalidOptions] for a nil queue or handler, or negative options.
+func New[T any](q Queue[T], h Handler[T], optFns ...func(*Options[T])) (*Consumer[T], error) {
+	if q == nil || h == nil {
+		return nil, fmt.Errorf("%w: nil queue or handler", ErrInvalidOptions)
+	}
+	var o Options[T]
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	if o.Concurrency < 0 || o.MaxReceives < 0 || o.Drain < 0 || o.AckTimeout < 0 || o.Batch < 0 {
+		return nil, fmt.Errorf("%w: negative Concurrency, MaxReceives, Drain, AckTimeout or Batch", ErrInvalidOptions)
+	}
+	if o.Concurrency == 0 {
+		o.Concurrency = 4
+	}
+	if o.MaxReceives == 0 {
+		o.MaxReceives = 5
+	}
+	if o.Retry == nil {
+		o.Retry = retry.Exponential(100*time.Millisecond, 30*time.Second)
+	}
+	if o.Key == nil {
+		o.Key = func(m Message[T]) string { return m.ID }
+	}
+	if o.AckTimeout == 0 {
+		o.AckTimeout = 5 * time.Second
+	}
+	if o.Batch == 0 {
+		o.Batch = 10
+	}
+	return &Consumer[T]{q: q, h: h, o: o}, nil
+}
+
+// Metrics returns the consumer's counters.
+func (c *Consumer[T]) Metrics() Metrics {
+	return Metrics{
+		Received: c.received.Load(), Succeeded: c.succeeded.Load(), Replayed: c.replayed.Load(),
+		Dropped: c.dropped.Load(), Retried: c.retried.Load(), DeadLettered: c.deadLettered.Load(),
+		HookFailed: c.hookFailed.Load(), Abandoned: c.abandoned.Load(), AckFailed: c.ackFailed.Load(),
+		InFlight: c.inFlight.Load(),
+	}
+}
+
+// Run receives and handles messages until ctx ends, then stops receiving,
+// waits for the handlers in flight (see [Options.Drain]) and returns
+// ctx's error. A Receive error other than ctx's is retried with
+// [Options.Retry] backoff.
+func (c *Consumer[T]) Run(ctx context.Context) error {
+	hctx, hcancel := c.handlerCtx(ctx)
+	defer hcancel()
+	slots := make(chan struct{}, c.o.Concurrency)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	recvErrs := 0
+	for {
+		// Wait for one free slot, then take every free one (up to Batch).
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case slots <- struct{}{}:
+		}
+		n := 1
+	more:
+		for n < c.o.Batch {
+			select {
+			case slots <- struct{}{}:
+				n++
+			default:
+				break more
+			}
+		}
+		msgs, err := c.q.Receive(ctx, n)
+		if err != nil {
+			for range n {
+				<-slots
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			recvErrs++
+			d, _ := c.o.Retry.Backoff(recvErrs)
+			if retry.Sleep(ctx, d) != nil {
+				return ctx.Err()
+			}
+			continue
+		}
+		recvErrs = 0
+		for i := len(msgs); i < n; i++ {
+			<-slots // slots the queue did not fill
+		}
+		for _, m := range msgs {
+			c.received.Add(1)
+			c.inFlight.Add(1)
+			wg.Add(1)
+			go func() {
+				defer func() { <-slots; c.inFlight.Add(-1); wg.Done() }()
+				c.handle(hctx, m)
+			}()
+		}
+	}
+}
+
+// handlerCtx is the ctx of the handlers: it ends Drain after ctx.
+func (c *Consumer[T]) handlerCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.o.Drain == 0 {
+		return context.WithCancel(ctx)
+	}
+	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(c.o.Drain, cancel)
+		context.AfterFunc(hctx, func() { t.Stop() })
+	})
+	return hctx, func() { stop(); cancel() }
+}
+
+func (c *Consumer[T]) ackCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), c.o.AckTimeout)
+}
+
+// handle runs one delivery to its end: delete, retry or dead letter.
+func (c *Consumer[T]) handle(ctx context.Context, m Message[T]) {
+	replayed, err := c.run(ctx, m)
+	switch {
+	case err == nil || errors.Is(err, ErrDrop):
+		switch {
+		case err != nil:
+			c.dropped.Add(1)
+		case replayed:
+			c.replayed.Add(1)
+		default:
+			c.succeeded.Add(1)
+		}
+		c.delete(ctx, m)
+		return
+	case ctx.Err() != nil:
+		// Shutting down: leave the message hidden; the queue brings it
+		// back after its visibility timeout (as after a crash).
+		c.abandoned.Add(1)
+		return
+	}
+	wait, more := c.o.Retry.Backoff(m.ReceiveCount)
+	if more && m.ReceiveCount < c.o.MaxReceives {
+		c.retried.Add(1)
+		actx, cancel := c.ackCtx(ctx)
+		defer cancel()
+		if verr := c.q.ChangeVisibility(actx, m.Handle, wait); verr != nil {
+			c.ackFailed.Add(1)
+		}
+		return
+	}
+	c.deadLettered.Add(1)
+	if c.o.DeadLetter != nil {
+		if herr := c.o.DeadLetter(ctx, m, err); herr != nil {
+			c.hookFailed.Add(1)
+			return // another delivery calls the hook again
+		}
+	}
+	c.delete(ctx, m)
+}
+
+func (c *Consumer[T]) delete(ctx context.Context, m Message[T]) {
+	actx, cancel := c.ackCtx(ctx)
+	defer cancel()
+	if err := c.q.Delete(actx, m.Handle); err != nil {
+		c.ackFailed.Add(1)
+	}
+}
+
+// run calls the handler, through the idempotency store when one is set.
+func (c *Consumer[T]) run(ctx context.Context, m Message[T]) (replayed bool, err error) {
+	if c.o.Idempotency == nil {
+		return false, c.h(ctx, m)
+	}
+	_, replayed, err = idempotency.Do(ctx, c.o.Idempotency, c.o.Key(m), nil, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, c.h(ctx, m)
+	})
+	return replayed, err
+}
