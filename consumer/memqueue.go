@@ -44,7 +44,7 @@ type MemQueue[T any] struct {
 	mu    sync.Mutex
 	msgs  map[string]*memMsg[T]
 	byHdl map[string]*memMsg[T] // current receipt handles
-	order []string // message IDs in send order (deleted ones removed lazily)
+	order []string              // message IDs in send order (deleted ones removed lazily)
 	wake  chan struct{}
 
 	sent, deliveries, deleted atomic.Int64
@@ -218,7 +218,7 @@ type QueueStats struct {
 	// deletions; Len is the number of messages not yet deleted, and
 	// InFlight those of them hidden now.
 	Sent, Deliveries, Deleted int64
-	Len, InFlight            int
+	Len, InFlight             int
 }
 
 // Stats returns the queue's counters.
