@@ -1,8 +1,9 @@
 // Command participation is the runnable example of the participation-event
 // system of seed 004: users click "participate" (some twice, at once), the
 // API writes the IdempotencyLock and the Request in one transaction and
-// sends a message to a queue, and workers process the messages from an
-// in-process queue with at-least-once delivery. The queue delivers some
+// sends a message to a queue, and a worker (package consumer's loop)
+// processes the messages from an in-process SQS-like queue with
+// at-least-once delivery. The queue delivers some
 // messages twice and redelivers every message whose processing failed
 // (for instance one that arrived before the API recorded QUEUED), so the
 // idempotent worker is exercised. One event is FIRST_COME with three
@@ -27,91 +28,68 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tablekit/tablekit/consumer"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/participation"
 	"github.com/tablekit/tablekit/internal/exampleenv"
 	qp "github.com/tablekit/tablekit/query/participation"
+	"github.com/tablekit/tablekit/retry"
 )
 
 // newClient returns the embedded engine, or a client of the DynamoDB
 // endpoint in TABLEKIT_DYNAMODB_ENDPOINT.
 func newClient() (entity.Client, string) { return exampleenv.FromEnv() }
 
-// delivery is one delivery of a message.
-type delivery struct {
-	m       participation.Message
-	attempt int
-}
-
-// memQueue is an in-process queue with at-least-once delivery: every
-// dupEvery-th message is delivered twice, and a message whose handler
-// failed comes back after retryDelay, up to maxAttempts deliveries.
-type memQueue struct {
-	ch         chan delivery
-	pending    sync.WaitGroup
-	sent       atomic.Int64
-	dupEvery   int64
-	retryDelay time.Duration
-}
-
-func newQueue() *memQueue {
-	return &memQueue{ch: make(chan delivery, 1024), dupEvery: 3, retryDelay: 5 * time.Millisecond}
-}
-
-// Send implements participation.Queue.
-func (q *memQueue) Send(_ context.Context, m participation.Message) error {
-	n := q.sent.Add(1)
-	q.push(delivery{m: m, attempt: 1})
-	if n%q.dupEvery == 0 {
-		q.push(delivery{m: m, attempt: 1}) // at-least-once: a duplicate
-	}
-	return nil
-}
-
-func (q *memQueue) push(d delivery) {
-	q.pending.Add(1)
-	q.ch <- d
-}
-
-// redeliver puts d back after a delay (a visibility timeout).
-func (q *memQueue) redeliver(d delivery) {
-	q.pending.Add(1)
-	time.AfterFunc(q.retryDelay, func() {
-		d.attempt++
-		q.ch <- d
+// newQueue is the in-process queue (package consumer's MemQueue, which
+// behaves like SQS): every third message is stored twice (at-least-once
+// delivery), and a message whose handler failed comes back after the
+// consumer's backoff.
+func newQueue() *consumer.MemQueue[participation.Message] {
+	var sent atomic.Int64
+	return consumer.NewMemQueue(func(o *consumer.MemQueueOptions[participation.Message]) {
+		o.Duplicate = func(participation.Message) bool { return sent.Add(1)%3 == 0 }
 	})
 }
 
-const maxAttempts = 20
+const maxReceives = 20
 
 type stats struct {
-	deliveries, decided, duplicates, notReady, failed atomic.Int64
+	decided, duplicates, notReady atomic.Int64
 }
 
-// worker consumes deliveries until the queue is closed.
-func worker(ctx context.Context, svc *participation.Service, q *memQueue, st *stats) {
-	for d := range q.ch {
-		st.deliveries.Add(1)
-		r, decided, err := svc.Process(ctx, d.m)
+// newWorker is the worker: package consumer's loop running
+// Service.Process on every delivery, retrying early deliveries with
+// backoff, and after maxReceives deliveries ending the request in
+// FAILED_FINAL (the seed's final failure) through the dead-letter hook.
+func newWorker(svc *participation.Service, q *consumer.MemQueue[participation.Message], st *stats) (*consumer.Consumer[participation.Message], error) {
+	return consumer.New(q, func(ctx context.Context, m consumer.Message[participation.Message]) error {
+		_, decided, err := svc.Process(ctx, m.Body)
 		switch {
 		case err == nil && decided:
 			st.decided.Add(1)
 		case err == nil:
 			st.duplicates.Add(1)
-		case d.attempt < maxAttempts:
-			if errors.Is(err, participation.ErrNotReady) {
-				st.notReady.Add(1)
-			}
-			q.redeliver(d)
-		default:
-			// Deliveries exhausted: the seed's final failure.
-			st.failed.Add(1)
-			if ferr := svc.Fail(ctx, &r, participation.FailureTransient, participation.ErrorProcessing, err.Error()); ferr != nil {
-				log.Printf("fail %s: %v", d.m.RequestID, ferr)
-			}
+		case errors.Is(err, participation.ErrNotReady):
+			st.notReady.Add(1)
 		}
-		q.pending.Done()
-	}
+		return err
+	}, func(o *consumer.Options[participation.Message]) {
+		o.Concurrency = 4
+		o.MaxReceives = maxReceives
+		o.Retry = retry.Exponential(2*time.Millisecond, 20*time.Millisecond)
+		o.DeadLetter = func(ctx context.Context, m consumer.Message[participation.Message], err error) error {
+			r, gerr := qp.Request(ctx, svc.Table(), m.Body.RequestID, entity.ConsistentRead)
+			if gerr != nil {
+				return gerr
+			}
+			ferr := svc.Fail(ctx, &r, participation.FailureTransient, participation.ErrorProcessing, err.Error())
+			var te *participation.TransitionError
+			if errors.As(ferr, &te) {
+				return nil // already final
+			}
+			return ferr
+		}
+	})
 }
 
 func main() {
@@ -143,11 +121,13 @@ func main() {
 	}
 
 	var st stats
-	var workers sync.WaitGroup
-	for range 4 {
-		workers.Add(1)
-		go func() { defer workers.Done(); worker(ctx, svc, q, &st) }()
+	worker, err := newWorker(svc, q, &st)
+	if err != nil {
+		log.Fatal(err)
 	}
+	wctx, stopWorker := context.WithCancel(ctx)
+	workerDone := make(chan error, 1)
+	go func() { workerDone <- worker.Run(wctx) }()
 
 	// Clicks: every user clicks twice at once on the FIRST_COME event, and
 	// once on the LOTTERY.
@@ -176,13 +156,16 @@ func main() {
 		}
 	}
 	clicks.Wait()
-	q.pending.Wait()
-	close(q.ch)
-	workers.Wait()
+	if err := q.WaitEmpty(ctx); err != nil {
+		log.Fatal(err)
+	}
+	stopWorker() // graceful: the loop stops receiving and drains
+	<-workerDone
+	m, qs := worker.Metrics(), q.Stats()
 
 	fmt.Printf("clicks: %d, duplicate clicks answered with the first requestId: %d\n", 3*len(users), dupClicks.Load())
 	fmt.Printf("queue: %d messages, %d deliveries; %d decided, %d duplicate deliveries ignored, %d early deliveries redelivered, %d failed\n",
-		q.sent.Load(), st.deliveries.Load(), st.decided.Load(), st.duplicates.Load(), st.notReady.Load(), st.failed.Load())
+		qs.Sent, qs.Deliveries, st.decided.Load(), st.duplicates.Load(), st.notReady.Load(), m.DeadLettered)
 
 	for _, ev := range []string{"concert-2025", "lottery-2025"} {
 		fmt.Printf("\nevent %s (admin, GSI2 in queue order):\n", ev)
