@@ -154,4 +154,11 @@ type Job struct {
 	UpdatedAt     time.Time `ddb:"updatedAt,updated"`
 	CompletedAt   time.Time `ddb:"completedAt,omitempty"`
 	ExpiresAt     time.Time `ddb:"ttl,ttl,omitempty"`
+	// LeaseOwner and LeaseUntil are the worker lease of a PROCESSING job
+	// ([Service.ClaimJob]): only the owner may complete or fail it, and
+	// once LeaseUntil has passed another worker may reclaim it. Attempts
+	// counts the claims.
+	LeaseOwner string    `ddb:"leaseOwner,omitempty"`
+	LeaseUntil time.Time `ddb:"leaseUntil,omitempty"`
+	Attempts   int       `ddb:"attempts,omitempty"`
 }

@@ -821,6 +821,9 @@ var _ struct {
 	UpdatedAt     time.Time `ddb:"updatedAt,updated"`
 	CompletedAt   time.Time `ddb:"completedAt,omitempty"`
 	ExpiresAt     time.Time `ddb:"ttl,ttl,omitempty"`
+	LeaseOwner    string    `ddb:"leaseOwner,omitempty"`
+	LeaseUntil    time.Time `ddb:"leaseUntil,omitempty"`
+	Attempts      int       `ddb:"attempts,omitempty"`
 } = Job{}
 
 // JobPK returns the PK of a Job: "JOB#{ID}".
@@ -1219,6 +1222,39 @@ var JobExpiresAt = entity.Field[Job, time.Time]{
 	},
 }
 
+// JobLeaseOwner describes the "leaseOwner" attribute of a Job.
+var JobLeaseOwner = entity.Field[Job, string]{
+	Name: "leaseOwner",
+	Encode: func(v string) (types.AttributeValue, error) {
+		if v == "" {
+			return nil, nil
+		}
+		return &types.AttributeValueMemberS{Value: v}, nil
+	},
+}
+
+// JobLeaseUntil describes the "leaseUntil" attribute of a Job.
+var JobLeaseUntil = entity.Field[Job, time.Time]{
+	Name: "leaseUntil",
+	Encode: func(v time.Time) (types.AttributeValue, error) {
+		if v.IsZero() {
+			return nil, nil
+		}
+		return codec.TimeString("leaseUntil", v, keys.TimeMillis)
+	},
+}
+
+// JobAttempts describes the "attempts" attribute of a Job.
+var JobAttempts = entity.Field[Job, int]{
+	Name: "attempts",
+	Encode: func(v int) (types.AttributeValue, error) {
+		if v == 0 {
+			return nil, nil
+		}
+		return codec.Number(int64(v)), nil
+	},
+}
+
 var jobSchema = entity.Schema{
 	Type: JobType,
 	Keys: []entity.KeyAttr{
@@ -1229,7 +1265,7 @@ var jobSchema = entity.Schema{
 		{Index: "GSI2", Role: "pk", Attr: "GSI2PK", Template: "JOBSTATUS#{Status}", Sources: []string{"status"}, Build: jobGSI2PKFromItem},
 		{Index: "GSI2", Role: "sk", Attr: "GSI2SK", Template: "{CreatedAt}#{ID}", Sources: []string{"createdAt", "id"}, Build: jobGSI2SKFromItem},
 	},
-	Attrs:       []string{"Type", "id", "eventId", "jobType", "status", "progress", "resultMessage", "errorMessage", "createdAt", "updatedAt", "completedAt", "ttl"},
+	Attrs:       []string{"Type", "id", "eventId", "jobType", "status", "progress", "resultMessage", "errorMessage", "createdAt", "updatedAt", "completedAt", "ttl", "leaseOwner", "leaseUntil", "attempts"},
 	VersionAttr: "",
 	CreatedAttr: "createdAt",
 	UpdatedAttr: "updatedAt",
@@ -1275,8 +1311,11 @@ type jobValues struct {
 	UpdatedAt     types.AttributeValueMemberS
 	CompletedAt   types.AttributeValueMemberS
 	ExpiresAt     types.AttributeValueMemberN
+	LeaseOwner    types.AttributeValueMemberS
+	LeaseUntil    types.AttributeValueMemberS
+	Attempts      types.AttributeValueMemberN
 	keyBuf        [194]byte
-	numBuf        [112]byte
+	numBuf        [156]byte
 }
 
 // MarshalItem encodes p with its Type and key attributes.
@@ -1285,7 +1324,7 @@ func (p *Job) MarshalItem() (map[string]types.AttributeValue, error) {
 		v    = new(jobValues)
 		b    = keys.BuilderOn(v.keyBuf[:0])
 		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 18)
+		item = make(map[string]types.AttributeValue, 21)
 		av   types.AttributeValue
 		err  error
 	)
@@ -1357,6 +1396,20 @@ func (p *Job) MarshalItem() (map[string]types.AttributeValue, error) {
 	if !p.ExpiresAt.IsZero() {
 		v.ExpiresAt.Value = buf.Int(p.ExpiresAt.Unix())
 		item["ttl"] = &v.ExpiresAt
+	}
+	if p.LeaseOwner != "" {
+		v.LeaseOwner.Value = p.LeaseOwner
+		item["leaseOwner"] = &v.LeaseOwner
+	}
+	if !p.LeaseUntil.IsZero() {
+		if v.LeaseUntil.Value, err = buf.Time("leaseUntil", p.LeaseUntil, keys.TimeMillis); err != nil {
+			return nil, err
+		}
+		item["leaseUntil"] = &v.LeaseUntil
+	}
+	if p.Attempts != 0 {
+		v.Attempts.Value = buf.Int(int64(p.Attempts))
+		item["attempts"] = &v.Attempts
 	}
 	return item, nil
 }
@@ -1439,6 +1492,27 @@ func (p *Job) UnmarshalItem(item map[string]types.AttributeValue) error {
 			return err
 		}
 		p.ExpiresAt = x
+	}
+	if av, ok := codec.Lookup(item, "leaseOwner"); ok {
+		x, err := codec.String("leaseOwner", av)
+		if err != nil {
+			return err
+		}
+		p.LeaseOwner = x
+	}
+	if av, ok := codec.Lookup(item, "leaseUntil"); ok {
+		x, err := codec.Time("leaseUntil", av, keys.TimeMillis)
+		if err != nil {
+			return err
+		}
+		p.LeaseUntil = x
+	}
+	if av, ok := codec.Lookup(item, "attempts"); ok {
+		x, err := codec.Int("attempts", av, 64)
+		if err != nil {
+			return err
+		}
+		p.Attempts = int(x)
 	}
 	return nil
 }

@@ -60,7 +60,8 @@ var (
 )
 
 // Injector counts calls and fires one fault. It is safe for concurrent
-// use; a zero Injector counts without firing.
+// use; a zero Injector counts without firing, and a nil one lets every
+// call through uncounted.
 type Injector struct {
 	mu    sync.Mutex
 	n     int
@@ -102,6 +103,9 @@ func (in *Injector) Fired() string {
 
 // Dead reports whether the process died.
 func (in *Injector) Dead() bool {
+	if in == nil {
+		return false
+	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.dead
@@ -110,6 +114,9 @@ func (in *Injector) Dead() bool {
 // before is called before a call named name; it says whether the call
 // should be sent, and what to do after it.
 func (in *Injector) before(name string) (send bool, after Mode, fire bool, err error) {
+	if in == nil {
+		return true, 0, false, nil
+	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.dead {
