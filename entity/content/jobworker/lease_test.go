@@ -130,7 +130,9 @@ func TestWorkerLosesLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := make(chan error, 1)
-	go func() { res <- wk.Handle(ctx, consumer.Message[jobworker.Message]{Body: jobworker.Message{JobID: job.ID}}) }()
+	go func() {
+		res <- wk.Handle(ctx, consumer.Message[jobworker.Message]{Body: jobworker.Message{JobID: job.ID}})
+	}()
 	<-started
 	// Another worker takes the job over (as after an expired lease).
 	time.Sleep(700 * time.Millisecond)
