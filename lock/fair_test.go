@@ -153,49 +153,71 @@ func TestDynamoFairness(t *testing.T) {
 	}
 }
 
-// TestDynamoQueueSkipsDeadWaiter: a queued waiter that gave up (its
-// Obtain timed out) does not block the queue: the next waiter takes the
-// free lock after QueueGrace.
+// TestDynamoQueueSkipsDeadWaiter: a queued waiter that died (it took a
+// ticket and never came back) does not block the queue: the next waiter
+// takes the free lock after QueueGrace. A waiter that gives up leaves the
+// queue, and an Obtain that will not retry takes no ticket, so a single
+// attempt on a free lock succeeds at once.
 func TestDynamoQueueSkipsDeadWaiter(t *testing.T) {
 	dc := dynamo(t)
-	_, lk := newDynamoLocker(t, dc, func(o *dynamolock.Options) { o.QueueGrace = 200 * time.Millisecond })
+	b, lk := newDynamoLocker(t, dc, func(o *dynamolock.Options) { o.QueueGrace = 200 * time.Millisecond })
 	ctx := ctxT(t, 30*time.Second)
-	key := uniqueKey("skip")
-	l, err := lk.Obtain(ctx, key, 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
 	poll := func(o *lock.Options) { o.Retry = retry.Constant(20 * time.Millisecond) }
-	// The first waiter queues and gives up.
-	_, err = lk.Obtain(ctx, key, 10*time.Second, poll, func(o *lock.Options) { o.Timeout = 100 * time.Millisecond })
-	mustIs(t, err, lock.ErrNotObtained)
-	// The second queues behind it and gets the lock once it is released.
-	done := make(chan error, 1)
-	go func() {
-		l2, err := lk.Obtain(ctx, key, 10*time.Second, poll, func(o *lock.Options) { o.Timeout = 5 * time.Second })
-		if err == nil {
-			err = l2.Release(ctx)
+
+	t.Run("dead waiter", func(t *testing.T) {
+		key := uniqueKey("skip")
+		l, err := lk.Obtain(ctx, key, 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
 		}
-		done <- err
-	}()
-	time.Sleep(100 * time.Millisecond)
-	released := time.Now()
-	if err := l.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatalf("waiter behind a dead one: %v", err)
-	}
-	if el := time.Since(released); el < 200*time.Millisecond || el > 3*time.Second {
-		t.Errorf("obtained %v after release, want after the 200 ms grace", el)
-	}
-	// With the queue drained, a fresh Obtain takes the free lock at once.
-	l3, err := lk.Obtain(ctx, key, 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = l3.Release(ctx)
-	if errors.Is(err, lock.ErrNotObtained) {
-		t.Fatal(err)
-	}
+		// A waiter takes a ticket and dies.
+		dead := &lock.AcquireRequest{Key: key, Token: "dead", TTL: 10 * time.Second}
+		if _, err := b.Acquire(ctx, dead); !errors.Is(err, lock.ErrNotObtained) {
+			t.Fatalf("dead waiter's attempt: %v", err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			l2, err := lk.Obtain(ctx, key, 10*time.Second, poll, func(o *lock.Options) { o.Timeout = 5 * time.Second })
+			if err == nil {
+				err = l2.Release(ctx)
+			}
+			done <- err
+		}()
+		time.Sleep(100 * time.Millisecond)
+		released := time.Now()
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("waiter behind a dead one: %v", err)
+		}
+		if el := time.Since(released); el < 200*time.Millisecond || el > 3*time.Second {
+			t.Errorf("obtained %v after release, want after the 200 ms grace", el)
+		}
+	})
+	t.Run("leaving waiter and single attempts", func(t *testing.T) {
+		key := uniqueKey("leave")
+		l, err := lk.Obtain(ctx, key, 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := b.Stats().Tickets
+		if _, err := lk.Obtain(ctx, key, 10*time.Second); !errors.Is(err, lock.ErrNotObtained) {
+			t.Fatalf("single attempt on a held lock: %v", err)
+		}
+		if got := b.Stats().Tickets; got != before {
+			t.Errorf("a single attempt took %d tickets", got-before)
+		}
+		// A waiter gives up and leaves the queue.
+		_, err = lk.Obtain(ctx, key, 10*time.Second, poll, func(o *lock.Options) { o.Timeout = 100 * time.Millisecond })
+		mustIs(t, err, lock.ErrNotObtained)
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		l3, err := lk.Obtain(ctx, key, 10*time.Second)
+		if err != nil {
+			t.Fatalf("single attempt on the free lock after a waiter left: %v", err)
+		}
+		_ = l3.Release(ctx)
+	})
 }

@@ -49,6 +49,18 @@ type AcquireRequest struct {
 	// whether to try again, and the deadline still caps the wait. Obtain
 	// clears it before every attempt.
 	RetryAfter time.Duration
+	// LastAttempt is true when Obtain will not try again after this
+	// attempt (its strategy gives up, or its deadline has come): a
+	// queueing backend then takes no place in its queue.
+	LastAttempt bool
+}
+
+// Leaver is implemented by a backend that keeps state for a waiting
+// Obtain (dynamolock's queue ticket). When Obtain gives up after a failed
+// attempt it calls Leave, best effort, on a fresh context bounded by
+// [Options.CleanupTimeout].
+type Leaver interface {
+	Leave(ctx context.Context, req *AcquireRequest) error
 }
 
 // Lease is a backend's handle of one held lock. [Lock] never calls a
@@ -122,7 +134,8 @@ func (lk *Locker) Backend() Backend { return lk.b }
 // error. When an attempt fails in a way that may have left the lock taken
 // (a timeout, a cancel, a lost reply), Obtain deletes it again by token on a
 // fresh context bounded by [Options.CleanupTimeout] before it returns; that
-// cleanup is the only work Obtain does after its deadline.
+// cleanup, and leaving a queueing backend's queue ([Leaver]), is the only
+// work Obtain does after its deadline.
 func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, optFns ...func(*Options)) (*Lock, error) {
 	if key == "" {
 		return nil, fmt.Errorf("%w: empty key", ErrInvalidKey)
@@ -158,8 +171,12 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("lock: obtain %q: %w", key, err)
 		}
-		start := time.Now()
+		// The strategy is asked before the attempt, so that the backend
+		// knows whether another one may follow.
+		wait, more := strategy.Backoff(attempt)
 		req.RetryAfter = 0
+		req.LastAttempt = !more || !time.Now().Before(deadline)
+		start := time.Now()
 		lease, err := lk.b.Acquire(ctx, req)
 		if err == nil {
 			until := validUntil(start, ttl)
@@ -177,16 +194,17 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 		} else if !errors.Is(err, ErrNotObtained) {
 			if !errors.Is(err, ErrInvalidKey) {
 				lk.abandon(ctx, o, key, token)
+				lk.leave(ctx, o, req)
 			}
 			return nil, fmt.Errorf("lock: obtain %q: %w", key, err)
 		}
-		wait, more := strategy.Backoff(attempt)
 		if more && req.RetryAfter > 0 {
 			wait = req.RetryAfter
 		}
 		// The last attempt is made at the deadline, not one wait before it.
 		left := time.Until(deadline)
 		if !more || left <= 0 {
+			lk.leave(ctx, o, req)
 			return nil, fmt.Errorf("%w: %q", ErrNotObtained, key)
 		}
 		wait = min(wait, left)
@@ -198,10 +216,26 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 		}
 		select {
 		case <-ctx.Done():
+			lk.leave(ctx, o, req)
 			return nil, fmt.Errorf("lock: obtain %q: %w", key, ctx.Err())
 		case <-timer.C:
 		}
 	}
+}
+
+// leave tells a queueing backend that req waits no more (best effort).
+func (lk *Locker) leave(ctx context.Context, o Options, req *AcquireRequest) {
+	lv, ok := lk.b.(Leaver)
+	if !ok || req.Memo == nil {
+		return
+	}
+	d := o.CleanupTimeout
+	if d <= 0 {
+		d = 2 * time.Second
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d)
+	defer cancel()
+	_ = lv.Leave(cctx, req)
 }
 
 func (lk *Locker) abandon(ctx context.Context, o Options, key, token string) {

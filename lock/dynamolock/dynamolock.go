@@ -314,8 +314,8 @@ func (b *Backend) Acquire(ctx context.Context, req *lock.AcquireRequest) (lock.L
 	}
 	if w.ticket == 0 {
 		l, err := b.tryAcquire(ctx, req, key, w, nil)
-		if !errors.Is(err, lock.ErrNotObtained) {
-			return l, err
+		if !errors.Is(err, lock.ErrNotObtained) || req.LastAttempt {
+			return l, err // no queueing for a caller that will not wait
 		}
 		st, err := b.takeTicket(ctx, key, w)
 		if err != nil {
@@ -347,6 +347,51 @@ func (b *Backend) queued(ctx context.Context, req *lock.AcquireRequest, key map[
 	// beyond the grace after which a silent head is skipped.
 	req.RetryAfter = min(time.Duration(max(pos, 0)+1)*b.o.QueuePoll, b.o.QueueGrace/2)
 	return nil, fmt.Errorf("%w: queued at %d behind %d", lock.ErrNotObtained, w.ticket, max(pos, 0))
+}
+
+// Leave implements lock.Leaver: a waiter that gives up hands its turn
+// on when it is at the head of the queue (served = its ticket), or takes
+// its ticket back when it is the last one issued. A ticket in the middle
+// stays; the waiters behind skip it after QueueGrace.
+func (b *Backend) Leave(ctx context.Context, req *lock.AcquireRequest) error {
+	w, ok := req.Memo.(*waiter)
+	if !ok || w.ticket == 0 || b.o.NoQueue {
+		return nil
+	}
+	key, err := b.ItemKey(req.Key)
+	if err != nil {
+		return err
+	}
+	t := w.ticket
+	w.ticket = 0
+	head := &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(b.o.Table),
+		Key:                       key,
+		UpdateExpression:          aws.String("SET #sv = :t"),
+		ConditionExpression:       aws.String("#sv = :prev"),
+		ExpressionAttributeNames:  map[string]string{"#sv": AttrServed},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": n(t), ":prev": n(t - 1)},
+	}
+	if t == 1 {
+		head.ConditionExpression = aws.String("attribute_not_exists(#sv)")
+		head.ExpressionAttributeValues = map[string]types.AttributeValue{":t": n(t)}
+	}
+	_, err = b.c.UpdateItem(ctx, head)
+	if _, ok := isConditionFailed(err); !ok {
+		return err
+	}
+	_, err = b.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(b.o.Table),
+		Key:                       key,
+		UpdateExpression:          aws.String("SET #tk = :prev"),
+		ConditionExpression:       aws.String("#tk = :t"),
+		ExpressionAttributeNames:  map[string]string{"#tk": AttrTicket},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": n(t), ":prev": n(t - 1)},
+	})
+	if _, ok := isConditionFailed(err); ok {
+		return nil // in the middle: skipped after QueueGrace
+	}
+	return err
 }
 
 // stale reports whether the holder's lease may be taken over.
@@ -413,9 +458,11 @@ func (b *Backend) tryAcquire(ctx context.Context, req *lock.AcquireRequest, key 
 	switch {
 	case b.o.NoQueue:
 	case st == nil:
-		// Nobody queued: every ticket issued has been served.
-		nm["#tk"], nm["#sv"] = AttrTicket, AttrServed
-		cond += " AND (attribute_not_exists(#tk) OR #tk <= #sv)"
+		// Nobody queued (every ticket issued has been served), or nobody
+		// queued alive: the lock has been free for longer than the grace.
+		nm["#tk"], nm["#sv"], nm["#fa"] = AttrTicket, AttrServed, AttrFreeAt
+		cond += " AND (attribute_not_exists(#tk) OR #tk <= #sv OR attribute_not_exists(#fa) OR #fa < :grace)"
+		values[":grace"] = n(now.Add(-b.o.QueueGrace).UnixMilli())
 	default:
 		nm["#sv"] = AttrServed
 		if st.served == 0 {
