@@ -44,7 +44,7 @@ func TestQueuedOnce(t *testing.T) {
 	before := get(rc.RequestID)
 	stale := Request{RequestID: rc.RequestID, EventID: "evt-1", Status: StatusReceived}
 	time.Sleep(2 * time.Millisecond)
-	err = svc.markQueued(ctx, &stale)
+	err = svc.markQueued(ctx, &stale, time.Now())
 	var te *TransitionError
 	if !errors.As(err, &te) || te.From != StatusQueued || te.To != StatusQueued {
 		t.Fatalf("second queue: %v", err)
@@ -62,7 +62,7 @@ func TestQueuedOnce(t *testing.T) {
 	if err := entity.NewStore[Request](tbl).Create(ctx, &odd); err != nil {
 		t.Fatal(err)
 	}
-	err = svc.markQueued(ctx, &odd)
+	err = svc.markQueued(ctx, &odd, time.Now())
 	if !errors.As(err, &te) {
 		t.Fatalf("queue an item with queuedAt: %v", err)
 	}

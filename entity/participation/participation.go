@@ -163,6 +163,27 @@ type EventCapacity struct {
 	UpdatedAt         time.Time `ddb:"updatedAt,updated"`
 }
 
+// OpenRequest marks a request that is not final yet, for the reconciler
+// ([Service.Reconcile]). Participate writes it in the transaction that
+// creates the request; the transition that makes the request final
+// deletes it in the same transaction. The OPEN#<shard> partitions thus
+// list exactly the requests still in flight, oldest first, and the
+// reconciler reads them with one Query per shard, never a scan. Shard is
+// a hash of the request ID modulo [Options.OpenShards], so no partition
+// gets hot. Attempts and NextAt are the reconciler's own bookkeeping. It
+// has no index attribute (easy mistake 5).
+//
+//keygen:entity OpenRequest
+//keygen:key PK=OPEN#{Shard} SK=RAT#{RequestedAt}#REQ#{RequestID}
+type OpenRequest struct {
+	Shard       string    `ddb:"shard"`
+	RequestID   string    `ddb:"requestId"`
+	EventID     string    `ddb:"eventId"`
+	RequestedAt time.Time `ddb:"requestedAt"`
+	Attempts    int       `ddb:"attempts,omitempty"`
+	NextAt      time.Time `ddb:"nextAt,omitempty"`
+}
+
 // RequestStatusLog is one status change of a request (the seed's optional
 // audit log), in the request's partition, sorted by time.
 //

@@ -1238,6 +1238,347 @@ func (p *EventCapacity) UnmarshalItem(item map[string]types.AttributeValue) erro
 	return nil
 }
 
+// OpenRequestType is the Type attribute of every OpenRequest.
+const OpenRequestType = "OpenRequest"
+
+// OpenRequest must not change after generation: rerun keygen when it does.
+var _ struct {
+	Shard       string    `ddb:"shard"`
+	RequestID   string    `ddb:"requestId"`
+	EventID     string    `ddb:"eventId"`
+	RequestedAt time.Time `ddb:"requestedAt"`
+	Attempts    int       `ddb:"attempts,omitempty"`
+	NextAt      time.Time `ddb:"nextAt,omitempty"`
+} = OpenRequest{}
+
+// OpenRequestPK returns the PK of an OpenRequest: "OPEN#{Shard}".
+func OpenRequestPK(shard string) (string, error) {
+	b := keys.NewBuilder(5 + len(shard))
+	return buildOpenRequestPK(&b, shard)
+}
+
+// buildOpenRequestPK appends the PK to b and returns it.
+func buildOpenRequestPK(b *keys.Builder, shard string) (string, error) {
+	b.Reset("OPEN#{Shard}", keys.MaxPartitionKeyLen)
+	b.Literal("OPEN#")
+	b.String("Shard", shard)
+	return b.Key()
+}
+
+// OpenRequestPKPrefix is the begins_with prefix of every PK of an OpenRequest.
+const OpenRequestPKPrefix = "OPEN#"
+
+// ParseOpenRequestPK parses the PK of an OpenRequest back into its fields.
+func ParseOpenRequestPK(key string) (shard string, err error) {
+	s := keys.NewScanner("OPEN#{Shard}", key)
+	s.Literal("OPEN#")
+	shard = s.String("Shard")
+	if err = s.End(); err != nil {
+		return "", err
+	}
+	return shard, nil
+}
+
+// openRequestPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
+func openRequestPKFromItem(item map[string]types.AttributeValue) (string, error) {
+	var shard string
+	if av, ok := codec.Lookup(item, "shard"); ok {
+		x, err := codec.String("shard", av)
+		if err != nil {
+			return "", err
+		}
+		shard = x
+	} else {
+		return "", &keys.Error{Template: "OPEN#{Shard}", Field: "Shard", Err: keys.ErrMissingField}
+	}
+	b := keys.NewBuilder(5 + len(shard))
+	return buildOpenRequestPK(&b, shard)
+}
+
+// OpenRequestSK returns the SK of an OpenRequest: "RAT#{RequestedAt}#REQ#{RequestID}".
+func OpenRequestSK(requestedAt time.Time, requestID string) (string, error) {
+	b := keys.NewBuilder(33 + len(requestID))
+	return buildOpenRequestSK(&b, requestedAt, requestID)
+}
+
+// buildOpenRequestSK appends the SK to b and returns it.
+func buildOpenRequestSK(b *keys.Builder, requestedAt time.Time, requestID string) (string, error) {
+	b.Reset("RAT#{RequestedAt}#REQ#{RequestID}", keys.MaxSortKeyLen)
+	b.Literal("RAT#")
+	b.Time("RequestedAt", requestedAt, keys.TimeMillis)
+	b.Literal("#REQ#")
+	b.String("RequestID", requestID)
+	return b.Key()
+}
+
+// OpenRequestSKPrefix is the begins_with prefix of every SK of an OpenRequest.
+const OpenRequestSKPrefix = "RAT#"
+
+// OpenRequestSKPrefixByRequestedAt returns the begins_with prefix of the SK of the OpenRequest items with these fields.
+func OpenRequestSKPrefixByRequestedAt(requestedAt time.Time) (string, error) {
+	b := keys.NewBuilder(33)
+	b.Reset("RAT#{RequestedAt}#REQ#{RequestID}", keys.MaxSortKeyLen)
+	b.Literal("RAT#")
+	b.Time("RequestedAt", requestedAt, keys.TimeMillis)
+	b.Literal("#REQ#")
+	return b.Key()
+}
+
+// ParseOpenRequestSK parses the SK of an OpenRequest back into its fields.
+func ParseOpenRequestSK(key string) (requestedAt time.Time, requestID string, err error) {
+	s := keys.NewScanner("RAT#{RequestedAt}#REQ#{RequestID}", key)
+	s.Literal("RAT#")
+	requestedAt = s.Time("RequestedAt", keys.TimeMillis)
+	s.Literal("#REQ#")
+	requestID = s.String("RequestID")
+	if err = s.End(); err != nil {
+		return time.Time{}, "", err
+	}
+	return requestedAt, requestID, nil
+}
+
+// openRequestSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
+func openRequestSKFromItem(item map[string]types.AttributeValue) (string, error) {
+	var requestedAt time.Time
+	if av, ok := codec.Lookup(item, "requestedAt"); ok {
+		x, err := codec.Time("requestedAt", av, keys.TimeMillis)
+		if err != nil {
+			return "", err
+		}
+		requestedAt = x
+	} else {
+		return "", &keys.Error{Template: "RAT#{RequestedAt}#REQ#{RequestID}", Field: "RequestedAt", Err: keys.ErrMissingField}
+	}
+	var requestID string
+	if av, ok := codec.Lookup(item, "requestId"); ok {
+		x, err := codec.String("requestId", av)
+		if err != nil {
+			return "", err
+		}
+		requestID = x
+	} else {
+		return "", &keys.Error{Template: "RAT#{RequestedAt}#REQ#{RequestID}", Field: "RequestID", Err: keys.ErrMissingField}
+	}
+	b := keys.NewBuilder(33 + len(requestID))
+	return buildOpenRequestSK(&b, requestedAt, requestID)
+}
+
+// OpenRequestKey returns the primary key of an OpenRequest.
+func OpenRequestKey(shard string, requestedAt time.Time, requestID string) (entity.Key, error) {
+	b := keys.NewBuilder(38 + len(shard) + len(requestID))
+	pk, err := buildOpenRequestPK(&b, shard)
+	if err != nil {
+		return entity.Key{}, err
+	}
+	sk, err := buildOpenRequestSK(&b, requestedAt, requestID)
+	if err != nil {
+		return entity.Key{}, err
+	}
+	return entity.Key{PK: pk, SK: sk}, nil
+}
+
+// ParseOpenRequestKey parses the primary key of an OpenRequest back into its fields.
+func ParseOpenRequestKey(k entity.Key) (shard string, requestedAt time.Time, requestID string, err error) {
+	s := keys.NewScanner("OPEN#{Shard}", k.PK)
+	s.Literal("OPEN#")
+	shard = s.String("Shard")
+	if err = s.End(); err != nil {
+		return "", time.Time{}, "", err
+	}
+	s = keys.NewScanner("RAT#{RequestedAt}#REQ#{RequestID}", k.SK)
+	s.Literal("RAT#")
+	requestedAt = s.Time("RequestedAt", keys.TimeMillis)
+	s.Literal("#REQ#")
+	requestID = s.String("RequestID")
+	if err = s.End(); err != nil {
+		return "", time.Time{}, "", err
+	}
+	return shard, requestedAt, requestID, nil
+}
+
+// OpenRequestShard describes the "shard" attribute of an OpenRequest.
+var OpenRequestShard = entity.Field[OpenRequest, string]{
+	Name: "shard",
+	Encode: func(v string) (types.AttributeValue, error) {
+		return &types.AttributeValueMemberS{Value: v}, nil
+	},
+}
+
+// OpenRequestRequestID describes the "requestId" attribute of an OpenRequest.
+var OpenRequestRequestID = entity.Field[OpenRequest, string]{
+	Name: "requestId",
+	Encode: func(v string) (types.AttributeValue, error) {
+		return &types.AttributeValueMemberS{Value: v}, nil
+	},
+}
+
+// OpenRequestEventID describes the "eventId" attribute of an OpenRequest.
+var OpenRequestEventID = entity.Field[OpenRequest, string]{
+	Name: "eventId",
+	Encode: func(v string) (types.AttributeValue, error) {
+		return &types.AttributeValueMemberS{Value: v}, nil
+	},
+}
+
+// OpenRequestRequestedAt describes the "requestedAt" attribute of an OpenRequest.
+var OpenRequestRequestedAt = entity.Field[OpenRequest, time.Time]{
+	Name: "requestedAt",
+	Encode: func(v time.Time) (types.AttributeValue, error) {
+		return codec.TimeString("requestedAt", v, keys.TimeMillis)
+	},
+}
+
+// OpenRequestAttempts describes the "attempts" attribute of an OpenRequest.
+var OpenRequestAttempts = entity.Field[OpenRequest, int]{
+	Name: "attempts",
+	Encode: func(v int) (types.AttributeValue, error) {
+		if v == 0 {
+			return nil, nil
+		}
+		return codec.Number(int64(v)), nil
+	},
+}
+
+// OpenRequestNextAt describes the "nextAt" attribute of an OpenRequest.
+var OpenRequestNextAt = entity.Field[OpenRequest, time.Time]{
+	Name: "nextAt",
+	Encode: func(v time.Time) (types.AttributeValue, error) {
+		if v.IsZero() {
+			return nil, nil
+		}
+		return codec.TimeString("nextAt", v, keys.TimeMillis)
+	},
+}
+
+var openRequestSchema = entity.Schema{
+	Type: OpenRequestType,
+	Keys: []entity.KeyAttr{
+		{Role: "pk", Attr: "PK", Template: "OPEN#{Shard}", Sources: []string{"shard"}, Build: openRequestPKFromItem},
+		{Role: "sk", Attr: "SK", Template: "RAT#{RequestedAt}#REQ#{RequestID}", Sources: []string{"requestedAt", "requestId"}, Build: openRequestSKFromItem},
+	},
+	Attrs:       []string{"Type", "shard", "requestId", "eventId", "requestedAt", "attempts", "nextAt"},
+	VersionAttr: "",
+	CreatedAttr: "",
+	UpdatedAttr: "",
+	TTLAttr:     "",
+}
+
+// EntitySchema returns the schema of OpenRequest, shared and read-only.
+func (*OpenRequest) EntitySchema() *entity.Schema { return &openRequestSchema }
+
+// PrimaryKey returns the primary key built from p's fields.
+func (p *OpenRequest) PrimaryKey() (entity.Key, error) {
+	return OpenRequestKey(p.Shard, p.RequestedAt, p.RequestID)
+}
+
+// openRequestValues holds the attribute values of one marshalled OpenRequest, so
+// that they cost one allocation together.
+type openRequestValues struct {
+	typ         types.AttributeValueMemberS
+	k0          types.AttributeValueMemberS
+	k1          types.AttributeValueMemberS
+	Shard       types.AttributeValueMemberS
+	RequestID   types.AttributeValueMemberS
+	EventID     types.AttributeValueMemberS
+	RequestedAt types.AttributeValueMemberS
+	Attempts    types.AttributeValueMemberN
+	NextAt      types.AttributeValueMemberS
+	keyBuf      [86]byte
+	numBuf      [68]byte
+}
+
+// MarshalItem encodes p with its Type and key attributes.
+func (p *OpenRequest) MarshalItem() (map[string]types.AttributeValue, error) {
+	var (
+		v    = new(openRequestValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
+		item = make(map[string]types.AttributeValue, 9)
+		err  error
+	)
+	v.typ.Value = OpenRequestType
+	item["Type"] = &v.typ
+	if v.k0.Value, err = buildOpenRequestPK(&b, p.Shard); err != nil {
+		return nil, err
+	}
+	item["PK"] = &v.k0
+	if v.k1.Value, err = buildOpenRequestSK(&b, p.RequestedAt, p.RequestID); err != nil {
+		return nil, err
+	}
+	item["SK"] = &v.k1
+
+	v.Shard.Value = p.Shard
+	item["shard"] = &v.Shard
+	v.RequestID.Value = p.RequestID
+	item["requestId"] = &v.RequestID
+	v.EventID.Value = p.EventID
+	item["eventId"] = &v.EventID
+	if v.RequestedAt.Value, err = buf.Time("requestedAt", p.RequestedAt, keys.TimeMillis); err != nil {
+		return nil, err
+	}
+	item["requestedAt"] = &v.RequestedAt
+	if p.Attempts != 0 {
+		v.Attempts.Value = buf.Int(int64(p.Attempts))
+		item["attempts"] = &v.Attempts
+	}
+	if !p.NextAt.IsZero() {
+		if v.NextAt.Value, err = buf.Time("nextAt", p.NextAt, keys.TimeMillis); err != nil {
+			return nil, err
+		}
+		item["nextAt"] = &v.NextAt
+	}
+	return item, nil
+}
+
+// UnmarshalItem decodes an item into p, which it resets first. Unknown
+// attributes are ignored; a wrong attribute type is a *codec.AttrError.
+func (p *OpenRequest) UnmarshalItem(item map[string]types.AttributeValue) error {
+	*p = OpenRequest{}
+	if av, ok := codec.Lookup(item, "shard"); ok {
+		x, err := codec.String("shard", av)
+		if err != nil {
+			return err
+		}
+		p.Shard = x
+	}
+	if av, ok := codec.Lookup(item, "requestId"); ok {
+		x, err := codec.String("requestId", av)
+		if err != nil {
+			return err
+		}
+		p.RequestID = x
+	}
+	if av, ok := codec.Lookup(item, "eventId"); ok {
+		x, err := codec.String("eventId", av)
+		if err != nil {
+			return err
+		}
+		p.EventID = x
+	}
+	if av, ok := codec.Lookup(item, "requestedAt"); ok {
+		x, err := codec.Time("requestedAt", av, keys.TimeMillis)
+		if err != nil {
+			return err
+		}
+		p.RequestedAt = x
+	}
+	if av, ok := codec.Lookup(item, "attempts"); ok {
+		x, err := codec.Int("attempts", av, 64)
+		if err != nil {
+			return err
+		}
+		p.Attempts = int(x)
+	}
+	if av, ok := codec.Lookup(item, "nextAt"); ok {
+		x, err := codec.Time("nextAt", av, keys.TimeMillis)
+		if err != nil {
+			return err
+		}
+		p.NextAt = x
+	}
+	return nil
+}
+
 // RequestStatusLogType is the Type attribute of every RequestStatusLog.
 const RequestStatusLogType = "RequestStatusLog"
 

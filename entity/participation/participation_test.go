@@ -159,6 +159,7 @@ func TestCheckTransition(t *testing.T) {
 		{p.StatusReceived, p.StatusQueued}:        true,
 		{p.StatusReceived, p.StatusFailedFinal}:   true,
 		{p.StatusQueued, p.StatusProcessing}:      true,
+		{p.StatusQueued, p.StatusFailedFinal}:     true,
 		{p.StatusProcessing, p.StatusSucceeded}:   true,
 		{p.StatusProcessing, p.StatusRejected}:    true,
 		{p.StatusProcessing, p.StatusFailedFinal}: true,
@@ -381,8 +382,9 @@ func sortStrings(s []string) []string {
 }
 
 // TestEnqueueFailure: easy mistake 2. A failed send ends in FAILED_FINAL
-// with FAILED_INGEST_ENQUEUE, no queuedAt and no GSI2 key; duplicates
-// still get the first requestId.
+// with FAILED_INGEST_ENQUEUE, no queuedAt and no GSI2 key. The documented
+// policy after a final failure: the user may participate again, so the
+// next click is a new request (the failed one stays, for the record).
 func TestEnqueueFailure(t *testing.T) {
 	ctx := context.Background()
 	tbl := newTable(t, nil)
@@ -402,9 +404,16 @@ func TestEnqueueFailure(t *testing.T) {
 		t.Fatalf("item %v", item)
 	}
 	q.fail = nil
+	again, err := svc.Participate(ctx, "evt-x", "user-1", p.ModeLottery)
+	if err != nil || again.Duplicate || again.RequestID == rc.RequestID || again.Status != p.StatusQueued {
+		t.Fatalf("click after a final failure: %+v %v; want a new, queued request", again, err)
+	}
 	dup, err := svc.Participate(ctx, "evt-x", "user-1", p.ModeLottery)
-	if err != nil || !dup.Duplicate || dup.RequestID != rc.RequestID {
-		t.Fatalf("duplicate after failure: %+v %v", dup, err)
+	if err != nil || !dup.Duplicate || dup.RequestID != again.RequestID {
+		t.Fatalf("duplicate of the new request: %+v %v", dup, err)
+	}
+	if item := raw(t, tbl, reqKey(t, rc.RequestID)); sv(item, "status") != "FAILED_FINAL" {
+		t.Fatalf("the failed request changed: %v", item)
 	}
 }
 
@@ -488,8 +497,12 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestNotReady: a message delivered before QUEUED is recorded is refused
-// with ErrNotReady and processed normally once redelivered.
+// TestNotReady: a message delivered before the API recorded QUEUED proves
+// the enqueue: the worker records QUEUED with the message's queuedAt and
+// decides; the API's own QUEUED write then finds the request moved on.
+// GSI2SK is written once, from the message's queuedAt. A message without
+// queuedAt (an older sender) is refused with ErrNotReady and processed
+// once the API recorded QUEUED.
 func TestNotReady(t *testing.T) {
 	ctx := context.Background()
 	tbl := newTable(t, nil)
@@ -501,14 +514,27 @@ func TestNotReady(t *testing.T) {
 	})
 	svc = p.NewService(tbl, q, func(o *p.Options) { o.Draw = func(p.Request) bool { return true } })
 	rc, err := svc.Participate(ctx, "evt-l", "user-1", p.ModeLottery)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || early != nil || rc.Status != p.StatusSucceeded {
+		t.Fatalf("early delivery: %v; receipt %+v %v", early, rc, err)
 	}
-	if !errors.Is(early, p.ErrNotReady) {
-		t.Fatalf("early delivery: %v", early)
+	item := raw(t, tbl, reqKey(t, rc.RequestID))
+	if sv(item, "queuedAt") == "<absent>" || !strings.HasPrefix(sv(item, "GSI2SK"), "QAT#"+sv(item, "queuedAt")) {
+		t.Fatalf("queuedAt/GSI2SK after the worker's promotion: %v", item)
 	}
-	r, decided, err := svc.Process(ctx, p.Message{RequestID: rc.RequestID, EventID: "evt-l"})
-	if err != nil || !decided || r.Status != p.StatusSucceeded || r.UIResult != p.UILotteryWin {
+
+	// An older sender's message carries no queuedAt.
+	var old p.Message
+	svc2 := p.NewService(tbl, queueFunc(func(ctx context.Context, m p.Message) error {
+		old = p.Message{RequestID: m.RequestID, EventID: m.EventID}
+		_, _, early = svc.Process(ctx, old)
+		return nil
+	}), func(o *p.Options) { o.Draw = func(p.Request) bool { return true } })
+	rc2, err := svc2.Participate(ctx, "evt-l", "user-2", p.ModeLottery)
+	if err != nil || !errors.Is(early, p.ErrNotReady) {
+		t.Fatalf("early delivery without queuedAt: %v (participate %v)", early, err)
+	}
+	r, decided, err := svc.Process(ctx, old)
+	if err != nil || !decided || r.RequestID != rc2.RequestID || r.Status != p.StatusSucceeded || r.UIResult != p.UILotteryWin {
 		t.Fatalf("redelivery: %+v %v %v", r, decided, err)
 	}
 }

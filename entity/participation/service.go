@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tablekit/tablekit/retry"
+	"hash/fnv"
 	"math/rand/v2"
+	"strconv"
 	"time"
+
+	"github.com/tablekit/tablekit/retry"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -52,7 +55,7 @@ func (e *TransitionError) Unwrap() error { return ErrIllegalTransition }
 
 var next = map[Status][]Status{
 	StatusReceived:   {StatusQueued, StatusFailedFinal},
-	StatusQueued:     {StatusProcessing},
+	StatusQueued:     {StatusProcessing, StatusFailedFinal},
 	StatusProcessing: {StatusSucceeded, StatusRejected, StatusFailedFinal},
 }
 
@@ -76,6 +79,11 @@ func CheckTransition(from, to Status) error {
 type Message struct {
 	RequestID string
 	EventID   string
+	// QueuedAt is the request's queue time, chosen before the send. A
+	// delivered message proves that the send succeeded, so the worker
+	// records it (RECEIVED -> QUEUED) if the API could not. Zero in a
+	// message of an older sender: such a message waits for the API.
+	QueuedAt time.Time
 }
 
 // Queue is the message queue between the API and the worker (SQS in the
@@ -103,6 +111,19 @@ type Options struct {
 	// EventCapacity). Default: jittered backoff from 5 ms to 200 ms,
 	// bounded by the context.
 	Retry retry.Strategy
+	// OpenShards is the number of OPEN#<shard> partitions that list the
+	// requests in flight ([OpenRequest]). Default 8. Changing it strands
+	// the markers of shards no longer read: drain first.
+	OpenShards int
+	// StuckAfter is how long a request may stay unfinished (after it was
+	// requested, or after the reconciler's last action on it) before
+	// [Service.Reconcile] acts. Default 5 min; keep it well above the
+	// queue's redelivery cycle.
+	StuckAfter time.Duration
+	// MaxReenqueues is how many times Reconcile sends a stuck request's
+	// message again before it finalises the request (FAILED_FINAL,
+	// failureClass TRANSIENT). Default 3.
+	MaxReenqueues int
 }
 
 // Service runs the participation lifecycle on a table made with
@@ -116,6 +137,7 @@ type Service struct {
 	reqs  *entity.Store[Request, *Request]
 	caps  *entity.Store[EventCapacity, *EventCapacity]
 	logs  *entity.Store[RequestStatusLog, *RequestStatusLog]
+	opens *entity.Store[OpenRequest, *OpenRequest]
 }
 
 // NewService returns a Service on table t that sends to q (q may be nil
@@ -137,12 +159,22 @@ func NewService(t *entity.Table, q Queue, optFns ...func(*Options)) *Service {
 	if o.Retry == nil {
 		o.Retry = retry.Exponential(5*time.Millisecond, 200*time.Millisecond)
 	}
+	if o.OpenShards <= 0 {
+		o.OpenShards = 8
+	}
+	if o.StuckAfter <= 0 {
+		o.StuckAfter = 5 * time.Minute
+	}
+	if o.MaxReenqueues <= 0 {
+		o.MaxReenqueues = 3
+	}
 	return &Service{
 		t: t, q: q, o: o,
 		locks: entity.NewStore[IdempotencyLock](t),
 		reqs:  entity.NewStore[Request](t),
 		caps:  entity.NewStore[EventCapacity](t),
 		logs:  entity.NewStore[RequestStatusLog](t),
+		opens: entity.NewStore[OpenRequest](t),
 	}
 }
 
@@ -221,6 +253,11 @@ func (s *Service) Participate(ctx context.Context, eventID, userID string, mode 
 	if err := s.reqs.Create(ctx, &req, entity.DryRun(&reqDry)); err != nil {
 		return Receipt{}, err
 	}
+	open := s.openOf(req)
+	var openDry entity.Request
+	if err := s.opens.Create(ctx, &open, entity.DryRun(&openDry)); err != nil {
+		return Receipt{}, err
+	}
 	lockPut := putOf(lockDry)
 	// The seed's exact condition for the lock.
 	lockPut.ConditionExpression = aws.String("attribute_not_exists(#pk) AND attribute_not_exists(#sk)")
@@ -231,7 +268,7 @@ func (s *Service) Participate(ctx context.Context, eventID, userID string, mode 
 		// GSI2 is sparse as a pair: no GSI2PK before QUEUED either.
 		delete(reqPut.Item, "GSI2PK")
 	}
-	items := []types.TransactWriteItem{{Put: lockPut}, {Put: reqPut}}
+	items := []types.TransactWriteItem{{Put: lockPut}, {Put: reqPut}, {Put: putOf(openDry)}}
 	if s.o.StatusLog {
 		lp, err := s.logPut(rid, "", StatusReceived, now, "participation received")
 		if err != nil {
@@ -251,40 +288,78 @@ func (s *Service) Participate(ctx context.Context, eventID, userID string, mode 
 		return Receipt{}, fmt.Errorf("participation: %s %s: %w", op, rid, err)
 	}
 
+	queuedAt := s.now()
 	var sendErr error
 	if s.q == nil {
 		sendErr = errors.New("no queue configured")
 	} else {
-		sendErr = s.q.Send(ctx, Message{RequestID: rid, EventID: eventID})
+		sendErr = s.q.Send(ctx, Message{RequestID: rid, EventID: eventID, QueuedAt: queuedAt})
 	}
 	if sendErr != nil {
-		ferr := s.apply(ctx, &req, step{
-			to: StatusFailedFinal,
-			changes: entity.Changes[Request]{
-				entity.Set(RequestErrorCode, ErrorIngestEnqueue),
-				entity.Set(RequestFailureClass, FailureTransient),
-				entity.Set(RequestErrorMessage, sendErr.Error()),
-				entity.Set(RequestFinishedAt, s.now()),
-			},
-			detail: string(ErrorIngestEnqueue),
-		})
+		ferr := s.Fail(ctx, &req, FailureTransient, ErrorIngestEnqueue, sendErr.Error())
 		return Receipt{RequestID: rid, Status: req.Status}, errors.Join(fmt.Errorf("%w: request %s: %w", ErrEnqueue, rid, sendErr), ferr)
 	}
-	// Easy mistake 2: queuedAt is written only now, after the send.
-	if err := s.markQueued(ctx, &req); err != nil {
+	// Easy mistake 2: queuedAt is written only now, after the send. The
+	// worker may have recorded it first, from the delivered message: then
+	// the request has moved on, and that is the answer.
+	var te *TransitionError
+	if err := s.markQueued(ctx, &req, queuedAt); err != nil && !errors.As(err, &te) {
 		return Receipt{RequestID: rid, Status: req.Status}, err
 	}
 	return Receipt{RequestID: rid, Status: req.Status}, nil
 }
 
+// shard is the OPEN# partition of a request.
+func (s *Service) shard(requestID string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(requestID))
+	return strconv.Itoa(int(h.Sum32() % uint32(s.o.OpenShards)))
+}
+
+// openOf is the OpenRequest marker of r.
+func (s *Service) openOf(r Request) OpenRequest {
+	return OpenRequest{Shard: s.shard(r.RequestID), RequestID: r.RequestID, EventID: r.EventID, RequestedAt: r.RequestedAt}
+}
+
+// closeOps are the items that join the transaction making r final: the
+// deletion of its OpenRequest marker and, for FAILED_FINAL, of its
+// IdempotencyLock (conditioned on still naming r), so that the user may
+// participate again.
+func (s *Service) closeOps(r *Request, to Status) ([]types.TransactWriteItem, error) {
+	okey, err := OpenRequestKey(s.shard(r.RequestID), r.RequestedAt, r.RequestID)
+	if err != nil {
+		return nil, invalid("close", OpenRequestType, "key", err)
+	}
+	var dry entity.Request
+	if err := s.opens.Delete(context.Background(), okey, entity.DryRun(&dry)); err != nil {
+		return nil, err
+	}
+	items := []types.TransactWriteItem{{Delete: deleteOf(dry)}}
+	if to != StatusFailedFinal {
+		return items, nil
+	}
+	lkey, err := IdempotencyLockKey(r.EventID, r.UserID)
+	if err != nil {
+		return nil, invalid("close", IdempotencyLockType, "key", err)
+	}
+	if err := s.locks.Delete(context.Background(), lkey, entity.DryRun(&dry), entity.If(
+		expression.AttributeNotExists(expression.Name("requestId")).Or(
+			expression.Name("requestId").Equal(expression.Value(r.RequestID))))); err != nil {
+		return nil, err
+	}
+	return append(items, types.TransactWriteItem{Delete: deleteOf(dry)}), nil
+}
+
 // markQueued is RECEIVED -> QUEUED: it writes queuedAt and the GSI2 key
 // once (easy mistake 3), conditioned on status = RECEIVED AND
 // attribute_not_exists(queuedAt) AND attribute_not_exists(GSI2SK).
-func (s *Service) markQueued(ctx context.Context, r *Request) error {
+// queuedAt is the time carried by the message, so the API and the worker
+// write the same value, whichever comes first.
+func (s *Service) markQueued(ctx context.Context, r *Request, queuedAt time.Time) error {
 	return s.apply(ctx, r, step{
 		to: StatusQueued,
 		changes: entity.Changes[Request]{
-			entity.Set(RequestQueuedAt, s.now()),
+			entity.Set(RequestQueuedAt, queuedAt.UTC()),
 			// eventId is rewritten with its own value (checked below) so
 			// that the runtime can compute the GSI2 key in this update.
 			entity.Set(RequestEventID, r.EventID),
@@ -347,7 +422,11 @@ func (s *Service) Process(ctx context.Context, m Message) (r Request, decided bo
 		var te *TransitionError
 		switch r.Status {
 		case StatusReceived:
-			return r, false, fmt.Errorf("%w: request %s", ErrNotReady, r.RequestID)
+			if m.QueuedAt.IsZero() {
+				return r, false, fmt.Errorf("%w: request %s", ErrNotReady, r.RequestID)
+			}
+			// The delivery proves the enqueue: record it as the API would.
+			err = s.markQueued(ctx, &r, m.QueuedAt)
 		case StatusQueued:
 			err = s.apply(ctx, &r, step{
 				to:      StatusProcessing,
@@ -416,10 +495,15 @@ func (s *Service) decide(ctx context.Context, r *Request) error {
 
 // Fail ends a request in FAILED_FINAL with class, code and message (the
 // seed's "최종 실패" row), for instance after a message exhausted its
-// deliveries. The request must be RECEIVED or PROCESSING (as r says and
-// as the table confirms), else the error is a [*TransitionError]; an
-// unknown class or code is an [*EnumError] and writes nothing. r is
-// updated with the result.
+// deliveries. The request must be RECEIVED, QUEUED or PROCESSING (as r
+// says and as the table confirms), else the error is a
+// [*TransitionError]; an unknown class or code is an [*EnumError] and
+// writes nothing. r is updated with the result.
+//
+// The same transaction deletes the request's [OpenRequest] marker and its
+// IdempotencyLock: a user whose request failed finally may participate
+// again (the failure was the system's, not theirs), and their next click
+// creates a new request; until then duplicates get the failed requestId.
 func (s *Service) Fail(ctx context.Context, r *Request, class FailureClass, code ErrorCode, message string) error {
 	if !class.Valid() {
 		return &EnumError{Enum: "FailureClass", Value: string(class)}
@@ -475,6 +559,13 @@ func (s *Service) apply(ctx context.Context, r *Request, st step) error {
 	key, err := RequestKey(r.RequestID)
 	if err != nil {
 		return invalid("transition", RequestType, "requestId", err)
+	}
+	if st.to.Final() {
+		closing, err := s.closeOps(r, st.to)
+		if err != nil {
+			return err
+		}
+		st.extra = append(append([]types.TransactWriteItem(nil), st.extra...), closing...)
 	}
 	changes := append(entity.Changes[Request]{entity.Set(RequestStatus, st.to)}, st.changes...)
 	cond := expression.Name("status").Equal(expression.Value(string(from)))
@@ -602,6 +693,18 @@ func putOf(r entity.Request) *types.Put {
 	return &types.Put{
 		TableName:                           in.TableName,
 		Item:                                in.Item,
+		ConditionExpression:                 in.ConditionExpression,
+		ExpressionAttributeNames:            in.ExpressionAttributeNames,
+		ExpressionAttributeValues:           in.ExpressionAttributeValues,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+}
+
+func deleteOf(r entity.Request) *types.Delete {
+	in := r.Input.(*dynamodb.DeleteItemInput)
+	return &types.Delete{
+		TableName:                           in.TableName,
+		Key:                                 in.Key,
 		ConditionExpression:                 in.ConditionExpression,
 		ExpressionAttributeNames:            in.ExpressionAttributeNames,
 		ExpressionAttributeValues:           in.ExpressionAttributeValues,
