@@ -9,6 +9,7 @@
 //	  GSI2 (sparse)   EVENT#<eventId>           QAT#<queuedAt>#REQ#<requestId>
 //	EventCapacity     EVENT#<eventId>           CAPACITY
 //	RequestStatusLog  REQ#<requestId>           LOG#<occurredAt>
+//	OpenRequest       OPEN#<shard>              RAT#<requestedAt>#REQ#<requestId>
 //
 // The seed fixes every string above except GSI1SK, which it leaves open
 // ("newest first"): tablekit uses RAT#<requestedAt>#REQ#<requestId>, the
@@ -25,6 +26,7 @@
 //
 //	RECEIVED -> QUEUED -> PROCESSING -> SUCCEEDED | REJECTED | FAILED_FINAL
 //	RECEIVED -> FAILED_FINAL            (enqueue failed: FAILED_INGEST_ENQUEUE)
+//	QUEUED   -> FAILED_FINAL            (the reconciler gave up: FAILED_PROCESSING)
 //
 // Every transition is one conditional write (status = the expected
 // status); an illegal or lost transition is a [*TransitionError]
@@ -41,6 +43,10 @@
 //  2. queuedAt only after the enqueue succeeded: Participate sends to the
 //     [Queue] first and only then sets QUEUED, queuedAt and the GSI2 key;
 //     a failed send ends in FAILED_FINAL with no queuedAt and no GSI2 key.
+//     The message carries the queuedAt chosen before the send; a delivered
+//     message proves the send succeeded, so the worker may record QUEUED
+//     with that same queuedAt when the API could not (it crashed after
+//     the send).
 //  3. GSI2SK and queuedAt are never modified after QUEUED: they are set
 //     by the RECEIVED -> QUEUED transition alone, conditioned on
 //     attribute_not_exists(queuedAt); no other transition touches them.
@@ -48,6 +54,40 @@
 //     status = <expected> (tests check every UpdateItem and transaction).
 //  5. GSI attributes exist only on Request items: no other entity declares
 //     an index key, and the GSI2 key is sparse until QUEUED.
+//
+// # No stuck state
+//
+// Each step is a separate write, a process can die between any two, and
+// the queue delivers at least once. Every window is closed:
+//
+//   - a crash after the participation transaction and before the send,
+//     or a message lost by the queue: the request stays RECEIVED (or
+//     QUEUED, PROCESSING) and its [OpenRequest] marker stays in the
+//     OPEN#<shard> partitions; [Service.Reconcile] finds it there after
+//     [Options.StuckAfter] (one Query per shard, never a scan) and sends
+//     its message again, up to [Options.MaxReenqueues] times, then ends it
+//     FAILED_FINAL with failureClass TRANSIENT;
+//   - a crash between the send and the QUEUED write: the delivered
+//     message promotes the request (RECEIVED -> QUEUED with the message's
+//     queuedAt), so Process never waits for a write that will not come;
+//   - a worker crash in PROCESSING: the queue redelivers, and Process
+//     decides (the capacity decrement and SUCCEEDED are one transaction,
+//     so a seat is never taken twice);
+//   - a message dead-lettered: the consumer's final-failure hook calls
+//     [Service.Fail]; if that fails too, the reconciler finishes the job.
+//
+// The transition to a final status deletes the marker in the same
+// transaction. internal/crashtest proves all this call by call
+// (TestCrashParticipation and friends).
+//
+// # After a final failure
+//
+// FAILED_FINAL is the system's failure, not the user's choice, so it does
+// not lock the user out: the transition that ends a request FAILED_FINAL
+// also deletes its IdempotencyLock, and the user's next click creates a
+// new request (a new requestId, a new place in the queue order). Until
+// the request fails, every duplicate click gets its requestId. A user
+// thus has at most one request that has not failed per event.
 //
 // # Errors
 //

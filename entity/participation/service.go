@@ -224,12 +224,15 @@ type Receipt struct {
 // (status RECEIVED, requestedAt now), so a Request never exists without
 // its lock. A duplicate click writes nothing and gets the first requestId,
 // from the failed condition's old item (ALL_OLD) or, failing that, a
-// GetItem of the lock. Then it sends the [Message] to the queue; only
-// when the send succeeded does it set QUEUED, queuedAt and the GSI2 key
-// (condition status = RECEIVED AND attribute_not_exists(queuedAt)). A
-// failed send sets FAILED_FINAL with FAILED_INGEST_ENQUEUE and returns an
-// error matching [ErrEnqueue]. Duplicates of that click keep getting its
-// requestId: the seed's lock is never released.
+// GetItem of the lock. The same transaction writes the request's
+// [OpenRequest] marker for the reconciler. Then it sends the [Message]
+// (with the queuedAt it chose) to the queue; only when the send succeeded
+// does it set QUEUED, queuedAt and the GSI2 key (condition status =
+// RECEIVED AND attribute_not_exists(queuedAt)), unless the worker already
+// did from the delivered message. A failed send sets FAILED_FINAL with
+// FAILED_INGEST_ENQUEUE (through [Service.Fail], which releases the lock:
+// the user may participate again) and returns an error matching
+// [ErrEnqueue].
 //
 // Bad input (empty IDs, an unknown mode) is an *entity.ValidationError
 // and writes nothing.
@@ -389,8 +392,11 @@ func (s *Service) firstRequestID(ctx context.Context, key entity.Key, old map[st
 // Process is one delivery of m to the worker (table B of the seed). It is
 // idempotent, so at-least-once delivery is safe:
 //
-//   - RECEIVED: the API has not recorded QUEUED yet; returns [ErrNotReady]
-//     (redeliver later);
+//   - RECEIVED: the API has not recorded QUEUED yet (it may have crashed
+//     after the send): the delivery proves the enqueue, so Process
+//     records QUEUED with the message's queuedAt and goes on; a message
+//     without queuedAt (an older sender) gets [ErrNotReady] (redeliver
+//     later);
 //   - QUEUED: moves to PROCESSING (startedAt; condition status = QUEUED),
 //     then decides;
 //   - PROCESSING (a redelivery after a crash, or a concurrent delivery):
