@@ -196,7 +196,9 @@ func (c *Consumer[T]) Metrics() Metrics {
 // Run receives and handles messages until ctx ends, then stops receiving,
 // waits for the handlers in flight (see [Options.Drain]) and returns
 // ctx's error. A Receive error other than ctx's is retried with
-// [Options.Retry] backoff.
+// [Options.Retry] backoff (1 s once the strategy gives up). A handler that
+// panics crashes the process, as it would without the loop; its message
+// comes back after the visibility timeout.
 func (c *Consumer[T]) Run(ctx context.Context) error {
 	hctx, hcancel := c.handlerCtx(ctx)
 	defer hcancel()
@@ -230,7 +232,10 @@ func (c *Consumer[T]) Run(ctx context.Context) error {
 				return ctx.Err()
 			}
 			recvErrs++
-			d, _ := c.o.Retry.Backoff(recvErrs)
+			d, ok := c.o.Retry.Backoff(recvErrs)
+			if !ok || d < time.Millisecond {
+				d = time.Second // a strategy that gave up on receiving still paces the loop
+			}
 			if retry.Sleep(ctx, d) != nil {
 				return ctx.Err()
 			}
