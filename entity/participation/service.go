@@ -25,8 +25,10 @@ var (
 	// ErrIllegalTransition is matched by [*TransitionError].
 	ErrIllegalTransition = errors.New("participation: illegal status transition")
 	// ErrNotReady is returned by [Service.Process] for a request that is
-	// still RECEIVED: its message arrived before the API recorded QUEUED.
-	// The delivery should be retried later (the queue redelivers).
+	// still RECEIVED when the message carries no queuedAt (an older
+	// sender's message arrived before the API recorded QUEUED). The
+	// delivery should be retried later (the queue redelivers). Messages
+	// with queuedAt promote the request instead.
 	ErrNotReady = errors.New("participation: request not queued yet")
 	// ErrEnqueue is returned by [Service.Participate] when the queue
 	// refused the message; the request is then FAILED_FINAL with error
