@@ -14,9 +14,10 @@
 //	JobsOfEvent             job (event_id)                   GSI1 EVENT#e, newest first
 //	JobsByStatus            job (status, created_at DESC)    GSI2 JOBSTATUS#s, newest first
 //
-// Every item read is checked with its Validate method, so an unknown
-// style, platform or status in the table is an error matching
-// content.ErrUnknownEnum rather than a silently wrong value. Reads of the
+// The codec of package content checks every item read, so an unknown
+// style, platform, kind or status in the table is an
+// *entity.ConstraintError rather than a silently wrong value; so is an
+// unknown style, platform or status argument, or a malformed job ID. Reads of the
 // table are eventually consistent unless entity.ConsistentRead (single
 // items) or Opts.ConsistentRead (table queries) is given. A missing item
 // matches entity.ErrNotFound; an empty ID is an *entity.ValidationError
@@ -71,24 +72,6 @@ func invalid(op, typ, field string, err error) error {
 	return &entity.ValidationError{Op: op, Type: typ, Field: field, Err: err}
 }
 
-type validator interface{ Validate() error }
-
-// checked validates every item of a page.
-func checked[T any, PT interface {
-	*T
-	validator
-}](p query.Page[T], err error) (query.Page[T], error) {
-	if err != nil {
-		return p, err
-	}
-	for i := range p.Items {
-		if err := PT(&p.Items[i]).Validate(); err != nil {
-			return query.Page[T]{}, err
-		}
-	}
-	return p, nil
-}
-
 // ContentByEvent returns the content set of an event.
 func ContentByEvent(ctx context.Context, t *entity.Table, eventID string, optFns ...func(*entity.CallOptions)) (ce.Content, error) {
 	key, err := ce.ContentKey(eventID)
@@ -104,11 +87,7 @@ func Image(ctx context.Context, t *entity.Table, eventID string, style ce.Style,
 	if err != nil {
 		return ce.GeneratedImage{}, invalid("Image", ce.GeneratedImageType, "key", err)
 	}
-	g, err := entity.NewStore[ce.GeneratedImage](t).Get(ctx, key, optFns...)
-	if err != nil {
-		return g, err
-	}
-	return g, g.Validate()
+	return entity.NewStore[ce.GeneratedImage](t).Get(ctx, key, optFns...)
 }
 
 func imageQuery(t *entity.Table, pattern, eventID string, o Opts) (query.Query[ce.GeneratedImage, *ce.GeneratedImage], error) {
@@ -130,17 +109,17 @@ func ImagesOfEvent(ctx context.Context, t *entity.Table, eventID string, o Opts)
 	if err != nil {
 		return query.Page[ce.GeneratedImage]{}, err
 	}
-	return checked(q.Sort(query.BeginsWith(ce.GeneratedImageSKPrefix)).Page(ctx))
+	return q.Sort(query.BeginsWith(ce.GeneratedImageSKPrefix)).Page(ctx)
 }
 
 // ImagesByStylePlatform returns a page of the event's images of one style
 // and platform, newest first (image IDs are time-ordered).
 func ImagesByStylePlatform(ctx context.Context, t *entity.Table, eventID string, style ce.Style, platform ce.Platform, o Opts) (query.Page[ce.GeneratedImage], error) {
-	if !style.Valid() {
-		return query.Page[ce.GeneratedImage]{}, invalid(PatternImagesByStylePlatform, ce.GeneratedImageType, "style", &ce.EnumError{Enum: "Style", Value: string(style)})
+	if err := entity.Check(ce.GeneratedImageStyle, style); err != nil {
+		return query.Page[ce.GeneratedImage]{}, err
 	}
-	if !platform.Valid() {
-		return query.Page[ce.GeneratedImage]{}, invalid(PatternImagesByStylePlatform, ce.GeneratedImageType, "platform", &ce.EnumError{Enum: "Platform", Value: string(platform)})
+	if err := entity.Check(ce.GeneratedImagePlatform, platform); err != nil {
+		return query.Page[ce.GeneratedImage]{}, err
 	}
 	prefix, err := ce.GeneratedImageSKPrefixByStylePlatform(style, platform)
 	if err != nil {
@@ -150,7 +129,7 @@ func ImagesByStylePlatform(ctx context.Context, t *entity.Table, eventID string,
 	if err != nil {
 		return query.Page[ce.GeneratedImage]{}, err
 	}
-	return checked(q.Sort(query.BeginsWith(prefix)).Desc().Page(ctx))
+	return q.Sort(query.BeginsWith(prefix)).Desc().Page(ctx)
 }
 
 // LatestImage returns the newest image of (event, style, platform): what
@@ -187,9 +166,6 @@ func SelectedImages(ctx context.Context, t *entity.Table, eventID string) ([]ce.
 		if err != nil {
 			return nil, err
 		}
-		if err := g.Validate(); err != nil {
-			return nil, err
-		}
 		out = append(out, g)
 	}
 	return out, nil
@@ -197,9 +173,9 @@ func SelectedImages(ctx context.Context, t *entity.Table, eventID string) ([]ce.
 
 // RecentImages returns a page of all images, newest first (Type_CreatedAt).
 func RecentImages(ctx context.Context, t *entity.Table, o Opts) (query.Page[ce.GeneratedImage], error) {
-	return checked(query.New[ce.GeneratedImage](t, PatternRecentImages).
+	return query.New[ce.GeneratedImage](t, PatternRecentImages).
 		Index(ce.TypeCreatedAt).Partition(ce.GeneratedImageType).
-		Desc().Limit(limit(o)).After(o.After).Page(ctx))
+		Desc().Limit(limit(o)).After(o.After).Page(ctx)
 }
 
 // RecentContents returns a page of all content sets, newest first
@@ -211,20 +187,16 @@ func RecentContents(ctx context.Context, t *entity.Table, o Opts) (query.Page[ce
 }
 
 // JobByID returns one job (the store of record behind the job:{jobId}
-// cache). A malformed ID wraps content.ErrInvalidJobID.
+// cache). A malformed ID is an *entity.ConstraintError.
 func JobByID(ctx context.Context, t *entity.Table, jobID string, optFns ...func(*entity.CallOptions)) (ce.Job, error) {
-	if err := ce.CheckJobID(jobID); err != nil {
-		return ce.Job{}, invalid("JobByID", ce.JobType, "id", err)
+	if err := entity.Check(ce.JobID, jobID); err != nil {
+		return ce.Job{}, err
 	}
 	key, err := ce.JobKey(jobID)
 	if err != nil {
 		return ce.Job{}, invalid("JobByID", ce.JobType, "id", err)
 	}
-	j, err := entity.NewStore[ce.Job](t).Get(ctx, key, optFns...)
-	if err != nil {
-		return j, err
-	}
-	return j, j.Validate()
+	return entity.NewStore[ce.Job](t).Get(ctx, key, optFns...)
 }
 
 // JobsOfEvent returns a page of an event's jobs, newest first (GSI1).
@@ -233,22 +205,22 @@ func JobsOfEvent(ctx context.Context, t *entity.Table, eventID string, o Opts) (
 	if err != nil {
 		return query.Page[ce.Job]{}, invalid("JobsOfEvent", ce.JobType, "eventId", err)
 	}
-	return checked(query.New[ce.Job](t, PatternJobsOfEvent).
+	return query.New[ce.Job](t, PatternJobsOfEvent).
 		Index(ce.GSI1).Partition(pk).Sort(query.BeginsWith(ce.JobGSI1SKPrefix)).
-		Desc().Limit(limit(o)).After(o.After).Page(ctx))
+		Desc().Limit(limit(o)).After(o.After).Page(ctx)
 }
 
 // JobsByStatus returns a page of the jobs in one status, newest first
 // (GSI2; its key follows every status change).
 func JobsByStatus(ctx context.Context, t *entity.Table, status ce.Status, o Opts) (query.Page[ce.Job], error) {
-	if !status.Valid() {
-		return query.Page[ce.Job]{}, invalid("JobsByStatus", ce.JobType, "status", &ce.EnumError{Enum: "Status", Value: string(status)})
+	if err := entity.Check(ce.JobStatus, status); err != nil {
+		return query.Page[ce.Job]{}, err
 	}
 	pk, err := ce.JobGSI2PK(status)
 	if err != nil {
 		return query.Page[ce.Job]{}, invalid("JobsByStatus", ce.JobType, "status", err)
 	}
-	return checked(query.New[ce.Job](t, PatternJobsByStatus).
+	return query.New[ce.Job](t, PatternJobsByStatus).
 		Index(ce.GSI2).Partition(pk).
-		Desc().Limit(limit(o)).After(o.After).Page(ctx))
+		Desc().Limit(limit(o)).After(o.After).Page(ctx)
 }
