@@ -541,6 +541,7 @@ var _ struct {
 	AuthorID   string    `ddb:"authorId,omitempty"`
 	Title      string    `ddb:"title"`
 	Contents   string    `ddb:"contents,omitempty"`
+	LegacyID   string    `ddb:"legacyId,omitempty"`
 	CreatedAt  time.Time `ddb:"CreatedAt,created,isosec"`
 	UpdatedAt  time.Time `ddb:"UpdatedAt,updated,isosec"`
 } = Post{}
@@ -710,6 +711,17 @@ var PostContents = entity.Field[Post, string]{
 	},
 }
 
+// PostLegacyID describes the "legacyId" attribute of a Post.
+var PostLegacyID = entity.Field[Post, string]{
+	Name: "legacyId",
+	Encode: func(v string) (types.AttributeValue, error) {
+		if v == "" {
+			return nil, nil
+		}
+		return &types.AttributeValueMemberS{Value: v}, nil
+	},
+}
+
 // PostCreatedAt describes the "CreatedAt" attribute of a Post.
 var PostCreatedAt = entity.Field[Post, time.Time]{
 	Name: "CreatedAt",
@@ -732,7 +744,7 @@ var postSchema = entity.Schema{
 		{Role: "pk", Attr: "PK", Template: "CATEGORY#{CategoryID}", Sources: []string{"categoryId"}, Build: postPKFromItem},
 		{Role: "sk", Attr: "SK", Template: "POST#{ID}", Sources: []string{"id"}, Build: postSKFromItem},
 	},
-	Attrs:       []string{"Type", "id", "categoryId", "authorId", "title", "contents", "CreatedAt", "UpdatedAt"},
+	Attrs:       []string{"Type", "id", "categoryId", "authorId", "title", "contents", "legacyId", "CreatedAt", "UpdatedAt"},
 	VersionAttr: "",
 	CreatedAttr: "CreatedAt",
 	UpdatedAttr: "UpdatedAt",
@@ -769,6 +781,7 @@ type postValues struct {
 	AuthorID   types.AttributeValueMemberS
 	Title      types.AttributeValueMemberS
 	Contents   types.AttributeValueMemberS
+	LegacyID   types.AttributeValueMemberS
 	CreatedAt  types.AttributeValueMemberS
 	UpdatedAt  types.AttributeValueMemberS
 	keyBuf     [62]byte
@@ -781,7 +794,7 @@ func (p *Post) MarshalItem() (map[string]types.AttributeValue, error) {
 		v    = new(postValues)
 		b    = keys.BuilderOn(v.keyBuf[:0])
 		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 10)
+		item = make(map[string]types.AttributeValue, 11)
 		err  error
 	)
 	v.typ.Value = PostType
@@ -808,6 +821,10 @@ func (p *Post) MarshalItem() (map[string]types.AttributeValue, error) {
 	if p.Contents != "" {
 		v.Contents.Value = p.Contents
 		item["contents"] = &v.Contents
+	}
+	if p.LegacyID != "" {
+		v.LegacyID.Value = p.LegacyID
+		item["legacyId"] = &v.LegacyID
 	}
 	if v.CreatedAt.Value, err = buf.Time("CreatedAt", p.CreatedAt, keys.TimeSeconds); err != nil {
 		return nil, err
@@ -858,6 +875,13 @@ func (p *Post) UnmarshalItem(item map[string]types.AttributeValue) error {
 			return err
 		}
 		p.Contents = x
+	}
+	if av, ok := codec.Lookup(item, "legacyId"); ok {
+		x, err := codec.String("legacyId", av)
+		if err != nil {
+			return err
+		}
+		p.LegacyID = x
 	}
 	if av, ok := codec.Lookup(item, "CreatedAt"); ok {
 		x, err := codec.Time("CreatedAt", av, keys.TimeSeconds)
