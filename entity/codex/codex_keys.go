@@ -475,6 +475,7 @@ var _ struct {
 	AuthorID   string    `ddb:"authorId,omitempty"`
 	Title      string    `ddb:"title"`
 	Contents   string    `ddb:"contents,omitempty"`
+	LegacyID   string    `ddb:"legacyId,omitempty"`
 	CreatedAt  time.Time `ddb:"CreatedAt,created,isosec"`
 	UpdatedAt  time.Time `ddb:"UpdatedAt,updated,isosec"`
 } = Post{}
@@ -634,6 +635,17 @@ var PostContents = entity.Field[Post, string]{
 	},
 }
 
+// PostLegacyID describes the "legacyId" attribute of a Post.
+var PostLegacyID = entity.Field[Post, string]{
+	Name: "legacyId",
+	Encode: func(v string) (types.AttributeValue, error) {
+		if v == "" {
+			return nil, nil
+		}
+		return &types.AttributeValueMemberS{Value: v}, nil
+	},
+}
+
 // PostCreatedAt describes the "CreatedAt" attribute of a Post.
 var PostCreatedAt = entity.Field[Post, time.Time]{
 	Name: "CreatedAt",
@@ -656,7 +668,7 @@ var postSchema = entity.Schema{
 		{Role: "pk", Attr: "PK", Template: "CATEGORY#{CategoryID}", Sources: []string{"categoryId"}, Build: postPKFromItem},
 		{Role: "sk", Attr: "SK", Template: "POST#{ID}", Sources: []string{"id"}, Build: postSKFromItem},
 	},
-	Attrs:       []string{"Type", "id", "categoryId", "authorId", "title", "contents", "CreatedAt", "UpdatedAt"},
+	Attrs:       []string{"Type", "id", "categoryId", "authorId", "title", "contents", "legacyId", "CreatedAt", "UpdatedAt"},
 	VersionAttr: "",
 	CreatedAttr: "CreatedAt",
 	UpdatedAttr: "UpdatedAt",
@@ -694,6 +706,7 @@ type postValues struct {
 	AuthorID   types.AttributeValueMemberS
 	Title      types.AttributeValueMemberS
 	Contents   types.AttributeValueMemberS
+	LegacyID   types.AttributeValueMemberS
 	CreatedAt  types.AttributeValueMemberS
 	UpdatedAt  types.AttributeValueMemberS
 	keyBuf     [62]byte
@@ -706,7 +719,7 @@ func (p *Post) MarshalItem() (map[string]types.AttributeValue, error) {
 		v    = new(postValues)
 		b    = keys.BuilderOn(v.keyBuf[:0])
 		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 10)
+		item = make(map[string]types.AttributeValue, 11)
 		err  error
 	)
 	v.typ.Value = PostType
@@ -734,6 +747,10 @@ func (p *Post) MarshalItem() (map[string]types.AttributeValue, error) {
 		v.Contents.Value = p.Contents
 		item["contents"] = &v.Contents
 	}
+	if p.LegacyID != "" {
+		v.LegacyID.Value = p.LegacyID
+		item["legacyId"] = &v.LegacyID
+	}
 	if v.CreatedAt.Value, err = buf.Time("CreatedAt", p.CreatedAt, keys.TimeSeconds); err != nil {
 		return nil, err
 	}
@@ -755,6 +772,7 @@ func (p *Post) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.AuthorID = d.String("authorId")
 	p.Title = d.String("title")
 	p.Contents = d.String("contents")
+	p.LegacyID = d.String("legacyId")
 	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
 	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
 	return d.Err()

@@ -19,7 +19,9 @@
 // *entity.ConstraintError rather than a silently wrong value; so is an
 // unknown style, platform or status argument, or a malformed job ID. Reads of the
 // table are eventually consistent unless entity.ConsistentRead (single
-// items) or Opts.ConsistentRead (table queries) is given. A missing item
+// items) or query.PageOptions.ConsistentRead (table queries; the GSIs
+// cannot be read consistently) is given. List functions take
+// query.PageOptions last; PageOptions.Reverse reverses their order. A missing item
 // matches entity.ErrNotFound; an empty ID is an *entity.ValidationError
 // (errors.Is keys.ErrMissingField). Pages carry an opaque signed cursor
 // (package query), bound to the pattern and partition.
@@ -35,19 +37,8 @@ import (
 	"github.com/tablekit/tablekit/query"
 )
 
-// Opts are the paging options of the list patterns. The zero value reads
-// the first page of up to DefaultLimit items.
-type Opts struct {
-	// Limit caps the page; 0 means DefaultLimit.
-	Limit int
-	// After is the Next cursor of the previous page; "" starts over.
-	After string
-	// ConsistentRead asks for a strongly consistent read (table queries
-	// only; GSIs cannot).
-	ConsistentRead bool
-}
-
-// DefaultLimit is the page size when Opts.Limit is 0.
+// DefaultLimit is the page size of the list patterns when
+// query.PageOptions.Limit is 0.
 const DefaultLimit = 20
 
 // Pattern names, bound into cursors.
@@ -60,13 +51,6 @@ const (
 	PatternJobsOfEvent           = "content/jobs-of-event"
 	PatternJobsByStatus          = "content/jobs-by-status"
 )
-
-func limit(o Opts) int {
-	if o.Limit > 0 {
-		return o.Limit
-	}
-	return DefaultLimit
-}
 
 func invalid(op, typ, field string, err error) error {
 	return &entity.ValidationError{Op: op, Type: typ, Field: field, Err: err}
@@ -90,22 +74,18 @@ func Image(ctx context.Context, t *entity.Table, eventID string, style ce.Style,
 	return entity.NewStore[ce.GeneratedImage](t).Get(ctx, key, optFns...)
 }
 
-func imageQuery(t *entity.Table, pattern, eventID string, o Opts) (query.Query[ce.GeneratedImage, *ce.GeneratedImage], error) {
+func imageQuery(t *entity.Table, pattern, eventID string) (query.Query[ce.GeneratedImage, *ce.GeneratedImage], error) {
 	pk, err := ce.GeneratedImagePK(eventID)
 	if err != nil {
 		return query.Query[ce.GeneratedImage, *ce.GeneratedImage]{}, invalid(pattern, ce.GeneratedImageType, "eventId", err)
 	}
-	q := query.New[ce.GeneratedImage](t, pattern).Partition(pk).Limit(limit(o)).After(o.After)
-	if o.ConsistentRead {
-		q = q.ConsistentRead()
-	}
-	return q, nil
+	return query.New[ce.GeneratedImage](t, pattern).Partition(pk), nil
 }
 
 // ImagesOfEvent returns a page of an event's images, ordered by style,
 // platform, then creation.
-func ImagesOfEvent(ctx context.Context, t *entity.Table, eventID string, o Opts) (query.Page[ce.GeneratedImage], error) {
-	q, err := imageQuery(t, PatternImagesOfEvent, eventID, o)
+func ImagesOfEvent(ctx context.Context, t *entity.Table, eventID string, o query.PageOptions) (query.Page[ce.GeneratedImage], error) {
+	q, err := imageQuery(t, PatternImagesOfEvent, eventID)
 	if err != nil {
 		return query.Page[ce.GeneratedImage]{}, err
 	}
@@ -114,7 +94,7 @@ func ImagesOfEvent(ctx context.Context, t *entity.Table, eventID string, o Opts)
 
 // ImagesByStylePlatform returns a page of the event's images of one style
 // and platform, newest first (image IDs are time-ordered).
-func ImagesByStylePlatform(ctx context.Context, t *entity.Table, eventID string, style ce.Style, platform ce.Platform, o Opts) (query.Page[ce.GeneratedImage], error) {
+func ImagesByStylePlatform(ctx context.Context, t *entity.Table, eventID string, style ce.Style, platform ce.Platform, o query.PageOptions) (query.Page[ce.GeneratedImage], error) {
 	if err := entity.Check(ce.GeneratedImageStyle, style); err != nil {
 		return query.Page[ce.GeneratedImage]{}, err
 	}
@@ -125,7 +105,7 @@ func ImagesByStylePlatform(ctx context.Context, t *entity.Table, eventID string,
 	if err != nil {
 		return query.Page[ce.GeneratedImage]{}, invalid(PatternImagesByStylePlatform, ce.GeneratedImageType, "style/platform", err)
 	}
-	q, err := imageQuery(t, PatternImagesByStylePlatform, eventID, o)
+	q, err := imageQuery(t, PatternImagesByStylePlatform, eventID)
 	if err != nil {
 		return query.Page[ce.GeneratedImage]{}, err
 	}
@@ -136,7 +116,7 @@ func ImagesByStylePlatform(ctx context.Context, t *entity.Table, eventID string,
 // the cache image:{eventId}:{style}:{platform} holds. None matches
 // entity.ErrNotFound.
 func LatestImage(ctx context.Context, t *entity.Table, eventID string, style ce.Style, platform ce.Platform) (ce.GeneratedImage, error) {
-	p, err := ImagesByStylePlatform(ctx, t, eventID, style, platform, Opts{Limit: 1})
+	p, err := ImagesByStylePlatform(ctx, t, eventID, style, platform, query.PageOptions{Limit: 1})
 	if err != nil {
 		return ce.GeneratedImage{}, err
 	}
@@ -155,11 +135,11 @@ func (e *notFound) Unwrap() error { return entity.ErrNotFound }
 // partial index WHERE selected = true becomes a filter on the event's
 // partition, which holds a handful of items).
 func SelectedImages(ctx context.Context, t *entity.Table, eventID string) ([]ce.GeneratedImage, error) {
-	q, err := imageQuery(t, PatternSelectedImages, eventID, Opts{Limit: 100})
+	q, err := imageQuery(t, PatternSelectedImages, eventID)
 	if err != nil {
 		return nil, err
 	}
-	q = q.Sort(query.BeginsWith(ce.GeneratedImageSKPrefix)).
+	q = q.Sort(query.BeginsWith(ce.GeneratedImageSKPrefix)).Limit(100).
 		Filter(expression.Name("selected").Equal(expression.Value(true)))
 	var out []ce.GeneratedImage
 	for g, err := range q.All(ctx) {
@@ -172,18 +152,18 @@ func SelectedImages(ctx context.Context, t *entity.Table, eventID string) ([]ce.
 }
 
 // RecentImages returns a page of all images, newest first (Type_CreatedAt).
-func RecentImages(ctx context.Context, t *entity.Table, o Opts) (query.Page[ce.GeneratedImage], error) {
+func RecentImages(ctx context.Context, t *entity.Table, o query.PageOptions) (query.Page[ce.GeneratedImage], error) {
 	return query.New[ce.GeneratedImage](t, PatternRecentImages).
 		Index(ce.TypeCreatedAt).Partition(ce.GeneratedImageType).
-		Desc().Limit(limit(o)).After(o.After).Page(ctx)
+		Desc().With(o, DefaultLimit).Page(ctx)
 }
 
 // RecentContents returns a page of all content sets, newest first
 // (Type_CreatedAt).
-func RecentContents(ctx context.Context, t *entity.Table, o Opts) (query.Page[ce.Content], error) {
+func RecentContents(ctx context.Context, t *entity.Table, o query.PageOptions) (query.Page[ce.Content], error) {
 	return query.New[ce.Content](t, PatternRecentContents).
 		Index(ce.TypeCreatedAt).Partition(ce.ContentType).
-		Desc().Limit(limit(o)).After(o.After).Page(ctx)
+		Desc().With(o, DefaultLimit).Page(ctx)
 }
 
 // JobByID returns one job (the store of record behind the job:{jobId}
@@ -200,19 +180,19 @@ func JobByID(ctx context.Context, t *entity.Table, jobID string, optFns ...func(
 }
 
 // JobsOfEvent returns a page of an event's jobs, newest first (GSI1).
-func JobsOfEvent(ctx context.Context, t *entity.Table, eventID string, o Opts) (query.Page[ce.Job], error) {
+func JobsOfEvent(ctx context.Context, t *entity.Table, eventID string, o query.PageOptions) (query.Page[ce.Job], error) {
 	pk, err := ce.JobGSI1PK(eventID)
 	if err != nil {
 		return query.Page[ce.Job]{}, invalid("JobsOfEvent", ce.JobType, "eventId", err)
 	}
 	return query.New[ce.Job](t, PatternJobsOfEvent).
 		Index(ce.GSI1).Partition(pk).Sort(query.BeginsWith(ce.JobGSI1SKPrefix)).
-		Desc().Limit(limit(o)).After(o.After).Page(ctx)
+		Desc().With(o, DefaultLimit).Page(ctx)
 }
 
 // JobsByStatus returns a page of the jobs in one status, newest first
 // (GSI2; its key follows every status change).
-func JobsByStatus(ctx context.Context, t *entity.Table, status ce.Status, o Opts) (query.Page[ce.Job], error) {
+func JobsByStatus(ctx context.Context, t *entity.Table, status ce.Status, o query.PageOptions) (query.Page[ce.Job], error) {
 	if err := entity.Check(ce.JobStatus, status); err != nil {
 		return query.Page[ce.Job]{}, err
 	}
@@ -222,5 +202,5 @@ func JobsByStatus(ctx context.Context, t *entity.Table, status ce.Status, o Opts
 	}
 	return query.New[ce.Job](t, PatternJobsByStatus).
 		Index(ce.GSI2).Partition(pk).
-		Desc().Limit(limit(o)).After(o.After).Page(ctx)
+		Desc().With(o, DefaultLimit).Page(ctx)
 }
