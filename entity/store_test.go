@@ -277,7 +277,7 @@ func TestValidation(t *testing.T) {
 	}
 	big := Note{ID: "big", Owner: "o", Region: "r", Title: "t", Body: strings.Repeat("가", 140000)}
 	err := notes.Create(ctx, &big, func(o *entity.CallOptions) {
-		o.Trace = entity.TracerFunc(func(entity.TraceEvent) { calls.Add(1) })
+		o.Trace = entity.TracerFunc(func(context.Context, entity.TraceEvent) { calls.Add(1) })
 	})
 	var tl *entity.ItemTooLargeError
 	if !errors.Is(err, entity.ErrItemTooLarge) || !errors.As(err, &tl) || tl.Size <= entity.MaxItemSize {
@@ -312,7 +312,7 @@ func TestDryRunAndTrace(t *testing.T) {
 	var events []entity.TraceEvent
 	var mu sync.Mutex
 	tbl := noteTable(t, func(o *entity.Options) {
-		o.Tracer = entity.TracerFunc(func(ev entity.TraceEvent) { mu.Lock(); events = append(events, ev); mu.Unlock() })
+		o.Tracer = entity.TracerFunc(func(_ context.Context, ev entity.TraceEvent) { mu.Lock(); events = append(events, ev); mu.Unlock() })
 	})
 	ctx := context.Background()
 	notes := entity.NewStore[Note](tbl)
