@@ -216,7 +216,6 @@ func (s *Store[T, PT]) learnLayout(av types.AttributeValue) {
 	}
 }
 
-
 func str(v string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: v} }
 
 func isEmptyAttr(av types.AttributeValue) bool {
@@ -238,4 +237,3 @@ func versionOf(av types.AttributeValue) int64 {
 	}
 	return 0
 }
-

@@ -20,7 +20,13 @@ import (
 
 func noteTable(t *testing.T, optFns ...func(*entity.Options)) *entity.Table {
 	t.Helper()
-	client := testenv.Dynamo(t)
+	return noteTableOn(t, testenv.Dynamo(t), optFns...)
+}
+
+// noteTableOn is noteTable on the given client (the engine, for the tests
+// that inject faults).
+func noteTableOn(t *testing.T, client entity.Client, optFns ...func(*entity.Options)) *entity.Table {
+	t.Helper()
 	name := testenv.UniqueName("entity")
 	fns := append([]func(*entity.Options){func(o *entity.Options) {
 		o.GSIs = []entity.Index{

@@ -209,7 +209,6 @@ func (s *Store[T, PT]) updateInput(key Key, changes Changes[T], o *CallOptions) 
 	return in, nil
 }
 
-
 // missingSource is the error of an index key whose source an update
 // removes or empties: a *keys.Error wrapping keys.ErrMissingField, as the
 // generated key builders return for a missing source.
