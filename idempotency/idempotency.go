@@ -117,8 +117,9 @@ const (
 	DefaultFinishTimeout = 10 * time.Second
 )
 
-// MaxItemSize is DynamoDB's item size limit in bytes.
-const MaxItemSize = 400 * 1024
+// MaxItemSize is DynamoDB's item size limit in bytes, the same constant
+// as entity.MaxItemSize.
+const MaxItemSize = entity.MaxItemSize
 
 // Options configures a [Store] and, through the optFns of [Do], a single
 // call. The zero value is valid: every zero field takes its default.

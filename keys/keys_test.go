@@ -99,8 +99,8 @@ func TestBuildErrors(t *testing.T) {
 		{"too few values", "USR#{UserID}#PROJ#{ProjectID}", nil, []any{"u"}, keys.ErrMissingField, "ProjectID"},
 		{"too many values", "PROJ#{ProjectID}", nil, []any{"a", "b"}, keys.ErrArgs, ""},
 		{"unsupported type", "PROJ#{ProjectID}", nil, []any{1.5}, keys.ErrArgs, "ProjectID"},
-		{"partition key too large", "P#{V}", nil, []any{long}, keys.ErrTooLarge, ""},
-		{"sort key too large", "S#{V}", []func(*keys.Options){func(o *keys.Options) { o.MaxLen = keys.MaxSortKeyLen }}, []any{long[:1023]}, keys.ErrTooLarge, ""},
+		{"partition key too large", "P#{V}", nil, []any{long}, keys.ErrTooLarge, "V"},
+		{"sort key too large", "S#{V}", []func(*keys.Options){func(o *keys.Options) { o.MaxLen = keys.MaxSortKeyLen }}, []any{long[:1023]}, keys.ErrTooLarge, "V"},
 		{"width overflow", "SEG#{Index:3}", nil, []any{1000}, keys.ErrOverflow, "Index"},
 		{"negative width overflow", "SEG#{Index:3}", nil, []any{-1001}, keys.ErrOverflow, "Index"},
 		{"uint overflow", "SEG#{Index:2}", nil, []any{uint(100)}, keys.ErrOverflow, "Index"},
@@ -120,6 +120,11 @@ func TestBuildErrors(t *testing.T) {
 				t.Errorf("Error{Field: %q, Template: %q}, want %q, %q", ke.Field, ke.Template, tt.field, tt.layout)
 			}
 		})
+	}
+	// A key over its limit states its size, the limit and the field.
+	_, err := keys.MustNew("P#{Small}#{Big}").Build("s", long)
+	if want := "keys: key too large: 2052 bytes, limit 2048: field Big"; !errors.Is(err, keys.ErrTooLarge) || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("too large: %v, want a message starting %q", err, want)
 	}
 	// Exactly at the limits is fine.
 	if _, err := keys.MustNew("{V}").Build(long); err != nil {
