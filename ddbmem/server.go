@@ -77,7 +77,7 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b 
 
 func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
-	hd["x-amzn-RequestId"] = []string{requestID()}
+	hd["X-Amzn-Requestid"] = []string{requestID()}
 	if r.Method == http.MethodGet {
 		// DynamoDB answers a GET with a health line.
 		writeBody(w, 200, "", []byte("healthy: dynamodb.us-east-1.amazonaws.com "))
@@ -176,7 +176,7 @@ func writeBody(w http.ResponseWriter, status int, ct string, body []byte) {
 	if ct != "" {
 		hd["Content-Type"] = []string{ct}
 	}
-	hd["x-amz-crc32"] = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}
+	hd["X-Amz-Crc32"] = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}
 	hd["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
