@@ -83,7 +83,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		if err != nil {
 			return nil, err
 		}
-		if err := legacy(param{"AttributesToGet", ka.AttributesToGet != nil}); err != nil {
+		if ka, err = legacyKeysAndAttributes(ka); err != nil {
 			return nil, err
 		}
 		if len(ka.Keys) == 0 {
