@@ -3,6 +3,8 @@ package entity
 import (
 	"errors"
 	"fmt"
+
+	"github.com/tablekit/tablekit/keys"
 )
 
 // The rules a [ConstraintError] names. Rules are declared on entity
@@ -45,10 +47,16 @@ func (e *ConstraintError) Error() string {
 	return s
 }
 
-// Unwrap returns [ErrValidation], and Err when set.
+// Unwrap returns [ErrValidation], and Err when set. A broken RuleNonEmpty
+// also unwraps to a *keys.Error naming the attribute and matching
+// keys.ErrMissingField: an empty required value is the same mistake as an
+// empty key source, and gets the same typed error on every path.
 func (e *ConstraintError) Unwrap() []error {
-	if e.Err != nil {
+	switch {
+	case e.Err != nil:
 		return []error{ErrValidation, e.Err}
+	case e.Rule == RuleNonEmpty:
+		return []error{ErrValidation, &keys.Error{Field: e.Attr, Err: keys.ErrMissingField}}
 	}
 	return []error{ErrValidation}
 }

@@ -89,7 +89,7 @@ func ImagesOfEvent(ctx context.Context, t *entity.Table, eventID string, o query
 	if err != nil {
 		return query.Page[ce.GeneratedImage]{}, err
 	}
-	return q.Sort(query.BeginsWith(ce.GeneratedImageSKPrefix)).Page(ctx)
+	return q.Sort(query.BeginsWith(ce.GeneratedImageSKPrefix)).With(o, DefaultLimit).Page(ctx)
 }
 
 // ImagesByStylePlatform returns a page of the event's images of one style
@@ -109,7 +109,7 @@ func ImagesByStylePlatform(ctx context.Context, t *entity.Table, eventID string,
 	if err != nil {
 		return query.Page[ce.GeneratedImage]{}, err
 	}
-	return q.Sort(query.BeginsWith(prefix)).Desc().Page(ctx)
+	return q.Sort(query.BeginsWith(prefix)).Desc().With(o, DefaultLimit).Page(ctx)
 }
 
 // LatestImage returns the newest image of (event, style, platform): what
