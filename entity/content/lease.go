@@ -22,6 +22,9 @@ var (
 	// lease ran out and another worker reclaimed the job, or the job was
 	// finished. Nothing was written.
 	ErrLeaseLost = errors.New("content: job lease lost")
+	// ErrInvalidLease is wrapped by the *entity.ValidationError of a
+	// claim with an empty owner or a lease that is not positive.
+	ErrInvalidLease = errors.New("content: a lease needs an owner and a positive duration")
 )
 
 // LeaseError carries the job's state behind [ErrLeaseHeld] or
@@ -65,7 +68,7 @@ func (s *Service) ClaimJob(ctx context.Context, jobID, owner string, lease time.
 		return Job{}, err
 	}
 	if owner == "" || lease <= 0 {
-		return Job{}, invalid("ClaimJob", JobType, "owner/lease", fmt.Errorf("%w: owner %q, lease %v", ErrOutOfRange, owner, lease))
+		return Job{}, invalid("ClaimJob", JobType, "owner/lease", fmt.Errorf("%w: owner %q, lease %v", ErrInvalidLease, owner, lease))
 	}
 	now := s.now()
 	claim := entity.Changes[Job]{

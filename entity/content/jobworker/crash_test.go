@@ -16,6 +16,7 @@ import (
 	"github.com/tablekit/tablekit/entity/content/jobworker"
 	"github.com/tablekit/tablekit/internal/crashtest"
 	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/query"
 	qc "github.com/tablekit/tablekit/query/content"
 	"github.com/tablekit/tablekit/retry"
 )
@@ -219,7 +220,7 @@ func flow(t testing.TB, raw entity.Client, k int, mode crashtest.Mode) (calls []
 		if j.Status == content.StatusCompleted && j.Progress != 100 {
 			violations = append(violations, fmt.Sprintf("%s COMPLETED at progress %d", id, j.Progress))
 		}
-		imgs, err := qc.ImagesOfEvent(ctx, b.tbl, "evt-crash", qc.Opts{Limit: 100, ConsistentRead: true})
+		imgs, err := qc.ImagesOfEvent(ctx, b.tbl, "evt-crash", query.PageOptions{Limit: 100, ConsistentRead: true})
 		if err != nil {
 			violations = append(violations, err.Error())
 			continue

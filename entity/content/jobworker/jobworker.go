@@ -34,6 +34,7 @@ import (
 	"github.com/tablekit/tablekit/consumer"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/content"
+	"github.com/tablekit/tablekit/query"
 	qc "github.com/tablekit/tablekit/query/content"
 )
 
@@ -251,7 +252,7 @@ func (w *Worker) Reconcile(ctx context.Context) (ReconcileStats, error) {
 	for _, status := range []content.Status{content.StatusPending, content.StatusProcessing} {
 		after := ""
 		for {
-			page, err := qc.JobsByStatus(ctx, w.tbl, status, qc.Opts{Limit: 100, After: after})
+			page, err := qc.JobsByStatus(ctx, w.tbl, status, query.PageOptions{Limit: 100, After: after})
 			if err != nil {
 				return st, err
 			}
