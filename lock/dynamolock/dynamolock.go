@@ -35,9 +35,12 @@
 // turn has come (ticket <= served+1), and that write records its ticket as
 // served. Waiters are thus served in ticket order, and failed conditional
 // writes are about one per Obtain that had to wait ([Backend.Stats] counts
-// them). A waiter that gave up (its Obtain timed out) or died leaves a
-// hole: once the lock has been free for [Options.QueueGrace], any queued
-// waiter may take it. The head of the queue polls every
+// them). A waiter that gives up leaves the queue ([Backend.Leave]: it
+// passes its turn when at the head, returns its ticket when last); one
+// that died, or gave up in the middle, leaves a hole: once the lock has
+// been free for the queue grace ([Options.QueueGrace]), any contender may
+// take it. An Obtain that will not retry (lock.AcquireRequest.LastAttempt)
+// takes no ticket. The head of the queue polls every
 // [Options.QueuePoll] and the others less often (the backend sets
 // lock.AcquireRequest.RetryAfter). Safety never depends on the queue: the
 // acquire write is conditioned on the lock being free exactly as without
@@ -136,11 +139,13 @@ type Options struct {
 	NoQueue bool
 	// QueuePoll is how often the head of the queue polls the item; the
 	// waiter at position p polls every (p+1)*QueuePoll, at most every
-	// QueueGrace/2. Default 10 ms.
+	// a quarter of the queue grace. Default 10 ms.
 	QueuePoll time.Duration
 	// QueueGrace is how long a free lock waits for the head of the queue
-	// before any queued waiter may take it (the head gave up or died).
-	// Default 1 s; keep it above QueuePoll plus a round trip.
+	// before any contender may take it (the head died, or gave up without
+	// leaving). Default: a quarter of the lock's TTL, at least 1 s and at
+	// most 15 s. Keep it well above QueuePoll plus a slow round trip: a
+	// live head that misses it loses its turn.
 	QueueGrace time.Duration
 }
 
@@ -179,9 +184,7 @@ func New(c entity.Client, optFns ...func(*Options)) (*Backend, error) {
 	if o.QueuePoll == 0 {
 		o.QueuePoll = 10 * time.Millisecond
 	}
-	if o.QueueGrace == 0 {
-		o.QueueGrace = time.Second
-	}
+
 	if o.Key == nil {
 		o.Key = func(key string) (string, string) { return "LOCK#" + key, "LOCK" }
 	}
@@ -339,13 +342,14 @@ func (b *Backend) queued(ctx context.Context, req *lock.AcquireRequest, key map[
 	}
 	pos := w.ticket - st.served - 1 // waiters ahead of us, if all alive
 	free := !st.owned || b.stale(w, st, now)
-	turn := pos <= 0 || now.UnixMilli()-st.freeAt > b.o.QueueGrace.Milliseconds()
+	grace := b.grace(req)
+	turn := pos <= 0 || now.UnixMilli()-st.freeAt > grace.Milliseconds()
 	if free && turn {
 		return b.tryAcquire(ctx, req, key, w, &st)
 	}
 	// The head polls every QueuePoll; the others further apart, never
 	// beyond the grace after which a silent head is skipped.
-	req.RetryAfter = min(time.Duration(max(pos, 0)+1)*b.o.QueuePoll, b.o.QueueGrace/2)
+	req.RetryAfter = min(time.Duration(max(pos, 0)+1)*b.o.QueuePoll, grace/4)
 	return nil, fmt.Errorf("%w: queued at %d behind %d", lock.ErrNotObtained, w.ticket, max(pos, 0))
 }
 
@@ -392,6 +396,14 @@ func (b *Backend) Leave(ctx context.Context, req *lock.AcquireRequest) error {
 		return nil // in the middle: skipped after QueueGrace
 	}
 	return err
+}
+
+// grace is the queue grace of req's lock.
+func (b *Backend) grace(req *lock.AcquireRequest) time.Duration {
+	if b.o.QueueGrace > 0 {
+		return b.o.QueueGrace
+	}
+	return min(max(req.TTL/4, time.Second), 15*time.Second)
 }
 
 // stale reports whether the holder's lease may be taken over.
@@ -462,7 +474,10 @@ func (b *Backend) tryAcquire(ctx context.Context, req *lock.AcquireRequest, key 
 		// queued alive: the lock has been free for longer than the grace.
 		nm["#tk"], nm["#sv"], nm["#fa"] = AttrTicket, AttrServed, AttrFreeAt
 		cond += " AND (attribute_not_exists(#tk) OR #tk <= #sv OR attribute_not_exists(#fa) OR #fa < :grace)"
-		values[":grace"] = n(now.Add(-b.o.QueueGrace).UnixMilli())
+		values[":grace"] = n(now.Add(-b.grace(req)).UnixMilli())
+	case w.ticket <= st.served:
+		// Passed over while it was slow: its turn is overdue; it takes
+		// the free lock whatever the queue did since.
 	default:
 		nm["#sv"] = AttrServed
 		if st.served == 0 {
