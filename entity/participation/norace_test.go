@@ -1,0 +1,5 @@
+//go:build !race
+
+package participation_test
+
+const raceEnabled = false
