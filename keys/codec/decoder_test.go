@@ -37,7 +37,7 @@ func TestDecoder(t *testing.T) {
 		"unix": &types.AttributeValueMemberN{Value: "1735787045"}, "ms": &types.AttributeValueMemberN{Value: "1735787045006"},
 		"bin": &types.AttributeValueMemberB{Value: []byte{1}}, "list": &types.AttributeValueMemberSS{Value: []string{"a"}},
 		"map": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"k": &types.AttributeValueMemberS{Value: "v"}}},
-		"c": &types.AttributeValueMemberS{Value: "RED"}, "null": &types.AttributeValueMemberNULL{Value: true},
+		"c":   &types.AttributeValueMemberS{Value: "RED"}, "null": &types.AttributeValueMemberNULL{Value: true},
 		"up": &types.AttributeValueMemberS{Value: "u"},
 	}
 	d := codec.NewDecoder("T", item)
