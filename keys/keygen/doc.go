@@ -10,6 +10,7 @@
 //
 //	-dir DIR   package directory to process (default ".")
 //	-check     write nothing; exit 1 and list the files that are stale
+//	-version   print the generator's version (also in every file's header)
 //
 // # Declaring an entity
 //
