@@ -575,15 +575,7 @@ var GeneratedImageCreatedAt = entity.Field[GeneratedImage, time.Time]{Name: "cre
 var GeneratedImageUpdatedAt = entity.Field[GeneratedImage, time.Time]{Name: "updatedAt", Encode: codec.TimeEncoder("updatedAt", keys.TimeMillis, false)}
 
 // GeneratedImageExpiresAt describes the "ttl" attribute of a GeneratedImage.
-var GeneratedImageExpiresAt = entity.Field[GeneratedImage, time.Time]{
-	Name: "ttl",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		if v.IsZero() {
-			return nil, nil
-		}
-		return codec.Number(v.Unix()), nil
-	},
-}
+var GeneratedImageExpiresAt = entity.Field[GeneratedImage, time.Time]{Name: "ttl", Encode: codec.EpochEncoder(false, true)}
 
 // checkGeneratedImageStyle checks the "style" attribute of a GeneratedImage: one of FANCY, SIMPLE, TRENDY.
 func checkGeneratedImageStyle(v Style) error {
@@ -1100,15 +1092,7 @@ var JobUpdatedAt = entity.Field[Job, time.Time]{Name: "updatedAt", Encode: codec
 var JobCompletedAt = entity.Field[Job, time.Time]{Name: "completedAt", Encode: codec.TimeEncoder("completedAt", keys.TimeMillis, true)}
 
 // JobExpiresAt describes the "ttl" attribute of a Job.
-var JobExpiresAt = entity.Field[Job, time.Time]{
-	Name: "ttl",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		if v.IsZero() {
-			return nil, nil
-		}
-		return codec.Number(v.Unix()), nil
-	},
-}
+var JobExpiresAt = entity.Field[Job, time.Time]{Name: "ttl", Encode: codec.EpochEncoder(false, true)}
 
 // checkJobID checks the "id" attribute of a Job: "job-img-" and more.
 func checkJobID(v string) error {

@@ -604,6 +604,7 @@ func (f *Field) encodeFunc() string {
 		if strings.HasPrefix(f.TimeFmt, "keys.") {
 			return fmt.Sprintf("codec.TimeEncoder(%s, %s, %t)", strconv.Quote(f.Attr), f.TimeFmt, f.OmitEmpty)
 		}
+		return fmt.Sprintf("codec.EpochEncoder(%t, %t)", f.TimeFmt == "unixms", f.OmitEmpty)
 	case kindStrings:
 		if f.Set {
 			return "codec.EncodeStringSet[" + f.Elem + "]"

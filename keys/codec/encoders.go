@@ -95,6 +95,21 @@ func TimeEncoder(attr string, f keys.TimeFormat, omitEmpty bool) func(time.Time)
 	}
 }
 
+// EpochEncoder returns the encoder of a time attribute stored as a
+// number of epoch seconds (milliseconds with millis); with omitEmpty, the
+// zero time is absent.
+func EpochEncoder(millis, omitEmpty bool) func(time.Time) (types.AttributeValue, error) {
+	return func(v time.Time) (types.AttributeValue, error) {
+		switch {
+		case omitEmpty && v.IsZero():
+			return nil, nil
+		case millis:
+			return Number(v.UnixMilli()), nil
+		}
+		return Number(v.Unix()), nil
+	}
+}
+
 // ConstKey returns the entity.KeyAttr.Build function of a key attribute
 // without fields: it returns v whatever the item.
 func ConstKey(v string) func(map[string]types.AttributeValue) (string, error) {

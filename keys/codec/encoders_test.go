@@ -50,6 +50,10 @@ func TestFieldEncoders(t *testing.T) {
 		{"empty set", enc(codec.EncodeStringSet(tags{})), nil},
 		{"time", enc(codec.TimeEncoder("t", keys.TimeSeconds, false)(at)), s("2025-01-02T03:04:05Z")},
 		{"omitted time", enc(codec.TimeEncoder("t", keys.TimeSeconds, true)(time.Time{})), nil},
+		{"epoch", enc(codec.EpochEncoder(false, false)(at)), n("1735787045")},
+		{"epoch ms", enc(codec.EpochEncoder(true, true)(at.Add(6 * time.Millisecond))), n("1735787045006")},
+		{"omitted epoch", enc(codec.EpochEncoder(false, true)(time.Time{})), nil},
+		{"zero epoch", enc(codec.EpochEncoder(false, false)(time.Unix(0, 0))), n("0")},
 	}
 	for _, c := range cases {
 		if diff := cmp.Diff(c.want, c.got, avOpts, cmp.AllowUnexported(types.AttributeValueMemberBOOL{})); diff != "" {

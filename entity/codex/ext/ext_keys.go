@@ -104,15 +104,7 @@ var NoticeTitle = entity.Field[Notice, string]{Name: "title", Encode: codec.Enco
 var NoticeBody = entity.Field[Notice, string]{Name: "body", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // NoticeExpiresAt describes the "expiresAt" attribute of a Notice.
-var NoticeExpiresAt = entity.Field[Notice, time.Time]{
-	Name: "expiresAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		if v.IsZero() {
-			return nil, nil
-		}
-		return codec.Number(v.Unix()), nil
-	},
-}
+var NoticeExpiresAt = entity.Field[Notice, time.Time]{Name: "expiresAt", Encode: codec.EpochEncoder(false, true)}
 
 // NoticeCreatedAt describes the "CreatedAt" attribute of a Notice.
 var NoticeCreatedAt = entity.Field[Notice, time.Time]{Name: "CreatedAt", Encode: codec.TimeEncoder("CreatedAt", keys.TimeSeconds, false)}

@@ -799,15 +799,7 @@ var RequestUpdatedAt = entity.Field[Request, time.Time]{Name: "UpdatedAt", Encod
 var RequestVersion = entity.Field[Request, int64]{Name: "version", Encode: codec.EncodeInt[int64]}
 
 // RequestExpiresAt describes the "expiresAt" attribute of a Request.
-var RequestExpiresAt = entity.Field[Request, time.Time]{
-	Name: "expiresAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		if v.IsZero() {
-			return nil, nil
-		}
-		return codec.Number(v.Unix()), nil
-	},
-}
+var RequestExpiresAt = entity.Field[Request, time.Time]{Name: "expiresAt", Encode: codec.EpochEncoder(false, true)}
 
 var requestSchema = entity.Schema{
 	Type: RequestType,
@@ -1325,12 +1317,7 @@ var KitchenF64 = entity.Field[Kitchen, float64]{
 var KitchenAt = entity.Field[Kitchen, time.Time]{Name: "at", Encode: codec.TimeEncoder("at", keys.TimeMillis, false)}
 
 // KitchenAtMs describes the "atMs" attribute of a Kitchen.
-var KitchenAtMs = entity.Field[Kitchen, time.Time]{
-	Name: "atMs",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.Number(v.UnixMilli()), nil
-	},
-}
+var KitchenAtMs = entity.Field[Kitchen, time.Time]{Name: "atMs", Encode: codec.EpochEncoder(true, false)}
 
 // KitchenBlob describes the "blob" attribute of a Kitchen.
 var KitchenBlob = entity.Field[Kitchen, []byte]{
