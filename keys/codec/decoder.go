@@ -49,6 +49,9 @@ func (d *Decoder) lookup(attr string) (types.AttributeValue, bool) {
 
 func (d *Decoder) fail(err error) { d.err = err }
 
+// The methods below share one shape on purpose: a generic helper taking
+// the decoding function costs an allocation per call.
+
 // String decodes an S.
 func (d *Decoder) String(attr string) string {
 	av, ok := d.lookup(attr)
