@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit/internal/glidex"
+	"github.com/tablekit/tablekit/internal/notfound"
 )
 
 // Defaults applied by [New] to zero [Options] fields.
@@ -25,6 +26,12 @@ const (
 
 // Sentinel errors. Check them with errors.Is.
 var (
+	// ErrNotFound is matched by a cached "not found" (negative caching,
+	// see [LoadOptions]) and is what the default LoadOptions.IsNotFound
+	// looks for in a loader's error. It is the same value as
+	// entity.ErrNotFound, so a loader that reads through package entity
+	// needs no option.
+	ErrNotFound = notfound.Err
 	// ErrMiss is returned by reads of a key that does not exist. It
 	// translates glide's nil result.
 	ErrMiss = errors.New("cache: miss")

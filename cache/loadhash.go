@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/tablekit/tablekit/entity"
 )
 
 // negativeField marks a cached "not found" hash. No seed field name
@@ -90,7 +88,7 @@ func (c *Cache) GetOrLoadHash(ctx context.Context, key string, ttl time.Duration
 
 func hashValue(h map[string]string, full string) (map[string]string, error) {
 	if _, neg := h[negativeField]; neg {
-		return nil, fmt.Errorf("cache: %q cached as not found: %w", full, entity.ErrNotFound)
+		return nil, fmt.Errorf("cache: %q cached as not found: %w", full, ErrNotFound)
 	}
 	return h, nil
 }
