@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -17,12 +18,9 @@ import (
 	"github.com/tablekit/tablekit/lock/valkeylock"
 )
 
-// The seed 002 scenarios and the condition that fences the application's
-// own DynamoDB writes with a lock's fencing number.
+// The condition that fences the application's own DynamoDB writes with a
+// lock's fencing number.
 func Example() {
-	for _, p := range lock.Presets() {
-		fmt.Println(p.Key, p.TTL)
-	}
 	expr, err := lock.FencedExpression("", 42)
 	if err != nil {
 		panic(err)
@@ -30,10 +28,6 @@ func Example() {
 	fmt.Println(aws.ToString(expr.Condition()))
 	fmt.Println(expr.Names())
 	// Output:
-	// scheduler:outbox_events 5m0s
-	// scheduler:create_table 1m0s
-	// scheduler:cleanup_queues 1h0m0s
-	// scheduler:monthly_summary 30m0s
 	// (attribute_not_exists (#0)) OR (#0 < :0)
 	// map[#0:fence]
 }
@@ -55,8 +49,9 @@ func ExampleManager_WithPreset() {
 	m := lock.NewManager(lock.New(b))
 	defer m.ForceReleaseAll(context.Background()) // on shutdown
 
-	var db *dynamodb.Client // your DynamoDB client
-	err = m.WithPreset(ctx, lock.OutboxEvents, func(ctx context.Context, l *lock.Lock) error {
+	var db *dynamodb.Client                                                     // your DynamoDB client
+	outbox := lock.Preset{Key: "scheduler:outbox_events", TTL: 5 * time.Minute} // one per job
+	err = m.WithPreset(ctx, outbox, func(ctx context.Context, l *lock.Lock) error {
 		_, err := lock.PutFenced(ctx, db, &dynamodb.PutItemInput{
 			TableName: aws.String("FMWebAppTable"),
 			Item: map[string]types.AttributeValue{
