@@ -10,8 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
-	"github.com/tablekit/tablekit/internal/exampleenv"
 	"github.com/tablekit/tablekit/lock"
 	"github.com/tablekit/tablekit/lock/dynamolock"
 )
@@ -19,7 +19,11 @@ import (
 // The DynamoDB lock backend: a lease item in the application's table.
 
 func runDynamoLocks(ctx context.Context, w io.Writer, c cfg) error {
-	db, where := exampleenv.Client(c.DynamoEndpoint)
+	var db entity.Client = ddbmem.New()
+	where := "the embedded engine (ddbmem)"
+	if c.DynamoEndpoint != "" {
+		db, where = entity.LocalClient(c.DynamoEndpoint), "DynamoDB at "+c.DynamoEndpoint
+	}
 	section(w, "distributed lock on DynamoDB, "+where)
 	created, err := ensureTable(ctx, db, c.Table)
 	if err != nil {
