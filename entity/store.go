@@ -606,8 +606,9 @@ func (s *Store[T, PT]) deleteInput(key Key, o *CallOptions) (*dynamodb.DeleteIte
 // Index keys never drift: when a change touches a source of a secondary
 // index key, the key is recomputed from the update's values and the
 // primary key, and written in the same request. If a source is missing
-// the update fails with a [*ValidationError] and nothing is written; a
-// sparse index key whose source is removed or emptied is removed.
+// the update fails with a [*ValidationError] and nothing is written; when
+// a source of a sparse index key is removed or emptied, every key
+// attribute of that index is removed (a sparse index is whole or absent).
 // Primary key attributes and their sources cannot be changed.
 func (s *Store[T, PT]) Update(ctx context.Context, key Key, changes Changes[T], optFns ...func(*CallOptions)) (T, error) {
 	var v T

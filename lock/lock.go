@@ -88,7 +88,9 @@ type Locker struct {
 	opts Options
 }
 
-// New returns a Locker on b with the defaults in opts.
+// New returns a Locker on b. optFns set the Options every Obtain starts
+// from (the zero Options otherwise: one attempt, no heartbeat); the optFns
+// of an Obtain adjust a copy for that call.
 func New(b Backend, optFns ...func(*Options)) *Locker {
 	lk := &Locker{b: b}
 	for _, fn := range optFns {
