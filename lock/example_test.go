@@ -10,12 +10,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	glide "github.com/valkey-io/valkey-glide/go/v2"
-	"github.com/valkey-io/valkey-glide/go/v2/config"
 
+	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/lock"
-	"github.com/tablekit/tablekit/lock/valkeylock"
+	"github.com/tablekit/tablekit/lock/dynamolock"
 )
 
 // The condition that fences the application's own DynamoDB writes with a
@@ -32,28 +31,28 @@ func Example() {
 	// map[#0:fence]
 }
 
-// A scheduler job that runs on one server at a time, with fenced writes.
-// It needs a Valkey server and a DynamoDB table, so it is not run.
+// A scheduler job that runs on one server at a time, with fenced writes:
+// here the lock lives in a DynamoDB table (package lock/dynamolock) on the
+// embedded engine; with Valkey use package lock/valkeylock instead.
 func ExampleManager_WithPreset() {
 	ctx := context.Background()
-	client, err := glide.NewClient(config.NewClientConfiguration().
-		WithAddress(&config.NodeAddress{Host: "localhost", Port: 6379}))
-	if err != nil {
+	db := ddbmem.New()
+	tbl := entity.NewTable(db, "FMWebAppTable") // string keys PK and SK
+	if err := tbl.EnsureTable(ctx); err != nil {
 		log.Fatal(err)
 	}
-	defer client.Close()
-	b, err := valkeylock.New(client, func(o *valkeylock.Options) { o.Prefix = "finance_app:prod" })
+	b, err := dynamolock.New(db, func(o *dynamolock.Options) { o.Table = tbl.Name() })
 	if err != nil {
 		log.Fatal(err)
 	}
 	m := lock.NewManager(lock.New(b))
 	defer m.ForceReleaseAll(context.Background()) // on shutdown
 
-	var db *dynamodb.Client                                                     // your DynamoDB client
 	outbox := lock.Preset{Key: "scheduler:outbox_events", TTL: 5 * time.Minute} // one per job
 	err = m.WithPreset(ctx, outbox, func(ctx context.Context, l *lock.Lock) error {
+		fmt.Println("held:", m.Held())
 		_, err := lock.PutFenced(ctx, db, &dynamodb.PutItemInput{
-			TableName: aws.String("FMWebAppTable"),
+			TableName: aws.String(tbl.Name()),
 			Item: map[string]types.AttributeValue{
 				"PK": &types.AttributeValueMemberS{Value: "OUTBOX#cursor"},
 				"SK": &types.AttributeValueMemberS{Value: "STATE"},
@@ -66,8 +65,12 @@ func ExampleManager_WithPreset() {
 	})
 	switch {
 	case errors.Is(err, lock.ErrNotObtained):
-		log.Print("another server is processing the outbox")
+		fmt.Println("another server is processing the outbox")
 	case err != nil:
-		log.Print(err)
+		log.Fatal(err)
 	}
+	fmt.Println("held after:", m.Held())
+	// Output:
+	// held: [scheduler:outbox_events]
+	// held after: []
 }
