@@ -332,8 +332,8 @@ func WriteThrough[T any](ctx context.Context, c *Cache, key string, ttl time.Dur
 }
 
 // WriteThroughHash is [WriteThrough] for a hash: after store succeeds the
-// hash at key is replaced by fields, with ttl (no jitter, as for seed 003's
-// job:{jobId}, whose TTL is part of its contract).
+// hash at key is replaced by fields, with ttl exactly (no jitter: for
+// entries whose TTL is part of their contract, such as a job's state).
 func (c *Cache) WriteThroughHash(ctx context.Context, key string, fields map[string]string, ttl time.Duration,
 	store func(context.Context) error) error {
 	full, err := c.Key(key)

@@ -23,7 +23,8 @@ import (
 // [KeepTimestamps]. The zero value is a plain call.
 type CallOptions struct {
 	// ConsistentRead asks Get for a strongly consistent read. Default:
-	// eventually consistent (seed 001 §8).
+	// eventually consistent (cheaper, and may miss a write of the last
+	// second).
 	ConsistentRead bool
 	// Condition is a user condition every write adds to its own.
 	Condition *expression.ConditionBuilder
@@ -289,7 +290,8 @@ func (s *Store[T, PT]) learnLayout(av types.AttributeValue) {
 }
 
 // TimeFormat is the layout of the automatic CreatedAt and UpdatedAt
-// attributes: ISO 8601 in UTC with second precision, as in seed 001 §5.
+// attributes: ISO 8601 in UTC with second precision ("2025-11-14T03:00:00Z"),
+// whose byte order is time order.
 const TimeFormat = "2006-01-02T15:04:05Z"
 
 func str(v string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: v} }

@@ -11,8 +11,7 @@ import (
 	"time"
 )
 
-// DefaultTTL is the TTL of a lock obtained with ttl 0, as in the base
-// server design (seed 002: "configurable, 30 seconds by default").
+// DefaultTTL is the TTL of a lock obtained with ttl 0.
 const DefaultTTL = 30 * time.Second
 
 // Backend is the store a [Locker] runs on. Package valkeylock implements it

@@ -19,10 +19,10 @@ type Preset struct {
 }
 
 // DefaultManagerTimeout is how long [Manager.WithLock] waits for a held
-// lock by default (the seed's acquire timeout of 10 seconds).
+// lock by default.
 const DefaultManagerTimeout = 10 * time.Second
 
-// Manager is the distributed lock manager of seed 002: it runs functions
+// Manager is a distributed lock manager: it runs functions
 // under a lock and keeps a registry of the locks this process holds, so that
 // [Manager.ForceReleaseAll] can free them on shutdown. It is safe for
 // concurrent use.
