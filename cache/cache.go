@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit/internal/glidex"
+	"github.com/tablekit/tablekit/internal/notfound"
 )
 
 // Defaults applied by [New] to zero [Options] fields.
@@ -25,6 +26,12 @@ const (
 
 // Sentinel errors. Check them with errors.Is.
 var (
+	// ErrNotFound is matched by a cached "not found" (negative caching,
+	// see [LoadOptions]) and is what the default LoadOptions.IsNotFound
+	// looks for in a loader's error. It is the same value as
+	// entity.ErrNotFound, so a loader that reads through package entity
+	// needs no option.
+	ErrNotFound = notfound.Err
 	// ErrMiss is returned by reads of a key that does not exist. It
 	// translates glide's nil result.
 	ErrMiss = errors.New("cache: miss")
@@ -51,18 +58,20 @@ var (
 // namespace: with no Addresses and no Conn the cache is bypassed.
 type Options struct {
 	// AppID, Env and Service are the first three parts of every key,
-	// {app_id}:{env}:{service}:{key} (seed 002). All are required.
+	// {app_id}:{env}:{service}:{key}, so that applications, environments
+	// and services sharing a server never collide. All are required.
 	AppID, Env, Service string
 
 	// Addresses are the server (or cluster seed) host:port addresses.
 	// Empty (and Conn nil) means no endpoint: the cache is bypassed, loaders
-	// are called directly, metrics still count and nothing fails (seed 000).
+	// are called directly, metrics still count and nothing fails, so an
+	// application runs unchanged without a cache server.
 	Addresses []string
 	// Cluster selects cluster mode.
 	Cluster bool
 	// DisableTLS turns TLS off. TLS is on whenever an endpoint is
-	// configured (seed 000); set this only for local servers without TLS,
-	// as the tests do.
+	// configured (managed caches require it); set this only for local
+	// servers without TLS, as the tests do.
 	DisableTLS bool
 	// Username and Password are ACL credentials; empty means none.
 	Username, Password string
@@ -78,7 +87,8 @@ type Options struct {
 
 	// HashTags allows one well-formed {tag} per key, for callers that
 	// put related keys in one cluster slot on purpose. Off by default, so
-	// a stray brace (a placeholder copied from a design doc) is rejected.
+	// a stray brace (a placeholder such as {user_id} left unfilled) is
+	// rejected.
 	HashTags bool
 
 	// LoadTimeout bounds a loader run by GetOrLoad, which runs on a ctx

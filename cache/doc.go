@@ -1,25 +1,26 @@
 // Package cache is a namespaced cache on Valkey (or Redis) through
-// valkey-glide, with cache-aside, write-through, sessions (cache/session)
-// and the key patterns of the design seeds.
+// valkey-glide, with cache-aside, write-through and sessions
+// (cache/session).
 //
 // # Connection
 //
 // [New] builds a glide client from one [Options] struct: addresses,
 // standalone or cluster mode, credentials, request timeout, and TLS, which
-// is on whenever an endpoint is configured (seed 000) unless
+// is on whenever an endpoint is configured unless
 // Options.DisableTLS says otherwise (local test servers). The cache talks
 // to the server only through the narrow [Conn] interface, so unit tests
 // can pass a fake in Options.Conn.
 //
 // With no endpoint the cache is bypassed: [GetOrLoad] calls the loader
 // directly, reads miss, writes do nothing, metrics still count and
-// nothing fails (seed 000).
+// nothing fails: an application runs unchanged without a cache server.
 //
 // # Keys
 //
-// Every key is {app_id}:{env}:{service}:{key} (seed 002). No part may be
-// empty, and the key part has no empty ':' segment. Braces are rejected
-// (the braces of the seeds are placeholders) unless Options.HashTags is set
+// Every key is {app_id}:{env}:{service}:{key}. No part may be empty, and
+// the key part has no empty ':' segment. Braces are rejected (a brace is
+// usually a placeholder such as {user_id} left unfilled) unless
+// Options.HashTags is set
 // by a caller that puts related keys into one cluster slot on purpose,
 // and then only as one non-empty {tag}.
 //
@@ -44,7 +45,8 @@
 // (Options.MaxRetries, RetryBaseDelay) within the ctx deadline; a circuit
 // breaker (Options.BreakerThreshold consecutive failures, then
 // BreakerCooldown) keeps a dead server from costing a timeout per call.
-// [Cache.Metrics] has seed 002's counters plus hit rate and mean latency;
+// [Cache.Metrics] counts operations, failures by kind, hits and misses,
+// with hit rate and mean latency;
 // [Cache.Health] adds PING and INFO (version, clients, memory, keyspace).
 //
 // # Seeds

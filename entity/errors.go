@@ -5,12 +5,15 @@ import (
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/internal/notfound"
 )
 
 // Sentinel errors of the table runtime. Check them with errors.Is.
 var (
-	// ErrNotFound is returned when the item does not exist.
-	ErrNotFound = errors.New("entity: item not found")
+	// ErrNotFound is returned when the item does not exist. It is the
+	// same value as cache.ErrNotFound.
+	ErrNotFound = notfound.Err
 	// ErrConditionFailed is returned when a write's condition failed,
 	// including a Create whose item already exists. It translates the
 	// SDK's ConditionalCheckFailedException.

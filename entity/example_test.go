@@ -125,3 +125,12 @@ func ExampleDryRun() {
 	// attribute_exists (#0)
 	// Post
 }
+
+// A client for DynamoDB Local (or any local endpoint): placeholder
+// credentials and a fixed region, nothing read from the environment.
+func ExampleLocalClient() {
+	client := entity.LocalClient("http://127.0.0.1:8000")
+	tbl := entity.NewTable(client, "AppTable")
+	fmt.Println(tbl.Name(), client.Options().Region)
+	// Output: AppTable us-east-1
+}

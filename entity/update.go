@@ -25,8 +25,9 @@ import (
 // index key, the key is recomputed from the update's values and the
 // primary key, and written in the same request. If a source is removed or
 // emptied the update fails with a [*ValidationError] that matches
-// keys.ErrMissingField, as Create does, and nothing is written; a sparse
-// index key whose source is removed or emptied is removed instead.
+// keys.ErrMissingField, as Create does, and nothing is written; when a
+// source of a sparse index key is removed or emptied, every key attribute
+// of that index is removed instead (a sparse index is whole or absent).
 // Primary key attributes and their sources cannot be changed.
 func (s *Store[T, PT]) Update(ctx context.Context, key Key, changes Changes[T], optFns ...func(*CallOptions)) (T, error) {
 	var v T

@@ -50,9 +50,12 @@
 //	    A local secondary index (it shares the table's partition key).
 //
 // An index key whose template fields are empty (or a zero time) is an error
-// at marshal time, unless the index is marked sparse: then that key
-// attribute is left out of the item (an item that lacks a key attribute
-// of an index is not in the index), each key attribute on its own.
+// at marshal time, unless the index is marked sparse: then the item is
+// stored without that index (an item that lacks a key attribute of an
+// index is not in the index). A sparse index is written whole or not at
+// all: MarshalItem leaves out each key attribute it cannot build, and the
+// entity runtime, on every write, then leaves out the index's other key
+// attributes too, so a stored item never carries half an index key.
 //
 // # Templates
 //
@@ -238,8 +241,9 @@
 //	func (p *Post) MarshalItem() (map[string]types.AttributeValue, error)
 //	func (p *Post) UnmarshalItem(item map[string]types.AttributeValue) error
 //	    The entity.Item implementation. MarshalItem writes Type, every
-//	    attribute field and every key attribute (sparse index keys whose
-//	    fields are empty are left out, each on its own); UnmarshalItem reads the fields back
+//	    attribute field and every key attribute (a sparse index key whose
+//	    fields are empty is left out; the runtime then drops the rest of
+//	    that index, see above); UnmarshalItem reads the fields back
 //	    (after resetting *p; key attributes and Type are not read).
 //	    Schema.Keys lists the
 //	    primary key attributes first, then each index's in declaration

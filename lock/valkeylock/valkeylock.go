@@ -7,10 +7,10 @@
 //
 //	{Prefix}:lock:{k}         (value: the holder's token, PX = TTL)
 //
-// which is the seed 002 namespace {app_id}:{env}:{service}:{key} with the
-// service "lock": with Prefix "finance_app:test", the lock of
+// which is package cache's namespace {app_id}:{env}:{service}:{key} with
+// the service "lock": with Prefix "finance_app:test", the lock of
 // "scheduler:outbox_events" is "finance_app:test:lock:scheduler:outbox_events".
-// Without a prefix the key is "lock:{k}", as in the seed's key table.
+// Without a prefix the key is "lock:{k}".
 //
 // Beside it lives the fence counter of the key, which has no TTL (it must
 // outlive every lock of the key; it is one small integer per key name):
@@ -62,7 +62,7 @@ var (
 
 // Options configure a [Backend].
 type Options struct {
-	// Prefix is the {app_id}:{env} part of the seed 002 namespace, for
+	// Prefix is the {app_id}:{env} part of the cache namespace, for
 	// example "finance_app:prod". It must not start or end with ':' nor
 	// contain an empty part ("a::b"). Empty means no prefix: keys are
 	// "lock:{key}".
