@@ -491,7 +491,10 @@ func TestRequestBuilders(t *testing.T) {
 		call  func(*entity.Request) error
 	}{
 		{"Get", func() (any, error) { return notes.GetInput(key, entity.ConsistentRead) },
-			func(r *entity.Request) error { _, err := notes.Get(ctx, key, entity.ConsistentRead, entity.DryRun(r)); return err }},
+			func(r *entity.Request) error {
+				_, err := notes.Get(ctx, key, entity.ConsistentRead, entity.DryRun(r))
+				return err
+			}},
 		{"Create", func() (any, error) { return notes.CreateInput(&n) },
 			func(r *entity.Request) error { return notes.Create(ctx, &n, entity.DryRun(r)) }},
 		{"Put", func() (any, error) { return notes.PutInput(&n, entity.IfVersion(3)) },
