@@ -109,7 +109,10 @@
 // with a *types.ProvisionedThroughputExceededException unless
 // Fault.ThrottleErr says otherwise (for example a *types.ThrottlingException).
 // Faults apply before the request is validated or applied, so a failed
-// call changes nothing.
+// call changes nothing. Fault.Unprocessed makes BatchWriteItem and
+// BatchGetItem leave part of each request unprocessed, returned in
+// UnprocessedItems or UnprocessedKeys as DynamoDB does under load, so batch
+// retry loops run on the engine as they do against the service.
 package ddbmem
 
 import (

@@ -211,11 +211,19 @@ func (s *Store[T, PT]) updateInput(key Key, changes Changes[T], o *CallOptions) 
 }
 
 // missingSource is the error of an index key whose source an update
-// removes or empties: a *keys.Error wrapping keys.ErrMissingField, as the
-// generated key builders return for a missing source.
+// removes or empties: a *keys.Error wrapping keys.ErrMissingField, naming
+// the template's field as the generated key builders do for a missing
+// source.
 func missingSource(k KeyAttr, removed map[string]bool) error {
-	for _, src := range k.Sources {
+	var fields []string
+	if t, err := keys.New(k.Template); err == nil {
+		fields = t.Fields()
+	}
+	for i, src := range k.Sources {
 		if removed[src] {
+			if len(fields) == len(k.Sources) {
+				src = fields[i]
+			}
 			return &keys.Error{Template: k.Template, Field: src, Err: keys.ErrMissingField}
 		}
 	}
