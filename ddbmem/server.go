@@ -78,6 +78,21 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b 
 func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd["X-Amzn-Requestid"] = []string{requestID()}
+	if r.Header.Get("Origin") != "" {
+		// Browsers' cross-origin requests, as DynamoDB answers them.
+		hd["Access-Control-Allow-Origin"] = []string{"*"}
+		if r.Method == http.MethodOptions {
+			if v := r.Header.Get("Access-Control-Request-Headers"); v != "" {
+				hd["Access-Control-Allow-Headers"] = []string{v}
+			}
+			if v := r.Header.Get("Access-Control-Request-Method"); v != "" {
+				hd["Access-Control-Allow-Methods"] = []string{v}
+			}
+			hd["Access-Control-Max-Age"] = []string{"172800"}
+			writeBody(w, 200, "", nil)
+			return
+		}
+	}
 	if r.Method == http.MethodGet {
 		// DynamoDB answers a GET with a health line.
 		writeBody(w, 200, "", []byte("healthy: dynamodb.us-east-1.amazonaws.com "))

@@ -91,6 +91,7 @@ func TestServerProtocol(t *testing.T) {
 		{"empty body", "POST", tgt + "ListTables", json10, sigV4, ``, 400, json10, `{"__type":"com.amazon.coral.service#SerializationException"}`},
 		{"wrong content type", "POST", tgt + "ListTables", "text/plain", sigV4, `{}`, 404, "", "<UnknownOperationException/>\n"},
 		{"not a POST", "PUT", tgt + "ListTables", json10, sigV4, `{}`, 404, "", "<UnknownOperationException/>\n"},
+		{"a null request is an empty one", "POST", tgt + "ListTables", json10, sigV4, `null`, 200, json10, `{"TableNames":[]}`},
 		{"GET is a health check", "GET", "", "", "", ``, 200, "", "healthy: dynamodb.us-east-1.amazonaws.com "},
 		{"missing authentication", "POST", tgt + "ListTables", json10, "", `{}`, 400, json10,
 			`{"__type":"com.amazon.coral.service#MissingAuthenticationTokenException","message":"Request is missing Authentication Token"}`},
@@ -321,5 +322,34 @@ func TestServeStart(t *testing.T) {
 	t.Logf("Serve took %v", took)
 	if _, err := srv.Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }).ListTables(context.Background(), &dynamodb.ListTablesInput{}); err == nil {
 		t.Error("the endpoint answers after Close")
+	}
+}
+
+// TestServerCORS checks the answers to browsers' cross-origin requests.
+func TestServerCORS(t *testing.T) {
+	srv := serve(t)
+	req, err := http.NewRequest(http.MethodOptions, srv.URL(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Origin", "http://localhost:3000")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "x-amz-target,content-type")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	got := map[string]string{}
+	for _, h := range []string{"Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Access-Control-Allow-Headers", "Access-Control-Max-Age"} {
+		got[h] = resp.Header.Get(h)
+	}
+	want := map[string]string{"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "POST",
+		"Access-Control-Allow-Headers": "x-amz-target,content-type", "Access-Control-Max-Age": "172800"}
+	if resp.StatusCode != 200 {
+		t.Errorf("status %d", resp.StatusCode)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("headers (-want +got):\n%s", d)
 	}
 }

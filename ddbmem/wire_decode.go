@@ -417,6 +417,14 @@ var (
 func decodeInput(body []byte, in any) error {
 	v := reflect.ValueOf(in).Elem()
 	d := &jdec{s: string(body)}
+	if d.null() {
+		// A null request is an empty one.
+		d.ws()
+		if d.i != len(d.s) {
+			return errSyntax
+		}
+		return nil
+	}
 	if err := decoderFor(v.Type())(d, v); err != nil {
 		return err
 	}
