@@ -178,7 +178,9 @@ func TestServerTypedErrors(t *testing.T) {
 		if !errors.As(err, &ccf) {
 			t.Fatalf("got %v, want a *types.ConditionalCheckFailedException", err)
 		}
-		if d := cmp.Diff(item, ccf.Item, cmp.Comparer(func(a, b types.AttributeValue) bool { return cmp.Equal(a, b, cmp.AllowUnexported(types.AttributeValueMemberS{}, types.AttributeValueMemberN{})) })); d != "" {
+		if d := cmp.Diff(item, ccf.Item, cmp.Comparer(func(a, b types.AttributeValue) bool {
+			return cmp.Equal(a, b, cmp.AllowUnexported(types.AttributeValueMemberS{}, types.AttributeValueMemberN{}))
+		})); d != "" {
 			t.Errorf("Item (-want +got):\n%s", d)
 		}
 		if ccf.ErrorMessage() != "The conditional request failed" {

@@ -57,7 +57,7 @@ func TestDecodeInputs(t *testing.T) {
 		}, func(in any) error { _, err := c.PutItem(ctx, in.(*dynamodb.PutItemInput)); return err }},
 		{"Query", &dynamodb.QueryInput{TableName: aws.String("t"), IndexName: aws.String("ix"), Limit: aws.Int32(math.MaxInt32),
 			ScanIndexForward: aws.Bool(false), ExclusiveStartKey: every, Select: types.SelectCount,
-			KeyConditions: map[string]types.Condition{"pk": {ComparisonOperator: "EQ", AttributeValueList: []types.AttributeValue{s("a")}}},
+			KeyConditions:   map[string]types.Condition{"pk": {ComparisonOperator: "EQ", AttributeValueList: []types.AttributeValue{s("a")}}},
 			AttributesToGet: []string{"a", "b"}, ExpressionAttributeNames: map[string]string{"#a": "a"},
 		}, func(in any) error { _, err := c.Query(ctx, in.(*dynamodb.QueryInput)); return err }},
 		{"Scan", &dynamodb.ScanInput{TableName: aws.String("t"), Segment: aws.Int32(0), TotalSegments: aws.Int32(4), ConsistentRead: aws.Bool(true),
@@ -80,7 +80,10 @@ func TestDecodeInputs(t *testing.T) {
 			{Update: &types.Update{TableName: aws.String("t"), Key: every, UpdateExpression: aws.String("SET a = :a"), ExpressionAttributeValues: every}},
 			{Delete: &types.Delete{TableName: aws.String("t"), Key: every, ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}},
 			{ConditionCheck: &types.ConditionCheck{TableName: aws.String("t"), Key: every, ConditionExpression: aws.String("attribute_exists(a)")}},
-		}}, func(in any) error { _, err := c.TransactWriteItems(ctx, in.(*dynamodb.TransactWriteItemsInput)); return err }},
+		}}, func(in any) error {
+			_, err := c.TransactWriteItems(ctx, in.(*dynamodb.TransactWriteItemsInput))
+			return err
+		}},
 		{"BatchWriteItem", &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
 			"t": {{PutRequest: &types.PutRequest{Item: every}}, {DeleteRequest: &types.DeleteRequest{Key: every}}}}},
 			func(in any) error { _, err := c.BatchWriteItem(ctx, in.(*dynamodb.BatchWriteItemInput)); return err }},
