@@ -103,7 +103,11 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
+	defer func() {
+		if cap(*bp) <= 1<<20 { // big buffers are left to the GC
+			bufPool.Put(bp)
+		}
+	}()
 	body, err := readAll(r.Body, (*bp)[:0])
 	*bp = body[:0]
 	if err != nil {

@@ -355,3 +355,49 @@ func TestServerCORS(t *testing.T) {
 		t.Errorf("headers (-want +got):\n%s", d)
 	}
 }
+
+// TestServerConcurrent has many goroutines increment one counter through
+// the endpoint and counts the result: no increment is lost.
+func TestServerConcurrent(t *testing.T) {
+	ctx := context.Background()
+	srv := serve(t)
+	c := srv.Client()
+	tbl := aws.String("counters")
+	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            tbl,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "c"}}
+	const workers, each = 16, 40
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*each)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				_, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: tbl, Key: key, UpdateExpression: aws.String("ADD n :one"),
+					ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}}})
+				if err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: tbl, Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Item["n"].(*types.AttributeValueMemberN).Value; got != strconv.Itoa(workers*each) {
+		t.Fatalf("counter %s, want %d", got, workers*each)
+	}
+}
