@@ -67,7 +67,8 @@
 //
 // # Time to live
 //
-// UpdateTimeToLive records the TTL attribute. As in DynamoDB, expired
+// UpdateTimeToLive records the TTL attribute and DescribeTimeToLive
+// reports it. As in DynamoDB, expired
 // items are not hidden from reads: they stay readable until they are
 // deleted. The engine deletes them only when [DB.SweepExpired] is called
 // (tests call it to simulate DynamoDB's background deletion); an item is

@@ -55,6 +55,7 @@ var operations = map[string]handlerFn{
 	"DeleteItem":         op((*DB).DeleteItem),
 	"DeleteTable":        op((*DB).DeleteTable),
 	"DescribeTable":      op((*DB).DescribeTable),
+	"DescribeTimeToLive": op((*DB).DescribeTimeToLive),
 	"GetItem":            op((*DB).GetItem),
 	"ListTables":         op((*DB).ListTables),
 	"PutItem":            op((*DB).PutItem),
