@@ -205,6 +205,16 @@ func writeBody(w http.ResponseWriter, status int, ct string, body []byte) {
 // errorNamespace prefixes the __type of DynamoDB's modelled errors.
 const errorNamespace = "com.amazonaws.dynamodb.v20120810#"
 
+// coralErrors are the errors whose __type is in the service framework's
+// namespaces rather than DynamoDB's.
+var coralErrors = map[string]string{
+	ValidationException:            "com.amazon.coral.validate#ValidationException",
+	"ThrottlingException":          "com.amazon.coral.availability#ThrottlingException",
+	"UnrecognizedClientException":  "com.amazon.coral.service#UnrecognizedClientException",
+	"AccessDeniedException":        "com.amazon.coral.service#AccessDeniedException",
+	"IncompleteSignatureException": "com.amazon.coral.service#IncompleteSignatureException",
+}
+
 // writeError writes err as DynamoDB does: a JSON body with __type and the
 // error's members (message, Item, CancellationReasons, ...).
 func writeError(w http.ResponseWriter, ct string, err error) {
@@ -227,8 +237,8 @@ func writeError(w http.ResponseWriter, ct string, err error) {
 	case errors.As(err, &api):
 		code := api.ErrorCode()
 		typ := errorNamespace + code
-		if code == ValidationException {
-			typ = "com.amazon.coral.validate#ValidationException"
+		if t, ok := coralErrors[code]; ok {
+			typ = t
 		}
 		if api.ErrorFault() == smithy.FaultServer {
 			status = 500

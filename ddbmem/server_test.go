@@ -234,6 +234,32 @@ func TestServerTypedErrors(t *testing.T) {
 			t.Fatalf("got %v, want a ValidationException", err)
 		}
 	})
+	t.Run("injected ThrottlingException", func(t *testing.T) {
+		srv.DB().SetFault("GetItem", ddbmem.Fault{ThrottleRate: 1, ThrottleErr: &types.ThrottlingException{Message: aws.String("Rate exceeded")}})
+		defer srv.DB().ClearFaults()
+		_, err := srv.Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }).GetItem(ctx, &dynamodb.GetItemInput{TableName: tbl, Key: key})
+		var te *types.ThrottlingException
+		if !errors.As(err, &te) || te.ErrorMessage() != "Rate exceeded" {
+			t.Fatalf("got %v, want a *types.ThrottlingException", err)
+		}
+		_, _, body := rawCall(t, srv.URL(), "POST", "DynamoDB_20120810.GetItem", "application/x-amz-json-1.0", sigV4, `{"TableName":"things","Key":{"pk":{"S":"a"}}}`)
+		if !strings.Contains(body, `"__type":"com.amazon.coral.availability#ThrottlingException"`) {
+			t.Errorf("body %s, want DynamoDB's __type of ThrottlingException", body)
+		}
+	})
+	t.Run("injected internal error", func(t *testing.T) {
+		srv.DB().SetFault("GetItem", ddbmem.Fault{Err: &types.InternalServerError{Message: aws.String("boom")}})
+		defer srv.DB().ClearFaults()
+		status, _, _ := rawCall(t, srv.URL(), "POST", "DynamoDB_20120810.GetItem", "application/x-amz-json-1.0", sigV4, `{"TableName":"things","Key":{"pk":{"S":"a"}}}`)
+		if status != 500 {
+			t.Errorf("status %d, want 500", status)
+		}
+		_, err := srv.Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }).GetItem(ctx, &dynamodb.GetItemInput{TableName: tbl, Key: key})
+		var ise *types.InternalServerError
+		if !errors.As(err, &ise) {
+			t.Fatalf("got %v, want a *types.InternalServerError", err)
+		}
+	})
 	t.Run("injected throttling", func(t *testing.T) {
 		srv.DB().SetFault("GetItem", ddbmem.Fault{ThrottleRate: 1})
 		defer srv.DB().ClearFaults()
