@@ -306,4 +306,15 @@ var legacyCases = []tc{
 			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), IndexName: str("byN"), KeyConditions: conds{"a.b": cnd("EQ", S("dot1")), "n": cnd("GT", S("1"))}}),
 		},
 	},
+	{
+		name:   "AttributesToGet/validation on a keys-only index and in a batch",
+		tables: tables(withGSI(tPKSK(), "byN", hs("a.b", "S"), hs("n", "N"), projection(types.ProjectionTypeKeysOnly))),
+		items:  legacyItems(),
+		steps: []step{
+			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), IndexName: str("byN"), KeyConditions: conds{"a.b": cnd("EQ", S("dot1"))}, AttributesToGet: []string{"n"}, Select: types.SelectAllProjectedAttributes}),
+			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), IndexName: str("byN"), KeyConditions: conds{"a.b": cnd("EQ", S("dot1"))}, AttributesToGet: []string{"tags"}}),
+			failMsg(eValid, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"T": {Keys: []I{legacyKey}, AttributesToGet: []string{}}}}),
+			fail(eValid, legacyUpd(legacyKey, updates{"n": {Action: "ADD", Value: L(S("y"))}}, nil, "")),
+		},
+	},
 }
