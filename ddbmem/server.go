@@ -137,6 +137,10 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if auth := r.Header.Get("Authorization"); !strings.HasPrefix(strings.TrimSpace(auth), "AWS4-") && r.URL.Query().Get("X-Amz-Algorithm") == "" {
+		if len(body) > 0 && !validJSON(body) {
+			writeError(w, ct, errSyntax) // DynamoDB parses the body first
+			return
+		}
 		writeError(w, ct, &wireError{typ: "com.amazon.coral.service#MissingAuthenticationTokenException", status: 400,
 			msgKey: "message", msg: "Request is missing Authentication Token"})
 		return

@@ -95,6 +95,7 @@ func TestServerProtocol(t *testing.T) {
 		{"GET is a health check", "GET", "", "", "", ``, 200, "", "healthy: dynamodb.us-east-1.amazonaws.com "},
 		{"missing authentication", "POST", tgt + "ListTables", json10, "", `{}`, 400, json10,
 			`{"__type":"com.amazon.coral.service#MissingAuthenticationTokenException","message":"Request is missing Authentication Token"}`},
+		{"malformed JSON without authentication", "POST", tgt + "ListTables", json10, "", `{`, 400, json10, `{"__type":"com.amazon.coral.service#SerializationException"}`},
 		{"string for an integer", "POST", tgt + "ListTables", json10, sigV4, `{"Limit":"5"}`, 400, json10,
 			`{"__type":"com.amazon.coral.service#SerializationException","Message":"class java.lang.String can not be converted to an Integer"}`},
 		{"number for a string", "POST", tgt + "DescribeTable", json10, sigV4, `{"TableName":5}`, 400, json10,
