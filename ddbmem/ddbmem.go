@@ -129,9 +129,10 @@
 // "com.amazon.coral.validate#ValidationException"; malformed JSON and
 // values of the wrong JSON type are a
 // "com.amazon.coral.service#SerializationException". Requests must carry
-// an AWS signature (an Authorization header starting "AWS4-", else a
-// MissingAuthenticationTokenException), which is not checked: any
-// credentials and region work.
+// a complete AWS signature version 4, in the Authorization header or the
+// query string (else a MissingAuthenticationTokenException or an
+// IncompleteSignatureException, as from DynamoDB), which is not verified:
+// any credentials and region work. Bodies over 16 MB get a 413.
 //
 // # Faults
 //

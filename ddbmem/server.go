@@ -100,7 +100,7 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.ContentLength > maxRequestBytes {
-		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		tooLarge(w)
 		return
 	}
 	bp := bufPool.Get().(*[]byte)
@@ -113,7 +113,7 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	*bp = body[:0]
 	if err != nil {
 		if errors.Is(err, errTooLarge) {
-			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			tooLarge(w)
 		}
 		return
 	}
@@ -136,13 +136,11 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, ct, &wireError{typ: "com.amazon.coral.service#UnknownOperationException", status: 400})
 		return
 	}
-	if auth := r.Header.Get("Authorization"); !strings.HasPrefix(strings.TrimSpace(auth), "AWS4-") && r.URL.Query().Get("X-Amz-Algorithm") == "" {
+	if err := checkAuth(r); err != nil {
 		if len(body) > 0 && !validJSON(body) {
-			writeError(w, ct, errSyntax) // DynamoDB parses the body first
-			return
+			err = errSyntax // DynamoDB parses the body first
 		}
-		writeError(w, ct, &wireError{typ: "com.amazon.coral.service#MissingAuthenticationTokenException", status: 400,
-			msgKey: "message", msg: "Request is missing Authentication Token"})
+		writeError(w, ct, err)
 		return
 	}
 	if len(body) == 0 {
@@ -163,6 +161,69 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 var errTooLarge = errors.New("request too large")
+
+// tooLarge answers a request over 16 MB as DynamoDB does: a 413 with an
+// empty chunked body.
+func tooLarge(w http.ResponseWriter) {
+	w.WriteHeader(http.StatusRequestEntityTooLarge)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func coralErr(name, msg string) error {
+	return &wireError{typ: "com.amazon.coral.service#" + name, status: 400, msgKey: "message", msg: msg}
+}
+
+// checkAuth checks that a request carries a complete AWS signature, in
+// the Authorization header or in the query string, as DynamoDB does
+// before anything else; the signature itself is not verified.
+func checkAuth(r *http.Request) error {
+	header := r.Header.Get("Authorization")
+	query := r.URL.Query()
+	_, inQuery := query["X-Amz-Algorithm"]
+	switch {
+	case header != "" && inQuery:
+		return coralErr("InvalidSignatureException", "Found both 'X-Amz-Algorithm' as a query-string param and 'Authorization' as HTTP header.")
+	case header == "" && !inQuery, header != "" && !strings.HasPrefix(strings.TrimSpace(header), "AWS4-"):
+		return coralErr("MissingAuthenticationTokenException", "Request is missing Authentication Token")
+	}
+	var msg strings.Builder
+	if header != "" {
+		params := map[string]string{}
+		for i, f := range strings.FieldsFunc(header, func(r rune) bool { return r == ',' || r == ' ' }) {
+			if i == 0 {
+				continue // the algorithm
+			}
+			k, v, _ := strings.Cut(strings.TrimSpace(f), "=")
+			params[k] = v
+		}
+		for _, p := range []string{"Credential", "Signature", "SignedHeaders"} {
+			if params[p] == "" {
+				msg.WriteString("Authorization header requires '" + p + "' parameter. ")
+			}
+		}
+		if r.Header.Get("X-Amz-Date") == "" && r.Header.Get("Date") == "" {
+			msg.WriteString("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ")
+		}
+		if msg.Len() > 0 {
+			msg.WriteString("Authorization=" + header)
+		}
+	} else {
+		for _, p := range []string{"X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Signature", "X-Amz-SignedHeaders", "X-Amz-Date"} {
+			if query.Get(p) == "" {
+				msg.WriteString("AWS query-string parameters must include '" + p + "'. ")
+			}
+		}
+		if msg.Len() > 0 {
+			msg.WriteString("Re-examine the query-string parameters.")
+		}
+	}
+	if msg.Len() > 0 {
+		return coralErr("IncompleteSignatureException", msg.String())
+	}
+	return nil
+}
 
 // readAll reads r into buf, up to maxRequestBytes.
 func readAll(r io.Reader, buf []byte) ([]byte, error) {

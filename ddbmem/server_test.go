@@ -42,6 +42,7 @@ func rawCall(t *testing.T, url, method, target, ct, auth, body string) (int, htt
 	}
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
+		req.Header.Set("X-Amz-Date", "20260101T000000Z")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -94,6 +95,10 @@ func TestServerProtocol(t *testing.T) {
 		{"a null request is an empty one", "POST", tgt + "ListTables", json10, sigV4, `null`, 200, json10, `{"TableNames":[]}`},
 		{"GET is a health check", "GET", "", "", "", ``, 200, "", "healthy: dynamodb.us-east-1.amazonaws.com "},
 		{"missing authentication", "POST", tgt + "ListTables", json10, "", `{}`, 400, json10,
+			`{"__type":"com.amazon.coral.service#MissingAuthenticationTokenException","message":"Request is missing Authentication Token"}`},
+		{"incomplete signature", "POST", tgt + "ListTables", json10, "AWS4- Signature=b,Credential=a", `{}`, 400, json10,
+			`{"__type":"com.amazon.coral.service#IncompleteSignatureException","message":"Authorization header requires 'SignedHeaders' parameter. Authorization=AWS4- Signature=b,Credential=a"}`},
+		{"not a version 4 signature", "POST", tgt + "ListTables", json10, "AWS abc", `{}`, 400, json10,
 			`{"__type":"com.amazon.coral.service#MissingAuthenticationTokenException","message":"Request is missing Authentication Token"}`},
 		{"malformed JSON without authentication", "POST", tgt + "ListTables", json10, "", `{`, 400, json10, `{"__type":"com.amazon.coral.service#SerializationException"}`},
 		{"string for an integer", "POST", tgt + "ListTables", json10, sigV4, `{"Limit":"5"}`, 400, json10,
@@ -426,5 +431,34 @@ func TestServerConcurrent(t *testing.T) {
 	}
 	if got := out.Item["n"].(*types.AttributeValueMemberN).Value; got != strconv.Itoa(workers*each) {
 		t.Fatalf("counter %s, want %d", got, workers*each)
+	}
+}
+
+// TestServerQueryAuthAndSize checks signatures in the query string and
+// the 16 MB request limit.
+func TestServerQueryAuthAndSize(t *testing.T) {
+	srv := serve(t)
+	const json10 = "application/x-amz-json-1.0"
+	cases := []struct {
+		name, query, auth string
+		body              string
+		status            int
+		want              string
+	}{
+		{"complete query signature", "?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=a&X-Amz-Signature=b&X-Amz-SignedHeaders=host&X-Amz-Date=d",
+			"", `{}`, 200, `{"TableNames":[]}`},
+		{"incomplete query signature", "?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=a", "", `{}`, 400,
+			`{"__type":"com.amazon.coral.service#IncompleteSignatureException","message":"AWS query-string parameters must include 'X-Amz-Signature'. AWS query-string parameters must include 'X-Amz-SignedHeaders'. AWS query-string parameters must include 'X-Amz-Date'. Re-examine the query-string parameters."}`},
+		{"header and query signatures", "?X-Amz-Algorithm", sigV4, `{}`, 400,
+			`{"__type":"com.amazon.coral.service#InvalidSignatureException","message":"Found both 'X-Amz-Algorithm' as a query-string param and 'Authorization' as HTTP header."}`},
+		{"over 16 MB", "", sigV4, `{"TableName":"` + strings.Repeat("a", 16<<20) + `"}`, 413, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, _, body := rawCall(t, srv.URL()+"/"+c.query, "POST", "DynamoDB_20120810.ListTables", json10, c.auth, c.body)
+			if status != c.status || body != c.want {
+				t.Errorf("got %d %s, want %d %s", status, body, c.status, c.want)
+			}
+		})
 	}
 }
