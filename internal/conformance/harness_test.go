@@ -314,6 +314,10 @@ func (n *nameMap) rewrite(in any) any {
 		c := *v
 		c.TableName = n.ptr(v.TableName)
 		return &c
+	case *dynamodb.DescribeTimeToLiveInput:
+		c := *v
+		c.TableName = n.ptr(v.TableName)
+		return &c
 	case *dynamodb.ListTablesInput:
 		c := *v
 		return &c
@@ -415,6 +419,14 @@ func call(ctx context.Context, c entity.Client, in any) (out any, err error) {
 		return c.UpdateTimeToLive(ctx, v)
 	case *dynamodb.ListTablesInput:
 		return c.ListTables(ctx, v)
+	case *dynamodb.DescribeTimeToLiveInput:
+		d, ok := c.(interface {
+			DescribeTimeToLive(context.Context, *dynamodb.DescribeTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error)
+		})
+		if !ok {
+			return nil, fmt.Errorf("conformance: %T has no DescribeTimeToLive", c)
+		}
+		return d.DescribeTimeToLive(ctx, v)
 	case *dynamodb.BatchGetItemInput:
 		return c.BatchGetItem(ctx, v)
 	case *dynamodb.BatchWriteItemInput:
