@@ -1,6 +1,6 @@
 module github.com/tablekit/tablekit
 
-go 1.24
+go 1.24.9
 
 require (
 	github.com/aws/aws-sdk-go-v2 v1.47.7
@@ -19,5 +19,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/internal/accept-encoding v1.13.24 // indirect
 	github.com/aws/aws-sdk-go-v2/service/internal/endpoint-discovery v1.13.10 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/valkey-io/valkey-go v1.0.74 // indirect
+	golang.org/x/sys v0.39.0 // indirect
 	google.golang.org/protobuf v1.33.0 // indirect
 )

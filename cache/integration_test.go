@@ -17,22 +17,31 @@ import (
 	"github.com/tablekit/tablekit/internal/testenv"
 )
 
-// eachMode runs f as a subtest against the standalone server and against
-// the cluster, each with its own namespace.
+// backends are the client libraries every integration test runs on.
+var backends = []cache.Backend{cache.BackendGlide, cache.BackendValkeyGo}
+
+// eachMode runs f as a subtest on each backend against the standalone
+// server and against the cluster, each with its own namespace.
 func eachMode(t *testing.T, f func(t *testing.T, c *cache.Cache)) {
 	t.Helper()
-	for _, mode := range []string{"standalone", "cluster"} {
-		t.Run(mode, func(t *testing.T) {
-			var addrs []string
-			if mode == "cluster" {
-				addrs = testenv.ValkeyClusterAddrs(t)
-			} else {
-				addrs = []string{testenv.ValkeyAddr(t)}
-			}
-			c := newCache(t, addrs, mode == "cluster")
-			f(t, c)
-		})
+	for _, be := range backends {
+		for _, mode := range []string{"standalone", "cluster"} {
+			t.Run(be.String()+"/"+mode, func(t *testing.T) {
+				var addrs []string
+				if mode == "cluster" {
+					addrs = testenv.ValkeyClusterAddrs(t)
+				} else {
+					addrs = []string{testenv.ValkeyAddr(t)}
+				}
+				c := newCache(t, addrs, mode == "cluster", withBackend(be))
+				f(t, c)
+			})
+		}
 	}
+}
+
+func withBackend(be cache.Backend) func(*cache.Options) {
+	return func(o *cache.Options) { o.Backend = be }
 }
 
 func newCache(t *testing.T, addrs []string, cluster bool, optFns ...func(*cache.Options)) *cache.Cache {
@@ -568,26 +577,29 @@ func TestHealth(t *testing.T) {
 // Standalone runs on testenv.StartRedis, cluster on a private one-node
 // cluster; neither touches the shared servers.
 func TestFailOpenWhenRedisStops(t *testing.T) {
-	for _, mode := range []string{"standalone", "cluster"} {
-		t.Run(mode, func(t *testing.T) {
-			var (
-				addr        string
-				stop, start func()
-			)
-			if mode == "cluster" {
-				p := startPrivateCluster(t)
-				addr, stop, start = p.addr, p.Stop, p.Start
-			} else {
-				p := testenv.StartRedis(t)
-				addr, stop, start = p.Addr, p.Stop, p.Start
-			}
-			failOpen(t, addr, mode == "cluster", stop, start)
-		})
+	for _, be := range backends {
+		for _, mode := range []string{"standalone", "cluster"} {
+			t.Run(be.String()+"/"+mode, func(t *testing.T) {
+				var (
+					addr        string
+					stop, start func()
+				)
+				if mode == "cluster" {
+					p := startPrivateCluster(t)
+					addr, stop, start = p.addr, p.Stop, p.Start
+				} else {
+					p := testenv.StartRedis(t)
+					addr, stop, start = p.Addr, p.Stop, p.Start
+				}
+				failOpen(t, be, addr, mode == "cluster", stop, start)
+			})
+		}
 	}
 }
 
-func failOpen(t *testing.T, addr string, cluster bool, stop, start func()) {
+func failOpen(t *testing.T, be cache.Backend, addr string, cluster bool, stop, start func()) {
 	c := newCache(t, []string{addr}, cluster, func(o *cache.Options) {
+		o.Backend = be
 		o.RequestTimeout = 100 * time.Millisecond
 		o.BreakerThreshold = 3
 		o.BreakerCooldown = 200 * time.Millisecond
@@ -672,21 +684,25 @@ func failOpen(t *testing.T, addr string, cluster bool, stop, start func()) {
 // plain-text server the cache cannot connect, so it fails open.
 func TestTLSOnByDefault(t *testing.T) {
 	addr := testenv.ValkeyAddr(t)
-	c, err := cache.New(cache.Options{AppID: testenv.UniqueName("tk"), Env: "test", Service: "tls",
-		Addresses: []string{addr}, RequestTimeout: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	v, err := cache.GetOrLoad(context.Background(), c, "k", time.Minute, func(context.Context) (int, error) { return 7, nil })
-	if err != nil || v != 7 {
-		t.Fatalf("GetOrLoad over TLS to a plain server = %d, %v; want fail-open 7", v, err)
-	}
-	if c.Metrics().Failed == 0 {
-		t.Fatalf("no failure counted: TLS was not on")
-	}
-	if h := c.Health(context.Background()); h.Healthy {
-		t.Fatalf("healthy over TLS to a plain server")
+	for _, be := range backends {
+		t.Run(be.String(), func(t *testing.T) {
+			c, err := cache.New(cache.Options{AppID: testenv.UniqueName("tk"), Env: "test", Service: "tls",
+				Addresses: []string{addr}, RequestTimeout: 200 * time.Millisecond, Backend: be})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			v, err := cache.GetOrLoad(context.Background(), c, "k", time.Minute, func(context.Context) (int, error) { return 7, nil })
+			if err != nil || v != 7 {
+				t.Fatalf("GetOrLoad over TLS to a plain server = %d, %v; want fail-open 7", v, err)
+			}
+			if c.Metrics().Failed == 0 {
+				t.Fatalf("no failure counted: TLS was not on")
+			}
+			if h := c.Health(context.Background()); h.Healthy {
+				t.Fatalf("healthy over TLS to a plain server")
+			}
+		})
 	}
 }
 
