@@ -12,6 +12,7 @@ import (
 	glide "github.com/valkey-io/valkey-glide/go/v2"
 	"github.com/valkey-io/valkey-glide/go/v2/config"
 
+	"github.com/tablekit/tablekit/cache"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/lock"
 	"github.com/tablekit/tablekit/lock/valkeylock"
@@ -48,7 +49,7 @@ func ExampleManager_WithPreset() {
 		log.Fatal(err)
 	}
 	defer client.Close()
-	b, err := valkeylock.New(client, func(o *valkeylock.Options) { o.Prefix = "finance_app:prod" })
+	b, err := valkeylock.New(cache.NewGlideConn(client), func(o *valkeylock.Options) { o.Prefix = "finance_app:prod" })
 	if err != nil {
 		log.Fatal(err)
 	}

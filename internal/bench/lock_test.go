@@ -14,6 +14,7 @@ import (
 	"github.com/valkey-io/valkey-glide/go/v2/config"
 	"github.com/valkey-io/valkey-glide/go/v2/options"
 
+	"github.com/tablekit/tablekit/cache"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/lock"
 	"github.com/tablekit/tablekit/lock/dynamolock"
@@ -50,7 +51,7 @@ func BenchmarkLock(b *testing.B) {
 
 	b.Run("ValkeyCycle", func(b *testing.B) {
 		c := valkeyClient(b)
-		vb, err := valkeylock.New(c, func(o *valkeylock.Options) { o.Prefix = prefix })
+		vb, err := valkeylock.New(cache.NewGlideConn(c), func(o *valkeylock.Options) { o.Prefix = prefix })
 		if err != nil {
 			b.Fatal(err)
 		}
