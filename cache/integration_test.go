@@ -17,8 +17,20 @@ import (
 	"github.com/tablekit/tablekit/internal/testenv"
 )
 
-// backends are the client libraries every integration test runs on.
-var backends = []cache.Backend{cache.BackendGlide, cache.BackendValkeyGo}
+// backend is one client library (and near cache setting) under test.
+type backend struct {
+	name string
+	opt  func(*cache.Options)
+}
+
+// backends are the client libraries every integration test runs on:
+// glide, valkey-go, and valkey-go with the near cache on, so that every
+// cache guarantee is also checked with reads served in process.
+var backends = []backend{
+	{"glide", func(o *cache.Options) { o.Backend = cache.BackendGlide }},
+	{"valkeygo", func(o *cache.Options) { o.Backend = cache.BackendValkeyGo }},
+	{"valkeygo-near", func(o *cache.Options) { o.Backend, o.Near = cache.BackendValkeyGo, &cache.NearOptions{} }},
+}
 
 // eachMode runs f as a subtest on each backend against the standalone
 // server and against the cluster, each with its own namespace.
@@ -26,22 +38,18 @@ func eachMode(t *testing.T, f func(t *testing.T, c *cache.Cache)) {
 	t.Helper()
 	for _, be := range backends {
 		for _, mode := range []string{"standalone", "cluster"} {
-			t.Run(be.String()+"/"+mode, func(t *testing.T) {
+			t.Run(be.name+"/"+mode, func(t *testing.T) {
 				var addrs []string
 				if mode == "cluster" {
 					addrs = testenv.ValkeyClusterAddrs(t)
 				} else {
 					addrs = []string{testenv.ValkeyAddr(t)}
 				}
-				c := newCache(t, addrs, mode == "cluster", withBackend(be))
+				c := newCache(t, addrs, mode == "cluster", be.opt)
 				f(t, c)
 			})
 		}
 	}
-}
-
-func withBackend(be cache.Backend) func(*cache.Options) {
-	return func(o *cache.Options) { o.Backend = be }
 }
 
 func newCache(t *testing.T, addrs []string, cluster bool, optFns ...func(*cache.Options)) *cache.Cache {
@@ -579,7 +587,7 @@ func TestHealth(t *testing.T) {
 func TestFailOpenWhenRedisStops(t *testing.T) {
 	for _, be := range backends {
 		for _, mode := range []string{"standalone", "cluster"} {
-			t.Run(be.String()+"/"+mode, func(t *testing.T) {
+			t.Run(be.name+"/"+mode, func(t *testing.T) {
 				var (
 					addr        string
 					stop, start func()
@@ -597,9 +605,8 @@ func TestFailOpenWhenRedisStops(t *testing.T) {
 	}
 }
 
-func failOpen(t *testing.T, be cache.Backend, addr string, cluster bool, stop, start func()) {
-	c := newCache(t, []string{addr}, cluster, func(o *cache.Options) {
-		o.Backend = be
+func failOpen(t *testing.T, be backend, addr string, cluster bool, stop, start func()) {
+	c := newCache(t, []string{addr}, cluster, be.opt, func(o *cache.Options) {
 		o.RequestTimeout = 100 * time.Millisecond
 		o.BreakerThreshold = 3
 		o.BreakerCooldown = 200 * time.Millisecond
@@ -614,7 +621,20 @@ func failOpen(t *testing.T, be cache.Backend, addr string, cluster bool, stop, s
 		t.Fatalf("no hit before the fault: %v, %d loads", err, loads.Load())
 	}
 
+	nearBefore, near := c.NearStats()
 	stop()
+	if near {
+		// The near cache serves its copies until the reader notices the
+		// dead connection (the server, being dead, acknowledges no write);
+		// then it drops them all.
+		deadline := time.Now().Add(5 * time.Second)
+		for st, _ := c.NearStats(); st.Flushes == nearBefore.Flushes || st.Entries > 0; st, _ = c.NearStats() {
+			if time.Now().After(deadline) {
+				t.Fatalf("near cache not flushed after the server died: %+v", st)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	before := c.Metrics()
 	for i := 0; i < 20; i++ {
 		v, err := cache.GetOrLoad(ctx, c, "k", time.Minute, load)
@@ -685,9 +705,9 @@ func failOpen(t *testing.T, be cache.Backend, addr string, cluster bool, stop, s
 func TestTLSOnByDefault(t *testing.T) {
 	addr := testenv.ValkeyAddr(t)
 	for _, be := range backends {
-		t.Run(be.String(), func(t *testing.T) {
+		t.Run(be.name, func(t *testing.T) {
 			c, err := cache.New(cache.Options{AppID: testenv.UniqueName("tk"), Env: "test", Service: "tls",
-				Addresses: []string{addr}, RequestTimeout: 200 * time.Millisecond, Backend: be})
+				Addresses: []string{addr}, RequestTimeout: 200 * time.Millisecond}, be.opt)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -161,6 +161,10 @@ type vgConn struct {
 }
 
 func (v *vgConn) client() (valkey.Client, error) {
+	if v.closed.Load() {
+		// valkey-go's cluster client may re-dial after Close: refuse here.
+		return nil, valkey.ErrClosing
+	}
 	if b := v.cl.Load(); b != nil {
 		return b.c, nil
 	}
