@@ -34,6 +34,7 @@ var rawRelease = options.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] the
 //	RawGlideCycle  the same by hand: SET NX PX, then the compare-and-delete script
 //	DynamoCycle    lock.Locker on dynamolock (two conditional UpdateItems)
 //
+// and the valkey-go pair ValkeyGoCycle / RawValkeyGoCycle (benchLockValkeyGo).
 // Goal: ValkeyCycle <= 1.15 × RawGlideCycle ns/op.
 func BenchmarkLock(b *testing.B) {
 	ctx := context.Background()
@@ -101,6 +102,8 @@ func BenchmarkLock(b *testing.B) {
 			cycle()
 		}
 	})
+
+	benchLockValkeyGo(b, prefix)
 
 	b.Run("DynamoCycle", func(b *testing.B) {
 		dc := testenv.DynamoDB(b)
