@@ -179,6 +179,25 @@ func (s *nearStore) evict() {
 	}
 }
 
+// forget drops the completed entries of keys this process just wrote (or
+// tried to). The server's push for such a write follows the write's reply
+// on the reading connection (it is the same connection: one per node), so
+// without this a read right after one's own acknowledged write could
+// still see the old copy for a moment. A read in flight keeps its entry:
+// it executed before the write (its reply comes first and is dropped
+// here) or after it (it reads the new value).
+func (s *nearStore) forget(keys []string) {
+	s.mu.Lock()
+	for _, k := range keys {
+		for _, e := range s.m[k] {
+			if !e.pending {
+				s.remove(e)
+			}
+		}
+	}
+	s.mu.Unlock()
+}
+
 func entrySize(key, cmd string, v *valkey.ValkeyMessage) int64 {
 	n := int64(len(key) + len(cmd) + entryOverhead)
 	if str, err := v.ToString(); err == nil {

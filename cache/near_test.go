@@ -368,3 +368,55 @@ func TestNearCacheOptions(t *testing.T) {
 		})
 	}
 }
+
+// A process reads its own acknowledged writes at once, without waiting for
+// the server's push: its writes drop its own copies when they return.
+func TestNearCacheReadYourWrites(t *testing.T) {
+	for _, mode := range []string{"standalone", "cluster"} {
+		t.Run(mode, func(t *testing.T) {
+			addrs := []string{testenv.ValkeyAddr(t)}
+			if mode == "cluster" {
+				addrs = testenv.ValkeyClusterAddrs(t)
+			}
+			var watch atomic.Pointer[string]
+			c, _ := nearReader(t, addrs, mode == "cluster", testenv.UniqueName("nearryw"), cache.NearOptions{}, &watch)
+			ctx := context.Background()
+			const key = "own"
+			for i := 0; i < 2000; i++ {
+				for r := 0; r < 2; r++ { // fill L1, then hit it
+					if _, err := c.Get(ctx, key); err != nil && !errors.Is(err, cache.ErrMiss) {
+						t.Fatal(err)
+					}
+				}
+				want := strconv.Itoa(i)
+				switch i % 3 {
+				case 0:
+					if err := c.Set(ctx, key, want, time.Minute); err != nil {
+						t.Fatal(err)
+					}
+				case 1:
+					if _, err := cache.GetOrLoad(ctx, c, key, time.Minute, func(context.Context) (string, error) { return "x", nil }); err != nil {
+						t.Fatal(err)
+					}
+					if err := c.Invalidate(ctx, key); err != nil {
+						t.Fatal(err)
+					}
+					want = ""
+				case 2:
+					if err := cache.WriteThrough(ctx, c, key, time.Minute, want, func(context.Context) error { return nil }); err != nil {
+						t.Fatal(err)
+					}
+					want = strconv.Quote(want) // JSON of the string
+				}
+				v, err := c.Get(ctx, key)
+				if want == "" && !errors.Is(err, cache.ErrMiss) || want != "" && (err != nil || v != want) {
+					t.Fatalf("op %d: own write %q then read %q, %v", i, want, v, err)
+				}
+			}
+			st, _ := c.NearStats()
+			if st.Hits == 0 {
+				t.Fatalf("no near hits: %+v", st)
+			}
+		})
+	}
+}

@@ -284,7 +284,15 @@ func (v *vgConn) Get(ctx context.Context, key string) (string, bool, error) {
 	return s, true, nil
 }
 
+// wrote is deferred by the writing methods: see nearStore.forget.
+func (v *vgConn) wrote(keys ...string) {
+	if v.near != nil {
+		v.near.forget(keys)
+	}
+}
+
 func (v *vgConn) Set(ctx context.Context, key, value string, ttl time.Duration) error {
+	defer v.wrote(key)
 	return v.do(ctx, func(b valkey.Builder) valkey.Completed {
 		if ttl <= 0 {
 			return b.Set().Key(key).Value(value).Build()
@@ -298,6 +306,7 @@ func (v *vgConn) Del(ctx context.Context, keys []string) (int64, error) {
 	if len(keys) == 0 {
 		return 0, nil
 	}
+	defer v.wrote(keys...)
 	c, err := v.client()
 	if err != nil {
 		return 0, err
@@ -348,6 +357,7 @@ func (v *vgConn) HGetAll(ctx context.Context, key string) (map[string]string, er
 }
 
 func (v *vgConn) HSet(ctx context.Context, key string, fields map[string]string) error {
+	defer v.wrote(key)
 	return v.do(ctx, func(b valkey.Builder) valkey.Completed {
 		fv := b.Hset().Key(key).FieldValue()
 		for f, val := range fields {
@@ -478,6 +488,7 @@ func (v *vgConn) Eval(ctx context.Context, s *Script, keys, args []string) (any,
 	if err != nil {
 		return nil, err
 	}
+	defer v.wrote(keys...)
 	ctx, cancel := v.ctx(ctx)
 	defer cancel()
 	r := c.Do(ctx, c.B().Evalsha().Sha1(s.SHA()).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
@@ -518,6 +529,7 @@ func (v *vgConn) Pipeline(ctx context.Context, cmds [][]string) ([]any, error) {
 		a := c.B().Arbitrary(cmd[0])
 		if len(cmd) > 1 {
 			a = a.Keys(cmd[1]).Args(cmd[2:]...)
+			defer v.wrote(cmd[1])
 		}
 		built[i] = a.Build()
 	}
