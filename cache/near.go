@@ -179,6 +179,23 @@ func (s *nearStore) evict() {
 	}
 }
 
+// peek returns the live copy of GET key, the hit path of [Conn.Get]: the
+// same lookup valkey-go's DoCache makes through Flight, without building
+// a command or a context.
+func (s *nearStore) peek(key string) (val valkey.ValkeyMessage, ok bool) {
+	ms := time.Now().UnixMilli()
+	s.mu.RLock()
+	if e := s.m[key]["GET"]; e != nil && !e.pending && ms < e.xat {
+		e.used.Store(true)
+		val, ok = e.val, true
+	}
+	s.mu.RUnlock()
+	if ok {
+		s.hits.Add(1)
+	}
+	return val, ok
+}
+
 // forget drops the completed entries of keys this process just wrote (or
 // tried to). The server's push for such a write follows the write's reply
 // on the reading connection (it is the same connection: one per node), so

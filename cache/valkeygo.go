@@ -117,7 +117,7 @@ func DialValkeyGo(o ValkeyGoOptions) (Conn, error) {
 		opt.ForceSingleClient = true
 		opt.PipelineMultiplex = -1 // one connection: per-caller order, as glide
 	}
-	v := &vgConn{opt: opt, cluster: o.Cluster, timeout: o.RequestTimeout}
+	v := &vgConn{opt: opt, cluster: o.Cluster, timeout: o.RequestTimeout, deadlines: newDeadlines(o.RequestTimeout)}
 	if o.Near != nil {
 		n, err := o.Near.withDefaults()
 		if err != nil {
@@ -149,11 +149,12 @@ var _ Conn = (*vgConn)(nil)
 // rebuilt after a failed dial, so a server that is down at start-up costs
 // failed calls, not a failed constructor.
 type vgConn struct {
-	opt     valkey.ClientOption
-	cluster bool
-	timeout time.Duration // 0: none beyond the ctx
-	near    *nearStore
-	nearTTL time.Duration
+	opt       valkey.ClientOption
+	cluster   bool
+	timeout   time.Duration // 0: none beyond the ctx
+	deadlines *deadlines
+	near      *nearStore
+	nearTTL   time.Duration
 
 	cl     atomic.Pointer[vgBox]
 	mu     sync.Mutex // serialises dials
@@ -184,13 +185,20 @@ func (v *vgConn) client() (valkey.Client, error) {
 	return c, nil
 }
 
-// ctx applies the request timeout unless ctx already ends sooner.
+func noCancel() {}
+
+// ctx applies the request timeout unless ctx already ends sooner. A ctx
+// that can never be cancelled (Background, WithoutCancel) gets a shared
+// granule deadline (see deadlines) instead of a timer of its own.
 func (v *vgConn) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
 	if v.timeout <= 0 {
-		return ctx, func() {}
+		return ctx, noCancel
 	}
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= v.timeout {
-		return ctx, func() {}
+		return ctx, noCancel
+	}
+	if ctx.Done() == nil {
+		return v.deadlines.ctx(ctx), noCancel
 	}
 	return context.WithTimeout(ctx, v.timeout)
 }
@@ -265,6 +273,11 @@ func (v *vgConn) Get(ctx context.Context, key string) (string, bool, error) {
 	c, err := v.client()
 	if err != nil {
 		return "", false, err
+	}
+	if v.near != nil {
+		if m, ok := v.near.peek(key); ok {
+			return nilOK(m.ToString())
+		}
 	}
 	ctx, cancel := v.ctx(ctx)
 	defer cancel()

@@ -8,6 +8,7 @@ import (
 	"net"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tablekit/tablekit/internal/glidex"
 	"github.com/valkey-io/valkey-go"
@@ -55,5 +56,40 @@ func TestClassifyValkeyGo(t *testing.T) {
 				t.Fatalf("classify(%v) = %v, want %v", tc.err, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestDeadlines(t *testing.T) {
+	d := newDeadlines(40 * time.Millisecond)
+	start := time.Now()
+	ctxs := make([]context.Context, 100)
+	for i := range ctxs {
+		ctxs[i] = d.ctx(context.Background())
+	}
+	for i, ctx := range ctxs {
+		dl, ok := ctx.Deadline()
+		if !ok || dl.Before(start.Add(40*time.Millisecond)) || dl.After(time.Now().Add(40*time.Millisecond+d.gran)) {
+			t.Fatalf("ctx %d: deadline %v after start %v", i, dl.Sub(start), ok)
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("ctx %d ended early", i)
+		}
+	}
+	for i, ctx := range ctxs {
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+			t.Fatalf("ctx %d never ended", i)
+		}
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			t.Fatalf("ctx %d: Err %v", i, ctx.Err())
+		}
+	}
+	if d := time.Since(start); d < 40*time.Millisecond {
+		t.Fatalf("ended after %v", d)
+	}
+	type key struct{}
+	if v := d.ctx(context.WithValue(context.Background(), key{}, 7)).Value(key{}); v != 7 {
+		t.Fatalf("Value = %v", v)
 	}
 }
