@@ -139,9 +139,10 @@ type core struct {
 
 // New returns a cache configured by o, then by optFns in order.
 //
-// It returns ErrInvalidOptions (wrapped) for a missing namespace part and
-// glidex's address errors for malformed addresses. The glide client
-// connects lazily: a server that is down makes calls fail open, not New.
+// It returns ErrInvalidOptions (wrapped) for a missing namespace part, an
+// unknown Backend or a near cache without BackendValkeyGo, and glidex's
+// address errors for malformed addresses. Both backends connect lazily: a
+// server that is down makes calls fail open, not New.
 func New(o Options, optFns ...func(*Options)) (*Cache, error) {
 	for _, f := range optFns {
 		f(&o)
