@@ -156,9 +156,11 @@ type vgConn struct {
 	near      *nearStore
 	nearTTL   time.Duration
 
-	cl     atomic.Pointer[vgBox]
-	mu     sync.Mutex // serialises dials
-	closed atomic.Bool
+	cl      atomic.Pointer[vgBox]
+	mu      sync.Mutex // serialises dials; guards dialErr and dialAt
+	dialErr error
+	dialAt  time.Time
+	closed  atomic.Bool
 }
 
 func (v *vgConn) client() (valkey.Client, error) {
@@ -177,13 +179,22 @@ func (v *vgConn) client() (valkey.Client, error) {
 	if v.closed.Load() {
 		return nil, valkey.ErrClosing
 	}
+	if v.dialErr != nil && time.Since(v.dialAt) < redialDelay {
+		// Callers that queued behind a failed dial share its failure
+		// instead of dialling one after another.
+		return nil, v.dialErr
+	}
 	c, err := valkey.NewClient(v.opt)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errDial, err)
+		v.dialErr, v.dialAt = fmt.Errorf("%w: %w", errDial, err), time.Now()
+		return nil, v.dialErr
 	}
 	v.cl.Store(&vgBox{c: c})
 	return c, nil
 }
+
+// redialDelay is how long a failed dial is the answer for later callers.
+const redialDelay = 50 * time.Millisecond
 
 func noCancel() {}
 
