@@ -182,7 +182,8 @@ var rawValkeyGoRelease = valkey.NewLuaScript(`if redis.call('GET', KEYS[1]) == A
 func benchLockValkeyGo(b *testing.B, prefix string) {
 	ctx := context.Background()
 	b.Run("ValkeyGoCycle", func(b *testing.B) {
-		conn, err := cache.DialValkeyGo(cache.ValkeyGoOptions{Addresses: []string{testenv.ValkeyAddr(b)}, DisableTLS: true})
+		conn, err := cache.DialValkeyGo(cache.ValkeyGoOptions{Addresses: []string{testenv.ValkeyAddr(b)}, DisableTLS: true,
+			RequestTimeout: time.Second})
 		if err != nil {
 			b.Fatal(err)
 		}
