@@ -10,6 +10,7 @@ require (
 	github.com/aws/smithy-go v1.28.8
 	github.com/google/go-cmp v0.7.0
 	github.com/valkey-io/valkey-glide/go/v2 v2.5.3
+	github.com/valkey-io/valkey-go v1.0.74
 )
 
 require (
@@ -19,7 +20,6 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/internal/accept-encoding v1.13.24 // indirect
 	github.com/aws/aws-sdk-go-v2/service/internal/endpoint-discovery v1.13.10 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/valkey-io/valkey-go v1.0.74 // indirect
 	golang.org/x/sys v0.39.0 // indirect
 	google.golang.org/protobuf v1.33.0 // indirect
 )
