@@ -13,9 +13,10 @@ import (
 	"github.com/valkey-io/valkey-glide/go/v2/pipeline"
 )
 
-// Conn is the narrow set of server operations the cache uses. The
-// glide-backed implementation is built by [New]; unit tests may pass a
-// fake through [Options].Conn. Keys reaching a Conn are full (namespaced)
+// Conn is the narrow set of server operations the cache uses. [New]
+// builds the glide or the valkey-go implementation (Options.Backend);
+// lock/valkeylock runs on a Conn too; unit tests may pass a fake through
+// [Options].Conn. Keys reaching a Conn are full (namespaced)
 // keys. A missing key is reported with ok == false, never as an error.
 type Conn interface {
 	Get(ctx context.Context, key string) (val string, ok bool, err error)
