@@ -81,8 +81,15 @@ type Options struct {
 	// RequestTimeout's value.
 	ConnectTimeout time.Duration
 
-	// Conn, if set, is used instead of a glide client built from the
-	// fields above (unit tests pass a fake). Close closes it.
+	// Backend selects the client library built from the fields above:
+	// BackendGlide (the default) or BackendValkeyGo.
+	Backend Backend
+	// Near turns on the near cache (in-process L1 kept coherent by the
+	// server); nil means off. It needs BackendValkeyGo.
+	Near *NearOptions
+
+	// Conn, if set, is used instead of a client built from the fields
+	// above (unit tests pass a fake). Close closes it.
 	Conn Conn
 
 	// HashTags allows one well-formed {tag} per key, for callers that
@@ -142,9 +149,10 @@ type core struct {
 
 // New returns a cache configured by o, then by optFns in order.
 //
-// It returns ErrInvalidOptions (wrapped) for a missing namespace part and
-// glidex's address errors for malformed addresses. The glide client
-// connects lazily: a server that is down makes calls fail open, not New.
+// It returns ErrInvalidOptions (wrapped) for a missing namespace part, an
+// unknown Backend or a near cache without BackendValkeyGo, and glidex's
+// address errors for malformed addresses. Both backends connect lazily: a
+// server that is down makes calls fail open, not New.
 func New(o Options, optFns ...func(*Options)) (*Cache, error) {
 	for _, f := range optFns {
 		f(&o)
@@ -192,6 +200,18 @@ func New(o Options, optFns ...func(*Options)) (*Cache, error) {
 		o.Now = time.Now
 	}
 	co := &core{conn: o.Conn, cluster: o.Cluster}
+	if err := checkBackend(o); err != nil {
+		return nil, err
+	}
+	if co.conn == nil && len(o.Addresses) > 0 && o.Backend == BackendValkeyGo {
+		c, err := DialValkeyGo(ValkeyGoOptions{Addresses: o.Addresses, Cluster: o.Cluster, DisableTLS: o.DisableTLS,
+			Username: o.Username, Password: o.Password, RequestTimeout: o.RequestTimeout,
+			ConnectTimeout: o.ConnectTimeout, Near: o.Near})
+		if err != nil {
+			return nil, err
+		}
+		co.conn = c
+	}
 	if co.conn == nil && len(o.Addresses) > 0 {
 		g := glidex.Options{
 			Addresses: o.Addresses, DisableTLS: o.DisableTLS, Username: o.Username,
@@ -330,7 +350,7 @@ func (c *Cache) do(ctx context.Context, op func(ctx context.Context, conn Conn) 
 			break
 		}
 		err = op(ctx, co.conn)
-		if glidex.Classify(err) != glidex.Connection || attempt >= c.o.MaxRetries {
+		if classify(err) != glidex.Connection || attempt >= c.o.MaxRetries {
 			break
 		}
 		co.metrics.connFailures.Add(1)
@@ -346,7 +366,7 @@ func (c *Cache) do(ctx context.Context, op func(ctx context.Context, conn Conn) 
 		}
 	}
 	co.metrics.latencyNanos.Add(int64(time.Since(start)))
-	kind := glidex.Classify(err)
+	kind := classify(err)
 	if ctx.Err() != nil {
 		// The caller gave up: that says nothing about the server.
 		co.breaker.release()

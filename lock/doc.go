@@ -3,7 +3,7 @@
 //
 // A [Locker] obtains a [Lock] for a key and a TTL:
 //
-//	b, _ := valkeylock.New(glideClient, func(o *valkeylock.Options) { o.Prefix = "finance_app:prod" })
+//	b, _ := valkeylock.New(cache.NewGlideConn(glideClient), func(o *valkeylock.Options) { o.Prefix = "finance_app:prod" })
 //	lk := lock.New(b)
 //	l, err := lk.Obtain(ctx, "scheduler:outbox_events", 300*time.Second)
 //	if errors.Is(err, lock.ErrNotObtained) { ... another process holds it ... }

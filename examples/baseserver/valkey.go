@@ -23,7 +23,6 @@ import (
 // glideClient is what the program needs of a glide client; *glide.Client and
 // *glide.ClusterClient both have it.
 type glideClient interface {
-	valkeylock.Client
 	Close()
 }
 
@@ -73,7 +72,7 @@ func runValkey(ctx context.Context, w io.Writer, c cfg) error {
 	// valkeylock.New also initialises glide's process-wide state once, which
 	// glide v2.5.3 otherwise sets lazily and racily on the first command:
 	// build it before the client is used by several goroutines.
-	lb, err := valkeylock.New(gc, func(o *valkeylock.Options) { o.Prefix = c.AppID + ":" + c.Env })
+	lb, err := valkeylock.New(conn, func(o *valkeylock.Options) { o.Prefix = c.AppID + ":" + c.Env })
 	if err != nil {
 		gc.Close()
 		return err
@@ -118,12 +117,12 @@ func runValkey(ctx context.Context, w io.Writer, c cfg) error {
 
 	section(w, "distributed lock on Valkey")
 	// The second "server" gets its own connection, as another process would.
-	gc2, _, err := connect(c)
+	gc2, conn2, err := connect(c)
 	if err != nil {
 		return err
 	}
 	defer gc2.Close()
-	lb2, err := valkeylock.New(gc2, func(o *valkeylock.Options) { o.Prefix = c.AppID + ":" + c.Env })
+	lb2, err := valkeylock.New(conn2, func(o *valkeylock.Options) { o.Prefix = c.AppID + ":" + c.Env })
 	if err != nil {
 		return err
 	}
