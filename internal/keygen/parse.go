@@ -853,11 +853,8 @@ func (p *pkg) parseEnums(used map[token.Pos]bool) error {
 					sf.enums = append(sf.enums, en)
 					used[c.Slash] = true
 				case strings.HasPrefix(c.Text, "//keygen:"):
-					if en != nil || !docs[cg] {
-						// An entity directive next to an enum, or loose:
-						// parseEntities reports it.
-						continue
-					}
+					// Another directive: parseEntities takes it, or
+					// reports it when it is not in a type's doc.
 				case en == nil:
 					doc = append(doc, c.Text)
 				default:
