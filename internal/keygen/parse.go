@@ -443,11 +443,9 @@ func (p *pkg) parseKey(e *Entity, pos token.Position, index, role, attr, tmpl st
 	if role == "sk" {
 		k.Max = "keys.MaxSortKeyLen"
 	}
-	t, err := keys.New(tmpl)
-	if err != nil {
+	if _, err := keys.New(tmpl); err != nil {
 		return nil, errorf(pos, "keygen: %v", err)
 	}
-	_ = t
 	byName := map[string]*Field{}
 	for _, f := range e.Fields {
 		byName[f.Name] = f
