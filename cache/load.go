@@ -10,8 +10,6 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
-
-	"github.com/tablekit/tablekit/entity"
 )
 
 // Codec turns values into cached bytes and back.
@@ -41,7 +39,7 @@ type LoadOptions struct {
 	// means the cache's Options.NegativeTTL (zero there: off).
 	NegativeTTL time.Duration
 	// IsNotFound tells a loader's "not found" error from other errors.
-	// Nil means errors.Is(err, entity.ErrNotFound).
+	// Nil means errors.Is(err, ErrNotFound).
 	IsNotFound func(error) bool
 	// NoJitter stores the TTL exactly.
 	NoJitter bool
@@ -56,7 +54,7 @@ func (c *Cache) loadOptions(optFns []func(*LoadOptions)) LoadOptions {
 		lo.Codec = JSON{}
 	}
 	if lo.IsNotFound == nil {
-		lo.IsNotFound = func(err error) bool { return errors.Is(err, entity.ErrNotFound) }
+		lo.IsNotFound = func(err error) bool { return errors.Is(err, ErrNotFound) }
 	}
 	return lo
 }
@@ -95,7 +93,7 @@ func (c *Cache) genTTL() time.Duration { return 2*c.o.LoadTimeout + 10*time.Seco
 // Errors: ErrInvalidKey (wrapped) for a bad key, ErrInvalidOptions for
 // ttl <= 0, the loader's error unchanged, ctx.Err() when the caller's ctx
 // ends first. With negative caching on, a cached "not found" returns an
-// error that matches entity.ErrNotFound.
+// error that matches [ErrNotFound] (entity.ErrNotFound).
 func GetOrLoad[T any](ctx context.Context, c *Cache, key string, ttl time.Duration,
 	load func(context.Context) (T, error), optFns ...func(*LoadOptions)) (T, error) {
 	var zero T
@@ -166,7 +164,7 @@ func GetOrLoad[T any](ctx context.Context, c *Cache, key string, ttl time.Durati
 // bytes do not decode (a foreign writer): the caller then loads.
 func decode[T any](s string, lo LoadOptions, full string) (v T, err error, decoded bool) {
 	if s == negativeMarker {
-		return v, fmt.Errorf("cache: %q cached as not found: %w", full, entity.ErrNotFound), true
+		return v, fmt.Errorf("cache: %q cached as not found: %w", full, ErrNotFound), true
 	}
 	if err := lo.Codec.Unmarshal([]byte(s), &v); err != nil {
 		return v, nil, false
@@ -334,8 +332,8 @@ func WriteThrough[T any](ctx context.Context, c *Cache, key string, ttl time.Dur
 }
 
 // WriteThroughHash is [WriteThrough] for a hash: after store succeeds the
-// hash at key is replaced by fields, with ttl (no jitter, as for seed 003's
-// job:{jobId}, whose TTL is part of its contract).
+// hash at key is replaced by fields, with ttl exactly (no jitter: for
+// entries whose TTL is part of their contract, such as a job's state).
 func (c *Cache) WriteThroughHash(ctx context.Context, key string, fields map[string]string, ttl time.Duration,
 	store func(context.Context) error) error {
 	full, err := c.Key(key)

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/tablekit/tablekit/entity"
 )
 
-// negativeField marks a cached "not found" hash. No seed field name
-// starts with a NUL byte.
+// negativeField marks a cached "not found" hash. It starts with a NUL
+// byte, which no application field name does.
 const negativeField = "\x00tablekit:not-found"
 
 var hashMissCheckScript = NewScript(`
@@ -24,8 +22,8 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1`)
 
-// GetOrLoadHash is [GetOrLoad] for values cached as a hash (seed 003's
-// image:{eventId}:{style}:{platform}): the hash at key, or load's fields
+// GetOrLoadHash is [GetOrLoad] for values cached as a hash of string
+// fields (a record whose fields are read one by one): the hash at key, or load's fields
 // cached for ttl (plus jitter). It shares GetOrLoad's guarantees:
 // singleflight per key, a detached load with Options.LoadTimeout, the
 // invalidation guard, negative caching, fail-open reads and bypass. The
@@ -90,7 +88,7 @@ func (c *Cache) GetOrLoadHash(ctx context.Context, key string, ttl time.Duration
 
 func hashValue(h map[string]string, full string) (map[string]string, error) {
 	if _, neg := h[negativeField]; neg {
-		return nil, fmt.Errorf("cache: %q cached as not found: %w", full, entity.ErrNotFound)
+		return nil, fmt.Errorf("cache: %q cached as not found: %w", full, ErrNotFound)
 	}
 	return h, nil
 }

@@ -218,7 +218,8 @@ func TestCrashTakeoverRejectsLateComplete(t *testing.T) {
 	})
 	if err != nil || !replayed || again != "from B" {
 		t.Fatalf("replay after takeover: %q replayed=%v err=%v, want B's result", again, replayed, err)
-	}	// One crash point (the owner partitioned while running fn).
+	}
+	// One crash point (the owner partitioned while running fn).
 	if !t.Failed() {
 		fmt.Printf("%s: crash points: 1 covered, invariant violations: 0\n", t.Name())
 	}

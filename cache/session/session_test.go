@@ -28,29 +28,31 @@ type env struct {
 
 func eachMode(t *testing.T, f func(t *testing.T, e env)) {
 	t.Helper()
-	for _, mode := range []string{"standalone", "cluster"} {
-		t.Run(mode, func(t *testing.T) {
-			var addrs []string
-			if mode == "cluster" {
-				addrs = testenv.ValkeyClusterAddrs(t)
-			} else {
-				addrs = []string{testenv.ValkeyAddr(t)}
-			}
-			clk := &clock{}
-			clk.ns.Store(time.Now().UnixNano())
-			c, err := cache.New(cache.Options{AppID: testenv.UniqueName("tk"), Env: "test", Service: "api",
-				Addresses: addrs, Cluster: mode == "cluster", DisableTLS: true, RequestTimeout: time.Second,
-				Now: clk.now})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(c.Close)
-			raw, err := c.WithService("session", true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f(t, env{c: c, raw: raw, clock: clk})
-		})
+	for _, be := range []cache.Backend{cache.BackendGlide, cache.BackendValkeyGo} {
+		for _, mode := range []string{"standalone", "cluster"} {
+			t.Run(be.String()+"/"+mode, func(t *testing.T) {
+				var addrs []string
+				if mode == "cluster" {
+					addrs = testenv.ValkeyClusterAddrs(t)
+				} else {
+					addrs = []string{testenv.ValkeyAddr(t)}
+				}
+				clk := &clock{}
+				clk.ns.Store(time.Now().UnixNano())
+				c, err := cache.New(cache.Options{AppID: testenv.UniqueName("tk"), Env: "test", Service: "api",
+					Addresses: addrs, Cluster: mode == "cluster", DisableTLS: true, RequestTimeout: time.Second,
+					Now: clk.now, Backend: be})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(c.Close)
+				raw, err := c.WithService("session", true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f(t, env{c: c, raw: raw, clock: clk})
+			})
+		}
 	}
 }
 

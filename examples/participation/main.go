@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -29,9 +30,9 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit/consumer"
+	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/participation"
-	"github.com/tablekit/tablekit/internal/exampleenv"
 	"github.com/tablekit/tablekit/query"
 	qp "github.com/tablekit/tablekit/query/participation"
 	"github.com/tablekit/tablekit/retry"
@@ -39,7 +40,12 @@ import (
 
 // newClient returns the embedded engine, or a client of the DynamoDB
 // endpoint in TABLEKIT_DYNAMODB_ENDPOINT.
-func newClient() (entity.Client, string) { return exampleenv.FromEnv() }
+func newClient() (entity.Client, string) {
+	if ep := os.Getenv("TABLEKIT_DYNAMODB_ENDPOINT"); ep != "" {
+		return entity.LocalClient(ep), "DynamoDB at " + ep
+	}
+	return ddbmem.New(), "the embedded engine (ddbmem)"
+}
 
 // newQueue is the in-process queue (package consumer's MemQueue, which
 // behaves like SQS): every third message is stored twice (at-least-once
