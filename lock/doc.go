@@ -24,8 +24,19 @@
 // TTL 0 means [DefaultTTL] (30 s). Obtain makes one attempt unless
 // [Options.Retry] says otherwise (any [retry.Strategy]: [retry.Constant],
 // [retry.Exponential], [retry.Limit]); retries stop at the ctx deadline, or at now+[Options.Timeout],
-// or, when neither is set, after twice the TTL. The heartbeat runs every
-// TTL/3. A Manager's locks retry with exponential backoff for 10 s and
+// or, when neither is set, after twice the TTL, and the last attempt is
+// made at that deadline (a wait that would overrun it is cut short). The
+// heartbeat runs every TTL/3.
+//
+// # Fairness
+//
+// Polling is unfair and, on DynamoDB, costly: every failed conditional
+// write consumes capacity. dynamolock therefore serves waiters in ticket
+// order (a waiter polls with reads and writes only on its turn; see its
+// package documentation and Backend.Stats); a backend tells Obtain when
+// to poll next through [AcquireRequest].RetryAfter, learns whether an
+// attempt is the last ([AcquireRequest].LastAttempt), and is told when a
+// waiter gives up ([Leaver]). A Manager's locks retry with exponential backoff for 10 s and
 // refresh themselves.
 //
 // # Errors
