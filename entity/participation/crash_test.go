@@ -51,6 +51,9 @@ type crashWorld struct {
 	name string
 	clk  *crashClock
 	q    *consumer.MemQueue[p.Message]
+	// statusLog turns on the seed's audit log (every transition becomes a
+	// transaction with a RequestStatusLog put).
+	statusLog bool
 }
 
 func newCrashWorld(t testing.TB, raw entity.Client, capacity int64, optFns ...func(*consumer.MemQueueOptions[p.Message])) *crashWorld {
@@ -93,6 +96,7 @@ func (w *crashWorld) process(t testing.TB, in *crashtest.Injector, concurrency i
 		o.StuckAfter = stuckAfter
 		o.MaxReenqueues = maxReenqueues
 		o.OpenShards = 2
+		o.StatusLog = w.statusLog
 		o.Retry = retry.Exponential(time.Millisecond, 10*time.Millisecond)
 	})
 	pr := &crashProcess{in: in, tbl: tbl, svc: svc, q: q}
@@ -163,10 +167,11 @@ type click struct {
 // recovers (new process, users click again, reconciler passes and
 // redeliveries) and checks the invariants. It returns the calls of the
 // faulty run and the violations.
-func crashFlow(t testing.TB, raw entity.Client, k int, mode crashtest.Mode) (calls []string, violations []string) {
+func crashFlow(t testing.TB, raw entity.Client, statusLog bool, k int, mode crashtest.Mode) (calls []string, violations []string) {
 	const capacity = 2
 	users := []string{"u1", "u2", "u3"}
 	w := newCrashWorld(t, raw, capacity)
+	w.statusLog = statusLog
 	ctx := context.Background()
 	pctx, kill := context.WithCancel(ctx)
 	defer kill()
@@ -360,8 +365,8 @@ func checkInvariants(ctx context.Context, t testing.TB, w *crashWorld, users []s
 
 // crashAll runs the flow once clean to list the external calls, then once
 // per call (every sample-th one when sample > 0) and mode.
-func crashAll(t *testing.T, raw func() entity.Client, sample int) {
-	calls, v := crashFlow(t, raw(), 0, crashtest.Fail)
+func crashAll(t *testing.T, raw func() entity.Client, statusLog bool, sample int) {
+	calls, v := crashFlow(t, raw(), statusLog, 0, crashtest.Fail)
 	if len(v) > 0 {
 		t.Fatalf("clean run: %v", v)
 	}
@@ -372,7 +377,7 @@ func crashAll(t *testing.T, raw func() entity.Client, sample int) {
 			continue
 		}
 		for _, mode := range crashtest.Modes {
-			_, v := crashFlow(t, raw(), k, mode)
+			_, v := crashFlow(t, raw(), statusLog, k, mode)
 			points++
 			for _, s := range v {
 				violations++
@@ -393,14 +398,18 @@ func crashAll(t *testing.T, raw func() entity.Client, sample int) {
 // locked out (after FAILED_FINAL the user may click again), GSI2 only on
 // queued requests, GSI2SK written once, no marker left.
 func TestCrashParticipation(t *testing.T) {
-	crashAll(t, func() entity.Client { return ddbmem.New() }, 0)
+	for _, statusLog := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "status log"}[statusLog], func(t *testing.T) {
+			crashAll(t, func() entity.Client { return ddbmem.New() }, statusLog, 0)
+		})
+	}
 }
 
 // TestCrashParticipationDynamoDBLocal runs a sample of the points on
 // DynamoDB Local.
 func TestCrashParticipationDynamoDBLocal(t *testing.T) {
 	db := testenv.DynamoDB(t)
-	crashAll(t, func() entity.Client { return db }, 5)
+	crashAll(t, func() entity.Client { return db }, false, 5)
 }
 
 // TestCrashReconcilerPass: faults inside the reconciler's passes (its

@@ -593,7 +593,31 @@ func (s *Service) lost(ctx context.Context, r *Request, key entity.Key, to Statu
 }
 
 // logCreate is the transaction action that writes a RequestStatusLog.
+//
+// The log's sort key is LOG#<occurredAt>, so two transitions of one
+// request at the same clock reading (a coarse clock, a frozen test clock)
+// would collide, and the second transition would fail for good. Each
+// status is entered at most once and in lifecycle order, so occurredAt is
+// shifted by the status's rank in nanoseconds: the keys of one request
+// are then distinct and in order whatever the clock's resolution.
 func (s *Service) logCreate(requestID string, from, to Status, at time.Time, detail string) entity.TxOp {
-	l := RequestStatusLog{RequestID: requestID, OccurredAt: at, From: from, To: to, Detail: detail}
+	l := RequestStatusLog{RequestID: requestID, OccurredAt: at.Add(time.Duration(statusRank(to))), From: from, To: to, Detail: detail}
 	return s.logs.TxCreate(&l)
+}
+
+// statusRank is a status's place in the lifecycle.
+func statusRank(st Status) int {
+	switch st {
+	case StatusReceived:
+		return 0
+	case StatusQueued:
+		return 1
+	case StatusProcessing:
+		return 2
+	case StatusSucceeded:
+		return 3
+	case StatusRejected:
+		return 4
+	}
+	return 5 // FAILED_FINAL
 }
