@@ -173,6 +173,12 @@ func main() {
 	fmt.Printf("clicks: %d, duplicate clicks answered with the first requestId: %d\n", 3*len(users), dupClicks.Load())
 	fmt.Printf("queue: %d messages, %d deliveries; %d decided, %d duplicate deliveries ignored, %d early deliveries redelivered, %d failed\n",
 		qs.Sent, qs.Deliveries, st.decided.Load(), st.duplicates.Load(), st.notReady.Load(), m.DeadLettered)
+	// The reconciler (run periodically in production) finds nothing stuck.
+	rs, err := svc.Reconcile(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("reconciler: %d requests stuck, %d re-enqueued, %d finalised\n", rs.Seen, rs.Reenqueued, rs.Finalised)
 
 	for _, ev := range []string{"concert-2025", "lottery-2025"} {
 		fmt.Printf("\nevent %s (admin, GSI2 in queue order):\n", ev)
