@@ -307,6 +307,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	if err != nil {
 		return nil, err
 	}
+	legacy := in.AttributeUpdates != nil
 	if in, err = legacyUpdate(in); err != nil {
 		return nil, err
 	}
@@ -330,6 +331,9 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	}
 	it, eff, err := p.applyEffective(old)
 	if err != nil {
+		if legacy {
+			err = legacyUpdateError(err)
+		}
 		return nil, err
 	}
 	t.write(p.pk, p.sk, old, it)
