@@ -260,6 +260,8 @@ func writeBody(w http.ResponseWriter, status int, ct string, body []byte) {
 	hd := w.Header()
 	if ct != "" {
 		hd["Content-Type"] = []string{ct}
+	} else {
+		hd["Content-Type"] = nil // no sniffed type, as DynamoDB sends none
 	}
 	hd["X-Amz-Crc32"] = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}
 	hd["Content-Length"] = []string{strconv.Itoa(len(body))}
