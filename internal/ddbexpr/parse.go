@@ -386,7 +386,39 @@ func ParseCondition(s string) (*Condition, error) {
 	if p.peek().kind != tEOF {
 		return nil, p.errHere()
 	}
+	if n := countOps(c); n > MaxOperators {
+		// DynamoDB stops counting at the first operator past the limit.
+		return nil, &SyntaxError{fmt.Sprintf("The expression contains too many operators; operator count: %d", MaxOperators+1)}
+	}
 	return &Condition{Expr: p.expr(), Root: c}, nil
+}
+
+// MaxOperators is the number of operators and functions a condition may
+// use (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html#limits-expression-parameters).
+// Comparisons, AND, OR, NOT, BETWEEN, IN and every function (size
+// included) count one each, as DynamoDB Local counts them.
+const MaxOperators = 300
+
+func countOps(c *Cond) int {
+	if c == nil {
+		return 0
+	}
+	n := 1 + countOps(c.L) + countOps(c.R)
+	for _, o := range c.Args {
+		n += countOperandOps(o)
+	}
+	return n
+}
+
+func countOperandOps(o *Operand) int {
+	n := 0
+	if o.Kind != OpPath && o.Kind != OpValue {
+		n = 1
+	}
+	for _, a := range o.Args {
+		n += countOperandOps(a)
+	}
+	return n
 }
 
 func (p *parser) parseOr() (*Cond, error) {
@@ -750,6 +782,11 @@ func checkOverlap(paths []Path, env *Env) error {
 			for k := range a {
 				if a[k] != b[k] {
 					prefix = false
+					if a[k].IsIndex != b[k].IsIndex {
+						// d[0] and d.a: one path takes d for a list, the
+						// other for a map.
+						return &CheckError{fmt.Sprintf("Two document paths conflict with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(res[i]), bracketPath(res[j]))}
+					}
 					break
 				}
 			}
