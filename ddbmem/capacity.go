@@ -244,3 +244,20 @@ func readCapacity(rcc types.ReturnConsumedCapacity, table string, src *source, s
 	}
 	return readUsage(src, size, fetched, consistent).report(rcc, table, src.ix == nil)
 }
+
+// usageList reports per-table usage in table-name order.
+func usageList(rcc types.ReturnConsumedCapacity, usages map[string]*usage) []types.ConsumedCapacity {
+	if !wantCapacity(rcc) {
+		return nil
+	}
+	names := make([]string, 0, len(usages))
+	for n := range usages {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]types.ConsumedCapacity, 0, len(names))
+	for _, n := range names {
+		out = append(out, *usages[n].report(rcc, n, true))
+	}
+	return out
+}

@@ -22,7 +22,8 @@
 # dynamodb.<region>.amazonaws.com, to the target's address instead.
 # Slow tests (large tables) are run too.
 #
-# Environment: TABLEKIT_CACHE (default ~/.cache/tablekit), PEERS_TIMEOUT
+# Environment: TABLEKIT_CACHE (default ~/.cache/tablekit), PEERS_ENGINE_DIR
+# (the checkout the engine target is built from; default this one), PEERS_TIMEOUT
 # (mocha per-test timeout, default 30s), PEERS_OUT (folder for the mocha
 # JSON reports; default a temporary folder, removed).
 set -euo pipefail
@@ -181,8 +182,11 @@ local)
   fi
   ;;
 engine)
-  [ -d "$ROOT/cmd/ddbmem" ] || { echo "cmd/ddbmem does not exist in this tree yet: the engine's HTTP endpoint is pending" >&2; exit 1; }
-  go build -o "$RUN/ddbmem" ./cmd/ddbmem
+  # PEERS_ENGINE_DIR: another checkout of this module to build the engine
+  # from (default: this one).
+  src=${PEERS_ENGINE_DIR:-$ROOT}
+  [ -d "$src/cmd/ddbmem" ] || { echo "$src/cmd/ddbmem does not exist: the engine's HTTP endpoint is pending" >&2; exit 1; }
+  (cd "$src" && go build -o "$RUN/ddbmem" ./cmd/ddbmem)
   ;;
 dynalite|http://*|https://*) ;;
 *) echo "unknown target $TARGET (dynalite, local, engine or a URL)" >&2; exit 2 ;;

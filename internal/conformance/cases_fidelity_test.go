@@ -85,6 +85,11 @@ var fidelityCases = []tc{
 		capStep(indexes, del(pks("a", "2"))),
 		capStep(total, del(pks("b", "1"))),
 		capStep(indexes, del(pks("a", "3"))),
+		step{in: &dynamodb.BatchWriteItemInput{ReturnConsumedCapacity: indexes, RequestItems: map[string][]types.WriteRequest{"T": {
+			{PutRequest: &types.PutRequest{Item: I{"pk": S("c"), "sk": S("1"), "g": S("x"), "l": S("m")}}},
+			{PutRequest: &types.PutRequest{Item: I{"pk": S("c"), "sk": S("2"), "h": S("y")}}},
+			{DeleteRequest: &types.DeleteRequest{Key: pks("b", "2")}},
+		}}}, capacity: true},
 	),
 	// An LSI query reading attributes the index does not project fetches
 	// the items from the table, and is charged for those reads as well.
