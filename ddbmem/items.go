@@ -301,7 +301,7 @@ func (p *preparedUpdate) applyEffective(old item) (item, []ddbexpr.Path, error) 
 		return nil, nil, validation("Item size to update has exceeded the maximum allowed size")
 	}
 	for _, up := range eff {
-		if err := checkTree(it[p.x.env.Resolve(up[:1])[0].Name], 1, errNestingUpdate); err != nil {
+		if err := checkTree(it[p.x.env.TopName(up)], 1, errNestingUpdate); err != nil {
 			return nil, nil, err
 		}
 	}
