@@ -204,6 +204,17 @@ var fidelityCases = []tc{
 		fail(eValid, updN(pk("a"), "SET n = :n", nil, vals{":n": N("\t1")})),
 	}},
 
+	// An operand in parentheses (dynalite's suite records DynamoDB
+	// accepting "(size(b)) = :b").
+	{name: "Condition/operand in parentheses", tables: tables(tPK()), items: []I{{"pk": S("a"), "b": S("abc"), "n": N("3")}, {"pk": S("b"), "b": L(S("x"))}}, steps: []step{
+		do(&dynamodb.ScanInput{TableName: str("T"), FilterExpression: str("(size(b)) = :three"), ExpressionAttributeValues: vals{":three": N("3")}}),
+		do(&dynamodb.ScanInput{TableName: str("T"), FilterExpression: str("((size(b)) = :three) AND n = :three"), ExpressionAttributeValues: vals{":three": N("3")}}),
+		do(&dynamodb.ScanInput{TableName: str("T"), FilterExpression: str("(n) = :three"), ExpressionAttributeValues: vals{":three": N("3")}}),
+		do(&dynamodb.ScanInput{TableName: str("T"), FilterExpression: str(":three = (n)"), ExpressionAttributeValues: vals{":three": N("3")}}),
+		fail(eValid, &dynamodb.ScanInput{TableName: str("T"), FilterExpression: str("(size(b))"), ExpressionAttributeValues: vals{":three": N("3")}}),
+		fail(eValid, &dynamodb.ScanInput{TableName: str("T"), FilterExpression: str("(n = :three"), ExpressionAttributeValues: vals{":three": N("3")}}),
+	}},
+
 	// A hash-only table's partition holds one item: a query with Limit
 	// that returns it has read everything.
 	{name: "Query/hash-only table with Limit", tables: tables(tPK()), items: []I{{"pk": S("a")}, {"pk": S("b")}}, steps: []step{

@@ -475,18 +475,21 @@ var condFuncs = map[string]int{
 
 func (p *parser) parsePrimary() (*Cond, error) {
 	if p.isPunct("(") {
-		p.next()
-		c, err := p.parseOr()
+		save := p.pos
+		c, err := p.parseParenCond()
 		if err != nil {
+			// Not a condition in parentheses: it may be an operand in
+			// parentheses, as in "(size(b)) = :b", which DynamoDB accepts.
+			p.pos = save
+			p.next()
+			if l, err2 := p.parseCondOperand(); err2 == nil && p.isPunct(")") {
+				p.next()
+				if c2, err2 := p.parseAfterOperand(l); err2 == nil {
+					return c2, nil
+				}
+			}
 			return nil, err
 		}
-		if err := p.expectPunct(")"); err != nil {
-			return nil, err
-		}
-		if c.paren {
-			return nil, &SyntaxError{"The expression has redundant parentheses;"}
-		}
-		c.paren = true
 		return c, nil
 	}
 	t := p.peek()
@@ -524,6 +527,29 @@ func (p *parser) parsePrimary() (*Cond, error) {
 	if err != nil {
 		return nil, err
 	}
+	return p.parseAfterOperand(l)
+}
+
+// parseParenCond parses "(condition)".
+func (p *parser) parseParenCond() (*Cond, error) {
+	p.next()
+	c, err := p.parseOr()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectPunct(")"); err != nil {
+		return nil, err
+	}
+	if c.paren {
+		return nil, &SyntaxError{"The expression has redundant parentheses;"}
+	}
+	c.paren = true
+	return c, nil
+}
+
+// parseAfterOperand parses the rest of a condition that starts with the
+// operand l: a comparison, BETWEEN or IN.
+func (p *parser) parseAfterOperand(l *Operand) (*Cond, error) {
 	if l.Kind == OpSize {
 		if nt := p.peek(); nt.kind == tEOF || p.isKeyword("AND") || p.isKeyword("OR") || (nt.kind == tPunct && nt.text == ")") {
 			return nil, &SyntaxError{"The function is not allowed to be used this way in an expression; function: size"}
@@ -571,7 +597,7 @@ func (p *parser) parsePrimary() (*Cond, error) {
 		}
 		return &Cond{Kind: CondIn, Args: args}, nil
 	}
-	t = p.peek()
+	t := p.peek()
 	if t.kind == tPunct {
 		switch t.text {
 		case "=", "<>", "<", "<=", ">", ">=":
@@ -613,6 +639,19 @@ func (p *parser) parseArgs() ([]*Operand, error) {
 func (p *parser) parseCondOperand() (*Operand, error) {
 	t := p.peek()
 	switch t.kind {
+	case tPunct:
+		if t.text == "(" {
+			// an operand in parentheses, as DynamoDB accepts
+			p.next()
+			o, err := p.parseCondOperand()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expectPunct(")"); err != nil {
+				return nil, err
+			}
+			return o, nil
+		}
 	case tValue:
 		p.next()
 		p.useValue(t.text)
