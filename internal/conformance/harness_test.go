@@ -1023,7 +1023,7 @@ func runCase(t *testing.T, lc entity.Client, c tc, deletions *sync.WaitGroup) {
 	overHTTP := target{"engine over HTTP", srv.Client()}
 	sameOverHTTP := func(label string, s step, inProcess result) {
 		t.Helper()
-		if d := cmp.Diff(inProcess, exec(ctx, overHTTP, s, n), ignoreDetail); d != "" {
+		if d := diffResults(inProcess, exec(ctx, overHTTP, s, n)); d != "" {
 			t.Errorf("%s: the engine over HTTP differs from the engine in process (-in process +HTTP):\n%s\ninput: %s", label, d, js(s.in))
 		}
 	}
