@@ -18,10 +18,21 @@
 // # Keys
 //
 // Every key is {app_id}:{env}:{service}:{key} (seed 002). No part may be
-// empty, and the key part has no empty ':' segment. Braces are rejected
-// (the braces of the seeds are placeholders) unless Options.HashTags is set
-// by a caller that puts related keys into one cluster slot on purpose,
-// and then only as one non-empty {tag}.
+// empty, and no namespace part may hold ':' (ErrInvalidOptions from New,
+// ErrInvalidKey from WithService), so the namespace of a key is never
+// ambiguous. The key part has no empty ':' segment. Values go into keys
+// through [Join] and [Seg], which escape ':', braces, '%' and white space
+// reversibly (as package keys escapes '#'): plain IDs keep the seeds'
+// exact strings, and Join("session_list", "a:b", "c") differs from
+// Join("session_list", "a", "b:c"). A '%' in a key must start one of these
+// escape sequences. Braces are rejected (the braces of the seeds are
+// placeholders) unless Options.HashTags is set by a caller that puts
+// related keys into one cluster slot on purpose, and then only as one
+// non-empty {tag}.
+//
+// Internal keys (the generation marks below, and [InternalKey] for
+// packages built on the cache) carry "%!", which no valid key holds: no
+// user key can ever be one of them.
 //
 // # Cache-aside and invalidation
 //

@@ -32,24 +32,24 @@ const (
 
 // SessionListKey is seed 000's session_list:{user_id}:{project_id}.
 func SessionListKey(userID, projectID string) string {
-	return "session_list:" + userID + ":" + projectID
+	return Join("session_list", userID, projectID)
 }
 
 // AgentListKey is seed 000's agent_list:{user_id}:{project_id}.
 func AgentListKey(userID, projectID string) string {
-	return "agent_list:" + userID + ":" + projectID
+	return Join("agent_list", userID, projectID)
 }
 
 // JobKey is seed 003's job:{jobId}.
-func JobKey(jobID string) string { return "job:" + jobID }
+func JobKey(jobID string) string { return Join("job", jobID) }
 
 // ImageKey is seed 003's image:{eventId}:{style}:{platform}.
 func ImageKey(eventID, style, platform string) string {
-	return "image:" + eventID + ":" + style + ":" + platform
+	return Join("image", eventID, style, platform)
 }
 
 // AIEventKey is seed 003's ai:event:{eventId}.
-func AIEventKey(eventID string) string { return "ai:event:" + eventID }
+func AIEventKey(eventID string) string { return Join("ai", "event", eventID) }
 
 // The seed 000 list caches: cache-aside around query_projects,
 // query_sessions and query_agents, 3600 s. An empty ID is ErrInvalidKey.

@@ -15,13 +15,15 @@
 // Beside it lives the fence counter of the key, which has no TTL (it must
 // outlive every lock of the key; it is one small integer per key name):
 //
-//	{<lock key>}:fence        when the lock key has no hash tag
-//	<lock key>:fence          when k itself carries a hash tag such as {user:1}
+//	{<lock key>}:fence            when the lock key has no hash tag
+//	{<tag>}:fence:<lock key>      when k itself carries a hash tag such as {user:1}
 //
 // Both forms put the counter in the lock key's cluster slot, so the acquire
-// script may touch both keys in cluster mode. A key with a '}' but no valid
-// hash tag cannot be given a counter in the same slot and is rejected with
-// lock.ErrInvalidKey.
+// script may touch both keys in cluster mode, and both start with a brace,
+// which no lock key does (the prefix may hold no brace): no lock key can
+// ever be another key's fence counter, whatever the key. A key with a '}'
+// but no valid hash tag cannot be given a counter in the same slot and is
+// rejected with lock.ErrInvalidKey.
 //
 // # Scripts
 //
@@ -64,8 +66,8 @@ var (
 type Options struct {
 	// Prefix is the {app_id}:{env} part of the seed 002 namespace, for
 	// example "finance_app:prod". It must not start or end with ':' nor
-	// contain an empty part ("a::b"). Empty means no prefix: keys are
-	// "lock:{key}".
+	// contain an empty part ("a::b") nor a brace. Empty means no prefix:
+	// keys are "lock:{key}".
 	Prefix string
 }
 
@@ -100,6 +102,9 @@ func New(c Client, optFns ...func(*Options)) (*Backend, error) {
 				return nil, fmt.Errorf("%w: valkeylock: prefix %q has an empty part", lock.ErrInvalidOptions, o.Prefix)
 			}
 		}
+		if strings.ContainsAny(o.Prefix, "{}") {
+			return nil, fmt.Errorf("%w: valkeylock: prefix %q holds a brace", lock.ErrInvalidOptions, o.Prefix)
+		}
 		b.prefix = o.Prefix + ":"
 	}
 	otelOnce.Do(func() { glide.GetOtelInstance() })
@@ -122,7 +127,9 @@ func (b *Backend) keys(key string) (lockKey, fenceKey string, err error) {
 	}
 	lockKey = b.Key(key)
 	if hasHashTag(lockKey) {
-		return lockKey, lockKey + ":fence", nil
+		open := strings.IndexByte(lockKey, '{')
+		close := open + 1 + strings.IndexByte(lockKey[open+1:], '}')
+		return lockKey, lockKey[open:close+1] + ":fence:" + lockKey, nil
 	}
 	if strings.IndexByte(lockKey, '}') >= 0 {
 		return "", "", fmt.Errorf("%w: %q has a '}' but no hash tag", lock.ErrInvalidKey, key)
