@@ -28,6 +28,9 @@ var (
 	// ErrMiss is returned by reads of a key that does not exist. It
 	// translates glide's nil result.
 	ErrMiss = errors.New("cache: miss")
+	// ErrNotFound is what a loader returns (by default) for a value that
+	// does not exist, and what a cached "not found" is reported with.
+	ErrNotFound = errors.New("cache: not found")
 	// ErrInvalidKey is returned (wrapped, naming the key) for an empty
 	// namespace part, an empty key segment, or a brace in a key of a cache
 	// that does not allow hash tags.

@@ -376,7 +376,7 @@ func TestNegativeCaching(t *testing.T) {
 			loads.Add(1)
 			return "", fmt.Errorf("user 7: %w", entity.ErrNotFound)
 		}
-		neg := func(o *cache.LoadOptions) { o.NegativeTTL = time.Minute }
+		neg := func(o *cache.LoadOptions) { o.NegativeTTL = time.Minute; o.NotFound = entity.ErrNotFound }
 		for i := 0; i < 3; i++ {
 			if _, err := cache.GetOrLoad(ctx, c, "user:7", time.Minute, load, neg); !errors.Is(err, entity.ErrNotFound) {
 				t.Fatalf("call %d: %v, want ErrNotFound", i, err)
@@ -739,7 +739,7 @@ func TestGetOrLoadHash(t *testing.T) {
 			t.Fatalf("after invalidation: %v, %v", h, err)
 		}
 
-		neg := func(o *cache.LoadOptions) { o.NegativeTTL = time.Minute }
+		neg := func(o *cache.LoadOptions) { o.NegativeTTL = time.Minute; o.NotFound = entity.ErrNotFound }
 		for i := 0; i < 2; i++ {
 			if _, err := c.GetOrLoadHash(ctx, "h:3", time.Minute, func(context.Context) (map[string]string, error) {
 				loads.Add(1)

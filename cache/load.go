@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tablekit/tablekit/entity"
 )
 
 // Codec turns values into cached bytes and back.
@@ -41,8 +40,12 @@ type LoadOptions struct {
 	// means the cache's Options.NegativeTTL (zero there: off).
 	NegativeTTL time.Duration
 	// IsNotFound tells a loader's "not found" error from other errors.
-	// Nil means errors.Is(err, entity.ErrNotFound).
+	// Nil means errors.Is(err, NotFound), or ErrNotFound when NotFound is nil.
 	IsNotFound func(error) bool
+	// NotFound is the error a cached "not found" is reported with (wrapped,
+	// with ErrNotFound). Callers on an entity store pass entity.ErrNotFound
+	// so errors.Is works as with the store; nil means only ErrNotFound.
+	NotFound error
 	// NoJitter stores the TTL exactly.
 	NoJitter bool
 }
@@ -56,7 +59,11 @@ func (c *Cache) loadOptions(optFns []func(*LoadOptions)) LoadOptions {
 		lo.Codec = JSON{}
 	}
 	if lo.IsNotFound == nil {
-		lo.IsNotFound = func(err error) bool { return errors.Is(err, entity.ErrNotFound) }
+		target := lo.NotFound
+		if target == nil {
+			target = ErrNotFound
+		}
+		lo.IsNotFound = func(err error) bool { return errors.Is(err, target) }
 	}
 	return lo
 }
@@ -95,7 +102,7 @@ func (c *Cache) genTTL() time.Duration { return 2*c.o.LoadTimeout + 10*time.Seco
 // Errors: ErrInvalidKey (wrapped) for a bad key, ErrInvalidOptions for
 // ttl <= 0, the loader's error unchanged, ctx.Err() when the caller's ctx
 // ends first. With negative caching on, a cached "not found" returns an
-// error that matches entity.ErrNotFound.
+// error that matches ErrNotFound and LoadOptions.NotFound.
 func GetOrLoad[T any](ctx context.Context, c *Cache, key string, ttl time.Duration,
 	load func(context.Context) (T, error), optFns ...func(*LoadOptions)) (T, error) {
 	var zero T
@@ -166,7 +173,7 @@ func GetOrLoad[T any](ctx context.Context, c *Cache, key string, ttl time.Durati
 // bytes do not decode (a foreign writer): the caller then loads.
 func decode[T any](s string, lo LoadOptions, full string) (v T, err error, decoded bool) {
 	if s == negativeMarker {
-		return v, fmt.Errorf("cache: %q cached as not found: %w", full, entity.ErrNotFound), true
+		return v, lo.notFound(full), true
 	}
 	if err := lo.Codec.Unmarshal([]byte(s), &v); err != nil {
 		return v, nil, false
@@ -420,4 +427,11 @@ func (g *flightGroup) forget(key string) {
 	g.mu.Lock()
 	delete(g.m, key)
 	g.mu.Unlock()
+}
+
+func (lo LoadOptions) notFound(full string) error {
+	if lo.NotFound == nil {
+		return fmt.Errorf("cache: %q cached as not found: %w", full, ErrNotFound)
+	}
+	return fmt.Errorf("cache: %q cached as not found: %w: %w", full, ErrNotFound, lo.NotFound)
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/tablekit/tablekit/entity"
 )
 
 // negativeField marks a cached "not found" hash. No seed field name
@@ -62,7 +60,7 @@ func (c *Cache) GetOrLoadHash(ctx context.Context, key string, ttl time.Duration
 	})
 	if gerr == nil && len(h) > 0 {
 		m.hits.Add(1)
-		return hashValue(h, full)
+		return hashValue(h, full, lo)
 	}
 	if gerr != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -88,9 +86,9 @@ func (c *Cache) GetOrLoadHash(ctx context.Context, key string, ttl time.Duration
 	return v, nil
 }
 
-func hashValue(h map[string]string, full string) (map[string]string, error) {
+func hashValue(h map[string]string, full string, lo LoadOptions) (map[string]string, error) {
 	if _, neg := h[negativeField]; neg {
-		return nil, fmt.Errorf("cache: %q cached as not found: %w", full, entity.ErrNotFound)
+		return nil, lo.notFound(full)
 	}
 	return h, nil
 }
@@ -113,7 +111,7 @@ func fillHash(ctx context.Context, c *Cache, full string, ttl time.Duration, lo 
 				v, _ := flat[i+1].(string)
 				h[k] = v
 			}
-			return hashValue(h, full)
+			return hashValue(h, full, lo)
 		}
 		gen, _ = arr[1].(string)
 		canWrite = true
