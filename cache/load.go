@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
-
 )
 
 // Codec turns values into cached bytes and back.

@@ -127,7 +127,7 @@ func TestInFlightLoadCannotResurrect(t *testing.T) {
 		k := key(t, p)
 		done := make(chan error, 1)
 		go func() { _, err := s.Get(ctx, k); done <- err }()
-		<-loaded // the load has read version 1
+		<-loaded                  // the load has read version 1
 		s2 := newStore(t, tbl, c) // a second store on the same cache: another "process"
 		if err := s2.Delete(ctx, k, entity.IfVersion(1)); err != nil {
 			t.Fatal(err)
