@@ -15,7 +15,10 @@ import (
 
 type Post = benchent.Post
 
-var benchentTitle = benchent.PostTitle
+var (
+	benchentTitle = benchent.PostTitle
+	postViews     = benchent.PostViews
+)
 
 func newTable(t testing.TB) *entity.Table {
 	t.Helper()
