@@ -60,17 +60,14 @@
 //
 // # Seeds
 //
-// seedkeys.go holds the seed key patterns and TTLs as typed helpers:
-// seed 000's query_projects, session_list and agent_list (3600 s, with
-// their invalidation rules) and seed 003's job:{jobId} hash (write-through,
-// 1 h), image:{eventId}:{style}:{platform} (hash, cache-aside through
-// [Cache.GetOrLoadHash], 7 days) and ai:event:{eventId} (1 h). The AI
-// entry is cached as a JSON string rather than seed 003's hash: it holds
-// lists, which a flat hash cannot.
+// seedkeys.go still holds seed 003's key patterns and typed helpers until
+// they move into entity/content. Seed 000's list caches live in
+// entity/idp/idpcache, as derived caches of package cachestore whose
+// invalidation is driven by the writes themselves.
 //
 // # Errors
 //
-// [ErrMiss] (glide's nil result), [ErrInvalidKey], [ErrInvalidOptions],
+// [ErrMiss] (glide's nil result), [ErrNotFound] (a cached "not found"), [ErrInvalidKey], [ErrInvalidOptions],
 // [ErrUnavailable] (server or connection failure, after retries),
 // [ErrCircuitOpen] (wrapped in ErrUnavailable) and [ErrStale]. Loader
 // errors pass through unchanged.

@@ -10,35 +10,16 @@ import (
 // Seed key patterns and TTLs. The key strings match the design documents
 // exactly; the {…} there are placeholders, filled in by the builders below.
 //
-// Seed 000 (IdP backend, cache section): list caches, 3600 s each.
-//
-//	query_projects                          query_projects   invalidate on project create/update/delete
-//	session_list:{user_id}:{project_id}     query_sessions   invalidate on session update/delete
-//	agent_list:{user_id}:{project_id}       query_agents     invalidate on agent create/update/delete
-//
 // Seed 003 (content service, Redis section):
 //
 //	job:{jobId}                             hash, write-through, 1 h
 //	image:{eventId}:{style}:{platform}      hash, cache-aside, 7 days
 //	ai:event:{eventId}                      JSON string, cache-aside, 1 h (it holds lists, which a flat hash cannot)
 const (
-	ListTTL    = 3600 * time.Second
 	JobTTL     = time.Hour
 	ImageTTL   = 7 * 24 * time.Hour
 	AIEventTTL = time.Hour
-
-	QueryProjectsKey = "query_projects"
 )
-
-// SessionListKey is seed 000's session_list:{user_id}:{project_id}.
-func SessionListKey(userID, projectID string) string {
-	return Join("session_list", userID, projectID)
-}
-
-// AgentListKey is seed 000's agent_list:{user_id}:{project_id}.
-func AgentListKey(userID, projectID string) string {
-	return Join("agent_list", userID, projectID)
-}
 
 // JobKey is seed 003's job:{jobId}.
 func JobKey(jobID string) string { return Join("job", jobID) }
@@ -50,42 +31,6 @@ func ImageKey(eventID, style, platform string) string {
 
 // AIEventKey is seed 003's ai:event:{eventId}.
 func AIEventKey(eventID string) string { return Join("ai", "event", eventID) }
-
-// The seed 000 list caches: cache-aside around query_projects,
-// query_sessions and query_agents, 3600 s. An empty ID is ErrInvalidKey.
-
-// QueryProjects caches the result of query_projects.
-func QueryProjects[T any](ctx context.Context, c *Cache, load func(context.Context) (T, error)) (T, error) {
-	return GetOrLoad(ctx, c, QueryProjectsKey, ListTTL, load)
-}
-
-// SessionList caches the result of query_sessions for one user and project.
-func SessionList[T any](ctx context.Context, c *Cache, userID, projectID string, load func(context.Context) (T, error)) (T, error) {
-	return GetOrLoad(ctx, c, SessionListKey(userID, projectID), ListTTL, load)
-}
-
-// AgentList caches the result of query_agents for one user and project.
-func AgentList[T any](ctx context.Context, c *Cache, userID, projectID string, load func(context.Context) (T, error)) (T, error) {
-	return GetOrLoad(ctx, c, AgentListKey(userID, projectID), ListTTL, load)
-}
-
-// InvalidateProjects implements seed 000's rule: call it after a project
-// is created, updated or deleted.
-func (c *Cache) InvalidateProjects(ctx context.Context) error {
-	return c.Invalidate(ctx, QueryProjectsKey)
-}
-
-// InvalidateSessionList implements seed 000's rule: call it after a
-// session of the user and project is updated or deleted.
-func (c *Cache) InvalidateSessionList(ctx context.Context, userID, projectID string) error {
-	return c.Invalidate(ctx, SessionListKey(userID, projectID))
-}
-
-// InvalidateAgentList implements seed 000's rule: call it after an agent
-// of the user and project is created, updated or deleted.
-func (c *Cache) InvalidateAgentList(ctx context.Context, userID, projectID string) error {
-	return c.Invalidate(ctx, AgentListKey(userID, projectID))
-}
 
 // JobData is seed 003's RedisJobData, cached as the hash job:{jobId}.
 // Nil messages are stored as absent fields (the seed shows JSON null).
