@@ -48,6 +48,7 @@ import (
 	glide "github.com/valkey-io/valkey-glide/go/v2"
 	"github.com/valkey-io/valkey-glide/go/v2/options"
 
+	"github.com/tablekit/tablekit/internal/glidex"
 	"github.com/tablekit/tablekit/lock"
 )
 
@@ -84,7 +85,10 @@ var otelOnce sync.Once
 // New returns a Backend on c. It returns an error wrapping
 // lock.ErrInvalidOptions for a bad Prefix.
 //
-// New also initialises glide's OpenTelemetry singleton once per process:
+// New registers SIGPIPE with signal.Notify (glidex.IgnoreSIGPIPE): glide
+// writes on Rust threads, where a SIGPIPE from a server dying mid-write
+// would otherwise kill the process. New also initialises glide's
+// OpenTelemetry singleton once per process:
 // glide v2.5.3 sets it lazily without synchronisation on the first command,
 // which is a data race when a fresh client is first used by many goroutines.
 func New(c Client, optFns ...func(*Options)) (*Backend, error) {
@@ -108,6 +112,7 @@ func New(c Client, optFns ...func(*Options)) (*Backend, error) {
 		b.prefix = o.Prefix + ":"
 	}
 	otelOnce.Do(func() { glide.GetOtelInstance() })
+	glidex.IgnoreSIGPIPE() // a server dying mid-write must not kill the host (see glidex)
 	return b, nil
 }
 
