@@ -51,7 +51,8 @@ func sortedTableNames[V any](m map[string]V) []string {
 }
 
 // BatchGetItem reads up to 100 items from one or more tables. Missing
-// items are left out; UnprocessedKeys is always empty.
+// items are left out. UnprocessedKeys is empty unless a [Fault] with
+// Unprocessed is set.
 func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
 	if err := db.begin(ctx, "BatchGetItem"); err != nil {
 		return nil, err
@@ -70,6 +71,8 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		t          *table
 		x          *exprs
 		keys       [][2]string
+		orig       []map[string]types.AttributeValue
+		ka         types.KeysAndAttributes
 		consistent bool
 	}
 	reqs := map[string]*req{}
@@ -80,7 +83,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		if err != nil {
 			return nil, err
 		}
-		if err := legacy(param{"AttributesToGet", ka.AttributesToGet != nil}); err != nil {
+		if ka, err = legacyKeysAndAttributes(ka); err != nil {
 			return nil, err
 		}
 		if len(ka.Keys) == 0 {
@@ -90,7 +93,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		if err != nil {
 			return nil, err
 		}
-		r := &req{t: t, x: x, consistent: aws.ToBool(ka.ConsistentRead)}
+		r := &req{t: t, x: x, ka: ka, consistent: aws.ToBool(ka.ConsistentRead)}
 		seen := map[[2]string]bool{}
 		for _, k := range ka.Keys {
 			pk, sk, err := t.parseKey(k)
@@ -103,12 +106,27 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 			}
 			seen[key] = true
 			r.keys = append(r.keys, key)
+			r.orig = append(r.orig, k)
 		}
 		reqs[name] = r
 		ts = append(ts, t)
 	}
-	unlock := lockTables(ts, false)
 	out := &dynamodb.BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{}, UnprocessedKeys: map[string]types.KeysAndAttributes{}}
+	if skip := db.unprocessed("BatchGetItem", n); skip > 0 {
+		// Leave the last skip keys, in table-name order, unprocessed.
+		left := skip
+		names := sortedTableNames(reqs)
+		for i := len(names) - 1; i >= 0 && left > 0; i-- {
+			r := reqs[names[i]]
+			m := min(left, len(r.keys))
+			ka := r.ka
+			ka.Keys = r.orig[len(r.keys)-m:]
+			out.UnprocessedKeys[names[i]] = ka
+			r.keys = r.keys[:len(r.keys)-m]
+			left -= m
+		}
+	}
+	unlock := lockTables(ts, false)
 	units := map[string]float64{}
 	for name, r := range reqs {
 		items := []map[string]types.AttributeValue{}
@@ -128,7 +146,8 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 
 // BatchWriteItem puts or deletes up to 25 items in one or more tables.
 // The whole batch is validated first; each write is then applied
-// atomically. UnprocessedItems is always empty.
+// atomically. UnprocessedItems is empty unless a [Fault] with Unprocessed
+// is set.
 func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
 	if err := db.begin(ctx, "BatchWriteItem"); err != nil {
 		return nil, err
@@ -145,6 +164,8 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 	}
 	type write struct {
 		t      *table
+		name   string
+		req    types.WriteRequest
 		pk, sk string
 		it     item // nil deletes
 	}
@@ -178,6 +199,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 			default:
 				return nil, validation("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
 			}
+			wr.name, wr.req = name, w
 			key := [2]string{wr.pk, wr.sk}
 			if seen[key] {
 				return nil, validation("Provided list of item keys contains duplicates")
@@ -187,6 +209,13 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 		}
 		ts = append(ts, t)
 	}
+	left := map[string][]types.WriteRequest{}
+	if skip := db.unprocessed("BatchWriteItem", len(writes)); skip > 0 {
+		for _, w := range writes[len(writes)-skip:] {
+			left[w.name] = append(left[w.name], w.req)
+		}
+		writes = writes[:len(writes)-skip]
+	}
 	unlock := lockTables(ts, true)
 	units := map[string]float64{}
 	for _, w := range writes {
@@ -195,6 +224,6 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 		w.t.write(w.pk, w.sk, old, w.it)
 	}
 	unlock()
-	return &dynamodb.BatchWriteItemOutput{UnprocessedItems: map[string][]types.WriteRequest{},
+	return &dynamodb.BatchWriteItemOutput{UnprocessedItems: left,
 		ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, units, 0)}, nil
 }

@@ -27,6 +27,12 @@ type Fault struct {
 	Err error
 	// Times limits how many calls return Err; 0 means every call.
 	Times int
+	// Unprocessed, for BatchWriteItem and BatchGetItem, leaves the last
+	// Unprocessed writes or keys of every request undone and returns them
+	// in UnprocessedItems or UnprocessedKeys, as DynamoDB does under load.
+	// At least one write or key of each request is always processed, so a
+	// client that retries what is returned finishes. Default 0.
+	Unprocessed int
 }
 
 // SetFault sets (or, with the zero Fault, clears) the fault injected into
@@ -101,5 +107,20 @@ func (db *DB) injectFault(ctx context.Context, op string) error {
 }
 
 func (f Fault) isZero() bool {
-	return f.ThrottleRate == 0 && f.ThrottleErr == nil && f.Latency == 0 && f.Err == nil && f.Times == 0
+	return f.ThrottleRate == 0 && f.ThrottleErr == nil && f.Latency == 0 && f.Err == nil && f.Times == 0 && f.Unprocessed == 0
+}
+
+// unprocessed returns how many of n writes or keys of a batch request op
+// to leave unprocessed (Fault.Unprocessed, at most n-1).
+func (db *DB) unprocessed(op string, n int) int {
+	if !db.hasFaults.Load() {
+		return 0
+	}
+	db.faultMu.Lock()
+	f, ok := db.faults[op]
+	if !ok {
+		f = db.faults["*"]
+	}
+	db.faultMu.Unlock()
+	return max(min(f.Unprocessed, n-1), 0)
 }

@@ -16,16 +16,6 @@ type param struct {
 	set  bool
 }
 
-// legacy rejects the first legacy parameter the request sets.
-func legacy(ps ...param) error {
-	for _, p := range ps {
-		if p.set {
-			return validationf("ddbmem: the legacy parameter %s is not supported; use expressions", p.name)
-		}
-	}
-	return nil
-}
-
 func checkSize(it item) error {
 	if ddbexpr.ItemSize(it) > maxItemSize {
 		return validation("Item size has exceeded the maximum allowed size")
@@ -100,7 +90,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 	if err != nil {
 		return nil, err
 	}
-	if err := legacy(param{"Expected", in.Expected != nil}, param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
+	if in, err = legacyPut(in); err != nil {
 		return nil, err
 	}
 	switch in.ReturnValues {
@@ -141,7 +131,7 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...
 	if err != nil {
 		return nil, err
 	}
-	if err := legacy(param{"AttributesToGet", in.AttributesToGet != nil}); err != nil {
+	if in, err = legacyGet(in); err != nil {
 		return nil, err
 	}
 	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, proj: in.ProjectionExpression})
@@ -197,7 +187,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	if err != nil {
 		return nil, err
 	}
-	if err := legacy(param{"Expected", in.Expected != nil}, param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
+	if in, err = legacyDelete(in); err != nil {
 		return nil, err
 	}
 	switch in.ReturnValues {
@@ -317,8 +307,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	if err != nil {
 		return nil, err
 	}
-	if err := legacy(param{"Expected", in.Expected != nil}, param{"AttributeUpdates", in.AttributeUpdates != nil},
-		param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
+	if in, err = legacyUpdate(in); err != nil {
 		return nil, err
 	}
 	switch in.ReturnValues {

@@ -100,10 +100,10 @@ func TestErrors(t *testing.T) {
 			_, err := db.Query(ctx, &dynamodb.QueryInput{TableName: tbl, KeyConditionExpression: aws.String("pk = :p"), FilterExpression: aws.String("sk = :p"), ExpressionAttributeValues: map[string]av{":p": s("a")}})
 			return err
 		}, "ValidationException", "Filter Expression can only contain non-primary key attributes: Primary key attribute: sk"},
-		{"legacy parameter", func() error {
-			_, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: tbl, AttributesToGet: []string{"n"}})
+		{"legacy parameter mixed with an expression", func() error {
+			_, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: tbl, AttributesToGet: []string{"n"}, ProjectionExpression: aws.String("n")})
 			return err
-		}, "ValidationException", ""},
+		}, "ValidationException", "Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -443,7 +443,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	if err != nil {
 		return nil, err
 	}
-	if err := legacy(param{"KeyConditions", in.KeyConditions != nil}, param{"QueryFilter", in.QueryFilter != nil}, param{"AttributesToGet", in.AttributesToGet != nil}, param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
+	if in, err = t.legacyQuery(in); err != nil {
 		return nil, err
 	}
 	if in.KeyConditionExpression == nil {
@@ -593,7 +593,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	if err != nil {
 		return nil, err
 	}
-	if err := legacy(param{"ScanFilter", in.ScanFilter != nil}, param{"AttributesToGet", in.AttributesToGet != nil}, param{"ConditionalOperator", in.ConditionalOperator != ""}); err != nil {
+	if in, err = legacyScan(in); err != nil {
 		return nil, err
 	}
 	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, filter: in.FilterExpression, proj: in.ProjectionExpression})

@@ -8,9 +8,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/tablekit/tablekit/internal/ddbexpr"
+	"github.com/tablekit/tablekit/internal/itemsize"
 )
 
-const maxItemSize = 400 * 1024
+const maxItemSize = itemsize.Max
 
 // copyItem returns a deep copy of a stored item.
 func copyItem(it item) item {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tablekit/tablekit/retry"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -17,11 +15,12 @@ const (
 	BatchWriteSize = 25
 )
 
-// BatchError reports a batch that could not finish: the context ended (or
-// the retry strategy gave up) while DynamoDB kept returning unprocessed
-// items, or a request failed. It matches [ErrUnprocessed] when items were
-// left unprocessed, and unwraps to the cause (for instance
-// context.DeadlineExceeded or the SDK error).
+// BatchError reports a batch that could not finish: the context ended, or
+// the retry strategy gave up after retries in a row that made no progress,
+// while DynamoDB kept returning unprocessed items or throttling; or a
+// request failed for a reason that is not retryable. It matches
+// [ErrUnprocessed] when items were left unprocessed, and unwraps to the
+// cause (context.DeadlineExceeded, retry.ErrGaveUp or the SDK error).
 type BatchError struct {
 	Op string
 	// Unprocessed lists the keys that were not read or written.
@@ -40,17 +39,22 @@ func (e *BatchError) Unwrap() []error {
 	return []error{e.Err}
 }
 
-// BatchGet reads the items with the given keys, in chunks of 100, retrying
-// unprocessed keys with jittered backoff until ctx ends. Duplicate keys
-// are read once. The result keeps the order of the keys as given (first
-// occurrence); keys with no item are left out. When keys remain
-// unprocessed the items read so far are returned with a [*BatchError]
-// listing the rest. [ConsistentRead] is honoured.
+// BatchGet reads the items with the given keys, in chunks of 100.
+// Duplicate keys are read once. The result keeps the order of the keys as
+// given (first occurrence); keys with no item are left out. [ConsistentRead]
+// is honoured.
+//
+// Unprocessed keys and throttled chunks are sent again, after a jittered
+// backoff ([Options.Retry]), while the other chunks go on; a response that
+// returned any item counts as progress and resets the strategy's attempt
+// count, so a batch that keeps progressing never gives up. The batch ends
+// when every key was read, when ctx ends or the strategy gives up after
+// retries in a row without progress (the items read so far and a
+// [*BatchError] listing the rest), or when a request fails for another
+// reason (a *BatchError wrapping it). An item that cannot be decoded fails
+// the call with the same error [Store.Get] returns for it.
 func (s *Store[T, PT]) BatchGet(ctx context.Context, keys []Key, optFns ...func(*CallOptions)) ([]T, error) {
 	o := callOpts(optFns)
-	if s.err != nil {
-		return nil, s.err
-	}
 	uniq := make([]Key, 0, len(keys))
 	seen := make(map[Key]int, len(keys))
 	for _, k := range keys {
@@ -63,99 +67,76 @@ func (s *Store[T, PT]) BatchGet(ctx context.Context, keys []Key, optFns ...func(
 		}
 	}
 	found := make([]map[string]types.AttributeValue, len(uniq))
+	tr := s.t.tracer(&o)
+	var ka types.KeysAndAttributes
+	if o.ConsistentRead {
+		b := true
+		ka.ConsistentRead = &b
+	}
 	pending := uniq
 	attempt := 0
 	for len(pending) > 0 {
 		n := min(len(pending), BatchGetSize)
 		chunk := pending[:n]
 		pending = pending[n:]
-		ka := types.KeysAndAttributes{Keys: make([]map[string]types.AttributeValue, len(chunk))}
+		ka.Keys = make([]map[string]types.AttributeValue, len(chunk))
 		for i, k := range chunk {
 			ka.Keys[i] = s.t.KeyMap(k)
-		}
-		if o.ConsistentRead {
-			b := true
-			ka.ConsistentRead = &b
 		}
 		in := &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{s.t.name: ka}}
 		if o.DryRun != nil {
 			*o.DryRun = Request{Op: "BatchGetItem", Input: in}
 			return nil, nil
 		}
-		start := time.Now()
-		out, err := s.t.client.BatchGetItem(ctx, in)
-		if err != nil {
-			s.trace(&o, "BatchGetItem", start, nil, err)
-			return s.collect(found), &BatchError{Op: "BatchGet", Unprocessed: append(append([]Key(nil), chunk...), pending...), Err: err}
-		}
-		s.trace(&o, "BatchGetItem", start, out.ConsumedCapacity, nil)
-		for _, item := range out.Responses[s.t.name] {
-			k := s.keyOf(item)
-			if i, ok := seen[k]; ok {
-				found[i] = item
+		out, err := send(ctx, s.t, tr, "BatchGetItem", "", in, s.t.client.BatchGetItem)
+		var left []Key
+		switch {
+		case err == nil:
+			for _, item := range out.Responses[s.t.name] {
+				if i, ok := seen[s.t.keyOf(item)]; ok {
+					found[i] = item
+				}
 			}
+			for _, m := range out.UnprocessedKeys[s.t.name].Keys {
+				left = append(left, s.t.keyOf(m))
+			}
+		case throttled(err):
+			left = chunk
+		default:
+			items, _ := s.collect(found)
+			return items, &BatchError{Op: "BatchGet", Unprocessed: append(append([]Key(nil), chunk...), pending...), Err: err}
 		}
-		left := out.UnprocessedKeys[s.t.name].Keys
+		if len(left) < len(chunk) {
+			attempt = 0 // progress
+		}
 		if len(left) == 0 {
-			attempt = 0
 			continue
 		}
-		for _, m := range left {
-			pending = append(pending, s.keyOf(m))
-		}
+		pending = append(pending, left...)
 		attempt++
-		if err := s.backoff(ctx, attempt); err != nil {
-			return s.collect(found), &BatchError{Op: "BatchGet", Unprocessed: pending, Err: err}
+		if err := s.t.backoff(ctx, nil, attempt); err != nil {
+			items, _ := s.collect(found)
+			return items, &BatchError{Op: "BatchGet", Unprocessed: pending, Err: err}
 		}
 	}
-	return s.collect(found), nil
+	return s.collect(found)
 }
 
-func (s *Store[T, PT]) collect(found []map[string]types.AttributeValue) []T {
+// collect decodes the items found, in order; the first item that does not
+// decode is an error.
+func (s *Store[T, PT]) collect(found []map[string]types.AttributeValue) ([]T, error) {
 	out := make([]T, 0, len(found))
 	for _, item := range found {
 		if item == nil {
 			continue
 		}
 		var v T
-		if err := s.decode(item, &v); err == nil {
-			out = append(out, v)
+		if err := s.decode(item, &v); err != nil {
+			return nil, err
 		}
+		out = append(out, v)
 	}
-	return out
-}
-
-func (s *Store[T, PT]) keyOf(item map[string]types.AttributeValue) Key {
-	var k Key
-	if v, ok := item[s.t.opts.PK].(*types.AttributeValueMemberS); ok {
-		k.PK = v.Value
-	}
-	if s.t.opts.SK != "" {
-		if v, ok := item[s.t.opts.SK].(*types.AttributeValueMemberS); ok {
-			k.SK = v.Value
-		}
-	}
-	return k
-}
-
-// backoff waits before retry attempt n; it fails when the context ends,
-// the wait would pass its deadline, or the strategy gives up.
-func (s *Store[T, PT]) backoff(ctx context.Context, attempt int) error {
-	return s.t.backoff(ctx, attempt)
-}
-
-func (t *Table) backoff(ctx context.Context, attempt int) error {
-	d, ok := t.opts.Retry.Backoff(attempt)
-	if !ok {
-		return retry.ErrGaveUp
-	}
-	if !retry.Fits(ctx, d) || retry.Sleep(ctx, d) != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return context.DeadlineExceeded
-	}
-	return nil
+	return out, nil
 }
 
 // WriteOp is one write of a [Table.BatchWrite], made by [Store.PutOp] or
@@ -211,12 +192,19 @@ func (s *Store[T, PT]) BatchDelete(ctx context.Context, keys []Key) error {
 	return s.t.BatchWrite(ctx, ops...)
 }
 
-// BatchWrite sends puts and deletes of any entity types in chunks of 25,
-// retrying unprocessed items with jittered backoff until ctx ends. Of
-// several writes to the same key only the last is sent (DynamoDB rejects
-// duplicates in one batch). Invalid ops fail the whole batch before
-// anything is sent. Writes left when the context ends are listed in a
-// [*BatchError] matching [ErrUnprocessed].
+// BatchWrite sends puts and deletes of any entity types in chunks of 25.
+// Of several writes to the same key only the last is sent (DynamoDB
+// rejects duplicates in one batch). Invalid ops fail the whole batch
+// before anything is sent.
+//
+// Unprocessed writes and throttled chunks are sent again, after a jittered
+// backoff ([Options.Retry]), while the other chunks go on; a response in
+// which any write landed counts as progress and resets the strategy's
+// attempt count, so a batch that keeps progressing never gives up. The
+// batch ends when every write landed, when ctx ends or the strategy gives
+// up after retries in a row without progress (a [*BatchError] matching
+// [ErrUnprocessed] lists the writes left), or when a request fails for
+// another reason (a *BatchError wrapping it).
 func (t *Table) BatchWrite(ctx context.Context, ops ...WriteOp) error {
 	for _, op := range ops {
 		if op.err != nil {
@@ -233,22 +221,6 @@ func (t *Table) BatchWrite(ctx context.Context, ops ...WriteOp) error {
 			pending = append(pending, op)
 		}
 	}
-	keyOf := func(r types.WriteRequest) Key {
-		m := map[string]types.AttributeValue(nil)
-		if r.PutRequest != nil {
-			m = r.PutRequest.Item
-		} else if r.DeleteRequest != nil {
-			m = r.DeleteRequest.Key
-		}
-		var k Key
-		if v, ok := m[t.opts.PK].(*types.AttributeValueMemberS); ok {
-			k.PK = v.Value
-		}
-		if v, ok := m[t.opts.SK].(*types.AttributeValueMemberS); ok {
-			k.SK = v.Value
-		}
-		return k
-	}
 	keysOf := func(ws []WriteOp) []Key {
 		out := make([]Key, len(ws))
 		for i, w := range ws {
@@ -256,6 +228,7 @@ func (t *Table) BatchWrite(ctx context.Context, ops ...WriteOp) error {
 		}
 		return out
 	}
+	tr := t.opts.Tracer
 	attempt := 0
 	for len(pending) > 0 {
 		n := min(len(pending), BatchWriteSize)
@@ -266,26 +239,33 @@ func (t *Table) BatchWrite(ctx context.Context, ops ...WriteOp) error {
 			reqs[i] = w.req
 		}
 		in := &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{t.name: reqs}}
-		if t.opts.Tracer != nil {
-			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
-		}
-		start := time.Now()
-		out, err := t.client.BatchWriteItem(ctx, in)
-		if err != nil {
-			t.Trace(TraceEvent{Op: "BatchWriteItem", Duration: time.Since(start), Err: err})
+		out, err := send(ctx, t, tr, "BatchWriteItem", "", in, t.client.BatchWriteItem)
+		var left []WriteOp
+		switch {
+		case err == nil:
+			for _, r := range out.UnprocessedItems[t.name] {
+				m := map[string]types.AttributeValue(nil)
+				if r.PutRequest != nil {
+					m = r.PutRequest.Item
+				} else if r.DeleteRequest != nil {
+					m = r.DeleteRequest.Key
+				}
+				left = append(left, WriteOp{key: t.keyOf(m), req: r})
+			}
+		case throttled(err):
+			left = chunk
+		default:
 			return &BatchError{Op: "BatchWrite", Unprocessed: append(keysOf(chunk), keysOf(pending)...), Err: err}
 		}
-		t.Trace(TraceEvent{Op: "BatchWriteItem", Duration: time.Since(start), Consumed: out.ConsumedCapacity})
-		left := out.UnprocessedItems[t.name]
+		if len(left) < len(chunk) {
+			attempt = 0 // progress
+		}
 		if len(left) == 0 {
-			attempt = 0
 			continue
 		}
-		for _, r := range left {
-			pending = append(pending, WriteOp{key: keyOf(r), req: r})
-		}
+		pending = append(pending, left...)
 		attempt++
-		if err := t.backoff(ctx, attempt); err != nil {
+		if err := t.backoff(ctx, nil, attempt); err != nil {
 			return &BatchError{Op: "BatchWrite", Unprocessed: keysOf(pending), Err: err}
 		}
 	}

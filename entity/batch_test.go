@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tablekit/tablekit/retry"
 	"sync"
 	"testing"
 	"time"
@@ -14,9 +13,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/codex"
 	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/keys/codec"
+	"github.com/tablekit/tablekit/retry"
 )
 
 // stingy wraps the real client: each batch call sends only the first
@@ -26,6 +30,7 @@ type stingy struct {
 	entity.Client
 	mu         sync.Mutex
 	take       int
+	leave      int // when > 0: leave this many of each request unprocessed instead (never all)
 	gets, puts int
 	tx         int
 	conflicts  int // transaction calls to fail with TransactionConflict
@@ -35,8 +40,12 @@ func (c *stingy) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInpu
 	c.mu.Lock()
 	c.gets++
 	take := c.take
+	leave := c.leave
 	c.mu.Unlock()
 	for name, ka := range in.RequestItems {
+		if leave > 0 {
+			take = len(ka.Keys) - min(leave, len(ka.Keys)-1)
+		}
 		if len(ka.Keys) > 100 {
 			return nil, fmt.Errorf("chunk of %d keys", len(ka.Keys))
 		}
@@ -66,8 +75,12 @@ func (c *stingy) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItem
 	c.mu.Lock()
 	c.puts++
 	take := c.take
+	leave := c.leave
 	c.mu.Unlock()
 	for name, reqs := range in.RequestItems {
+		if leave > 0 {
+			take = len(reqs) - min(leave, len(reqs)-1)
+		}
 		if len(reqs) > 25 {
 			return nil, fmt.Errorf("chunk of %d writes", len(reqs))
 		}
@@ -304,5 +317,159 @@ func TestTransactions(t *testing.T) {
 	}
 	if err := tbl.Tx().Exec(ctx); !errors.Is(err, entity.ErrValidation) || fake.tx != before {
 		t.Fatalf("empty: %v", err)
+	}
+}
+
+// patient is a strategy that gives up after 3 retries in a row without
+// progress: a batch that progresses must never reach that limit.
+func patient(o *entity.Options) {
+	o.Retry = retry.Limit(retry.Exponential(time.Millisecond, 2*time.Millisecond), 3)
+}
+
+// batchTargets are the two ways a test gets a server that leaves one item
+// of every batch request unprocessed: the engine's own fault, and the
+// real server (DynamoDB Local when configured) behind the stingy wrapper.
+func batchTargets(t *testing.T, optFns ...func(*entity.Options)) map[string]func(t *testing.T) (*entity.Table, *ddbmem.DB) {
+	return map[string]func(t *testing.T) (*entity.Table, *ddbmem.DB){
+		"engine": func(t *testing.T) (*entity.Table, *ddbmem.DB) {
+			db := ddbmem.New()
+			tbl := noteTableOn(t, db, optFns...)
+			db.SetFault("BatchWriteItem", ddbmem.Fault{Unprocessed: 1})
+			db.SetFault("BatchGetItem", ddbmem.Fault{Unprocessed: 1})
+			return tbl, db
+		},
+		"server": func(t *testing.T) (*entity.Table, *ddbmem.DB) {
+			base := noteTable(t, optFns...)
+			fake := &stingy{Client: base.Client(), leave: 1}
+			return entity.NewTable(fake, base.Name(), func(o *entity.Options) { *o = base.Options() }), nil
+		},
+	}
+}
+
+func manyPosts(n int) []codex.Post {
+	items := make([]codex.Post, n)
+	for i := range items {
+		items[i] = codex.Post{ID: fmt.Sprintf("p%03d", i), CategoryID: "c1", Title: fmt.Sprintf("글 %d", i)}
+	}
+	return items
+}
+
+func postKeys(items []codex.Post) []entity.Key {
+	keys := make([]entity.Key, len(items))
+	for i, p := range items {
+		keys[i], _ = p.PrimaryKey()
+	}
+	return keys
+}
+
+// TestBatchProgressResetsAttempts: a server that leaves one item of every
+// request unprocessed makes progress on each request, so a 300-item
+// BatchPut and BatchGet finish even with a strategy that gives up after
+// three retries without progress.
+func TestBatchProgressResetsAttempts(t *testing.T) {
+	for name, target := range batchTargets(t, patient) {
+		t.Run(name, func(t *testing.T) {
+			tbl, _ := target(t)
+			posts := entity.NewStore[codex.Post](tbl)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			items := manyPosts(300)
+			if err := posts.BatchPut(ctx, items); err != nil {
+				t.Fatalf("BatchPut: %v", err)
+			}
+			got, err := posts.BatchGet(ctx, postKeys(items), entity.ConsistentRead)
+			if err != nil {
+				t.Fatalf("BatchGet: %v", err)
+			}
+			ids := func(ps []codex.Post) []string {
+				out := make([]string, len(ps))
+				for i, p := range ps {
+					out[i] = p.ID
+				}
+				return out
+			}
+			if diff := cmp.Diff(ids(items), ids(got)); diff != "" {
+				t.Fatalf("BatchGet after BatchPut (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestBatchThrottledChunk: a throttled request is retried like unprocessed
+// items and the other chunks are still sent, for BatchWrite and BatchGet.
+func TestBatchThrottledChunk(t *testing.T) {
+	throttles := map[string]error{
+		"ProvisionedThroughputExceeded": &types.ProvisionedThroughputExceededException{Message: aws.String("slow down")},
+		"ThrottlingException":           &types.ThrottlingException{Message: aws.String("slow down")},
+		"RequestLimitExceeded":          &types.RequestLimitExceeded{Message: aws.String("slow down")},
+	}
+	for name, terr := range throttles {
+		t.Run(name, func(t *testing.T) {
+			db := ddbmem.New()
+			tbl := noteTableOn(t, db, patient)
+			posts := entity.NewStore[codex.Post](tbl)
+			ctx := context.Background()
+			items := manyPosts(120) // 5 write chunks, 2 read chunks
+			db.SetFault("BatchWriteItem", ddbmem.Fault{Err: terr, Times: 2})
+			if err := posts.BatchPut(ctx, items); err != nil {
+				t.Fatalf("BatchPut: %v", err)
+			}
+			db.SetFault("BatchGetItem", ddbmem.Fault{Err: terr, Times: 1})
+			got, err := posts.BatchGet(ctx, postKeys(items), entity.ConsistentRead)
+			if err != nil || len(got) != len(items) {
+				t.Fatalf("BatchGet: %d items, %v", len(got), err)
+			}
+			// Throttling that never stops ends the batch once the strategy
+			// gives up, with every item listed.
+			db.SetFault("BatchWriteItem", ddbmem.Fault{ThrottleRate: 1, ThrottleErr: terr})
+			err = posts.BatchPut(ctx, items[:30])
+			var be *entity.BatchError
+			if !errors.As(err, &be) || !errors.Is(err, entity.ErrUnprocessed) || !errors.Is(err, retry.ErrGaveUp) || len(be.Unprocessed) != 30 {
+				t.Fatalf("endless throttling: %v", err)
+			}
+		})
+	}
+	// A request that fails for another reason ends the batch at once.
+	db := ddbmem.New()
+	tbl := noteTableOn(t, db, patient)
+	posts := entity.NewStore[codex.Post](tbl)
+	boom := errors.New("boom")
+	db.SetFault("BatchWriteItem", ddbmem.Fault{Err: boom, Times: 1})
+	err := posts.BatchPut(context.Background(), manyPosts(60))
+	var be *entity.BatchError
+	if !errors.Is(err, boom) || !errors.As(err, &be) || len(be.Unprocessed) != 60 {
+		t.Fatalf("non-retryable failure: %v", err)
+	}
+}
+
+// TestBatchGetDecodeError: an item BatchGet cannot decode is the same
+// typed error Get returns, not a missing item.
+func TestBatchGetDecodeError(t *testing.T) {
+	tbl := noteTable(t)
+	posts := entity.NewStore[codex.Post](tbl)
+	ctx := context.Background()
+	items := manyPosts(3)
+	if err := posts.BatchPut(ctx, items); err != nil {
+		t.Fatal(err)
+	}
+	bad := postKeys(items)[1]
+	// The title stored as a number: the codec cannot decode it.
+	if _, err := tbl.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(tbl.Name()), Key: tbl.KeyMap(bad),
+		UpdateExpression:          aws.String("SET title = :n"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: "7"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, getErr := posts.Get(ctx, bad, entity.ConsistentRead)
+	got, batchErr := posts.BatchGet(ctx, postKeys(items), entity.ConsistentRead)
+	for name, err := range map[string]error{"Get": getErr, "BatchGet": batchErr} {
+		var ae *codec.AttrError
+		if !errors.As(err, &ae) || ae.Attr != "title" {
+			t.Errorf("%s: %v, want a *codec.AttrError about title", name, err)
+		}
+	}
+	if got != nil {
+		t.Errorf("BatchGet returned %d items with the error", len(got))
 	}
 }

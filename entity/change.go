@@ -28,21 +28,23 @@ type Change[T any] struct {
 // Changes is the list of modifications of one update.
 type Changes[T any] []Change[T]
 
-// Set sets field f to v. A value the codec would omit (a nil pointer, an
-// empty omitempty value) removes the attribute instead.
+// Set sets field f to v, after the field's rules (Field.Check). A value
+// the codec would omit (a nil pointer, an empty omitempty value) removes
+// the attribute instead.
 func Set[T, V any](f Field[T, V], v V) Change[T] {
 	c := Change[T]{kind: changeSet, name: f.Name}
-	c.val, c.err = encodeField(f, v)
+	c.val, c.err = checkAndEncode(f, v)
 	if c.err == nil && c.val == nil {
 		c.kind = changeRemove
 	}
 	return c
 }
 
-// SetIfNotExists sets field f to v only when the attribute is absent.
+// SetIfNotExists sets field f to v only when the attribute is absent,
+// after the field's rules (Field.Check).
 func SetIfNotExists[T, V any](f Field[T, V], v V) Change[T] {
 	c := Change[T]{kind: changeSetIfNotExists, name: f.Name}
-	c.val, c.err = encodeField(f, v)
+	c.val, c.err = checkAndEncode(f, v)
 	if c.err == nil && c.val == nil {
 		c.err = errors.New("SetIfNotExists with an empty value")
 	}
@@ -56,7 +58,8 @@ type Number interface {
 }
 
 // Add adds delta to the numeric field f (an absent attribute counts as 0).
-// Use a negative delta to decrement.
+// Use a negative delta to decrement. The field's rules (Field.Check) do
+// not apply to a delta; guard the result with a condition.
 func Add[T any, V Number](f Field[T, V], delta V) Change[T] {
 	c := Change[T]{kind: changeAdd, name: f.Name}
 	c.val, c.err = encodeField(f, delta)
@@ -70,6 +73,15 @@ func Add[T any, V Number](f Field[T, V], delta V) Change[T] {
 // Remove deletes the attribute of field f.
 func Remove[T, V any](f Field[T, V]) Change[T] {
 	return Change[T]{kind: changeRemove, name: f.Name}
+}
+
+func checkAndEncode[T, V any](f Field[T, V], v V) (any, error) {
+	if f.Check != nil {
+		if err := f.Check(v); err != nil {
+			return nil, err
+		}
+	}
+	return encodeField(f, v)
 }
 
 func encodeField[T, V any](f Field[T, V], v V) (any, error) {

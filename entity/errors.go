@@ -71,7 +71,7 @@ type ItemTooLargeError struct {
 }
 
 func (e *ItemTooLargeError) Error() string {
-	return "entity: item too large: " + e.Type + " " + e.Key.PK + "/" + e.Key.SK + " is " + itoa(e.Size) + " bytes (limit 409600)"
+	return "entity: item too large: " + e.Type + " " + e.Key.PK + "/" + e.Key.SK + " is " + itoa(e.Size) + " bytes (limit " + itoa(MaxItemSize) + ")"
 }
 
 func (e *ItemTooLargeError) Unwrap() error { return ErrItemTooLarge }

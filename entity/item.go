@@ -88,6 +88,11 @@ type Field[T any, V any] struct {
 	// Encode converts a Go value into its attribute value, exactly as the
 	// item codec does. A nil result means "absent" (omitempty, nil pointer).
 	Encode func(V) (types.AttributeValue, error)
+	// Check applies the rules declared on the attribute (an enum, a
+	// range...) and returns a *ConstraintError; nil when it has none.
+	// Set and SetIfNotExists call it before Encode, Add does not (a delta
+	// is not a value of the attribute).
+	Check func(V) error
 }
 
 // TimeStamper is implemented by the generated code of entities with

@@ -20,7 +20,13 @@ import (
 
 func noteTable(t *testing.T, optFns ...func(*entity.Options)) *entity.Table {
 	t.Helper()
-	client := testenv.Dynamo(t)
+	return noteTableOn(t, testenv.Dynamo(t), optFns...)
+}
+
+// noteTableOn is noteTable on the given client (the engine, for the tests
+// that inject faults).
+func noteTableOn(t *testing.T, client entity.Client, optFns ...func(*entity.Options)) *entity.Table {
+	t.Helper()
 	name := testenv.UniqueName("entity")
 	fns := append([]func(*entity.Options){func(o *entity.Options) {
 		o.GSIs = []entity.Index{
@@ -277,7 +283,7 @@ func TestValidation(t *testing.T) {
 	}
 	big := Note{ID: "big", Owner: "o", Region: "r", Title: "t", Body: strings.Repeat("가", 140000)}
 	err := notes.Create(ctx, &big, func(o *entity.CallOptions) {
-		o.Trace = entity.TracerFunc(func(entity.TraceEvent) { calls.Add(1) })
+		o.Trace = entity.TracerFunc(func(context.Context, entity.TraceEvent) { calls.Add(1) })
 	})
 	var tl *entity.ItemTooLargeError
 	if !errors.Is(err, entity.ErrItemTooLarge) || !errors.As(err, &tl) || tl.Size <= entity.MaxItemSize {
@@ -312,7 +318,7 @@ func TestDryRunAndTrace(t *testing.T) {
 	var events []entity.TraceEvent
 	var mu sync.Mutex
 	tbl := noteTable(t, func(o *entity.Options) {
-		o.Tracer = entity.TracerFunc(func(ev entity.TraceEvent) { mu.Lock(); events = append(events, ev); mu.Unlock() })
+		o.Tracer = entity.TracerFunc(func(_ context.Context, ev entity.TraceEvent) { mu.Lock(); events = append(events, ev); mu.Unlock() })
 	})
 	ctx := context.Background()
 	notes := entity.NewStore[Note](tbl)

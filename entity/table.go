@@ -56,12 +56,14 @@ type Options struct {
 	// for the table and every GSI (default 5 each).
 	BillingMode                 types.BillingMode
 	ReadCapacity, WriteCapacity int64
-	// Tracer receives one event per request; nil (default) traces nothing.
-	// The runtime never logs.
+	// Tracer sees every request start and end, with the call's context
+	// (see [Tracer]); nil (default) traces nothing. [CallOptions].Trace
+	// replaces it for one call. The runtime never logs.
 	Tracer Tracer
-	// Retry paces the loops the runtime owns (batch leftovers, transaction
-	// conflicts); nil means [DefaultRetry]. Single requests rely on the
-	// SDK's own retryer.
+	// Retry paces the loops the runtime owns (batch leftovers and
+	// throttled batch chunks, transaction conflicts): the one
+	// [retry.Strategy] shape that lock and idempotency take too. nil means
+	// [DefaultRetry]. Single requests rely on the SDK's own retryer.
 	Retry retry.Strategy
 	// Now is the clock of the automatic timestamps; nil means time.Now.
 	Now func() time.Time
@@ -204,15 +206,6 @@ func (t *Table) KeyAttrs(index string) ([]string, error) {
 	return []string{ix.PK, ix.SK}, nil
 }
 
-// Trace hands ev to the table's tracer, if any. Packages built on the
-// runtime (query) use it so every request is traced the same way.
-func (t *Table) Trace(ev TraceEvent) {
-	if t.opts.Tracer != nil {
-		ev.Table = t.name
-		t.opts.Tracer.Trace(ev)
-	}
-}
-
 func orS(t types.ScalarAttributeType) types.ScalarAttributeType {
 	if t == "" {
 		return types.ScalarAttributeTypeS
@@ -297,16 +290,14 @@ func (t *Table) CreateTableInput() *dynamodb.CreateTableInput {
 // ACTIVE (bounded by ctx), and enables TTL on Options.TTLAttr. An existing
 // table is left as it is; its schema is not compared.
 func (t *Table) EnsureTable(ctx context.Context) error {
-	start := time.Now()
 	_, err := t.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
 	var nf *types.ResourceNotFoundException
 	switch {
 	case err == nil:
 	case errors.As(err, &nf):
-		_, err = t.client.CreateTable(ctx, t.CreateTableInput())
+		_, err = send(ctx, t, t.opts.Tracer, "CreateTable", "", t.CreateTableInput(), t.client.CreateTable)
 		var inUse *types.ResourceInUseException
 		if err != nil && !errors.As(err, &inUse) {
-			t.Trace(TraceEvent{Op: "CreateTable", Duration: time.Since(start), Err: err})
 			return fmt.Errorf("entity: create table %s: %w", t.name, err)
 		}
 	default:
@@ -326,7 +317,6 @@ func (t *Table) EnsureTable(ctx context.Context) error {
 			return fmt.Errorf("entity: enable TTL on %s: %w", t.name, err)
 		}
 	}
-	t.Trace(TraceEvent{Op: "EnsureTable", Duration: time.Since(start)})
 	return nil
 }
 

@@ -89,10 +89,51 @@ func TestTTL(t *testing.T) {
 	}
 }
 
+// TestStoreSchemaMismatch: a schema that does not fit its table is a
+// *SchemaError from CheckSchema, and NewStore panics with it, before any
+// call.
 func TestStoreSchemaMismatch(t *testing.T) {
-	tbl := entity.NewTable(nil, "t", func(o *entity.Options) { o.PK = "pk" })
-	s := entity.NewStore[Note](tbl)
-	if _, err := s.Get(context.Background(), entity.Key{PK: "a", SK: "b"}); !errors.Is(err, entity.ErrValidation) {
-		t.Fatalf("mismatched schema: %v", err)
+	withGSIs := func(gsis ...entity.Index) func(*entity.Options) {
+		return func(o *entity.Options) { o.GSIs = gsis }
+	}
+	all := []entity.Index{
+		{Name: "GSI1", PK: "GSI1PK", SK: "GSI1SK"},
+		{Name: "GSI2", PK: "GSI2PK", SK: "GSI2SK"},
+		{Name: "Type_CreatedAt", PK: "Type", SK: "CreatedAt"},
+	}
+	for _, tc := range []struct {
+		name     string
+		opts     []func(*entity.Options)
+		index    string // the index the error names; "" for the primary key
+		mismatch bool
+	}{
+		{"fits", []func(*entity.Options){withGSIs(all...)}, "", false},
+		{"primary key attribute", []func(*entity.Options){withGSIs(all...), func(o *entity.Options) { o.PK = "pk" }}, "", true},
+		{"index not declared", []func(*entity.Options){withGSIs(all[0], all[2])}, "GSI2", true},
+		{"index with other attributes", []func(*entity.Options){withGSIs(all[0], entity.Index{Name: "GSI2", PK: "GSI2PK", SK: "sk2"}, all[2])}, "GSI2", true},
+		{"plain attribute index not declared", []func(*entity.Options){withGSIs(all[0], all[1])}, "Type_CreatedAt", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tbl := entity.NewTable(nil, "t", tc.opts...)
+			err := entity.CheckSchema(tbl, new(Note).EntitySchema())
+			if !tc.mismatch {
+				if err != nil {
+					t.Fatal(err)
+				}
+				entity.NewStore[Note](tbl)
+				return
+			}
+			var se *entity.SchemaError
+			if !errors.Is(err, entity.ErrSchemaMismatch) || !errors.As(err, &se) || se.Index != tc.index || se.Type != "NOTE" {
+				t.Fatalf("CheckSchema: %v, want a *SchemaError about %q", err, tc.index)
+			}
+			defer func() {
+				r := recover()
+				if perr, ok := r.(error); !ok || !errors.Is(perr, entity.ErrSchemaMismatch) {
+					t.Fatalf("NewStore recovered %v, want the *SchemaError", r)
+				}
+			}()
+			entity.NewStore[Note](tbl)
+		})
 	}
 }

@@ -1,14 +1,21 @@
 package entity
 
 import (
-	"github.com/tablekit/tablekit/retry"
+	"context"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// TraceEvent describes one request the runtime sent (or a dry run it
-// prepared). Consumed is nil when DynamoDB did not report capacity.
+// TraceStartEvent describes a request the runtime is about to send.
+type TraceStartEvent struct {
+	Op    string // "GetItem", "PutItem", "Query", "BatchWriteItem", ...
+	Table string
+	Index string // "" for the table itself
+}
+
+// TraceEvent describes the end of one request the runtime sent. Consumed
+// is nil when DynamoDB did not report capacity.
 type TraceEvent struct {
 	Op       string // "GetItem", "PutItem", "Query", "BatchWriteItem", ...
 	Table    string
@@ -18,20 +25,31 @@ type TraceEvent struct {
 	Err      error
 }
 
-// Tracer receives one [TraceEvent] per request. Trace is called from the
-// goroutine that made the request and must be safe for concurrent use.
+// Tracer observes every request the runtime sends, in the style of pgx's
+// QueryTracer. For each request TraceStart is called first with the
+// context of the call that made it (Get, Put, a page of a query, one
+// chunk of a batch, one attempt of a transaction); the context it returns
+// is the one the request is sent with and the one TraceEnd then receives.
+// A tracer can therefore start a span in TraceStart, as a child of the
+// caller's span found in ctx, store it in the returned context, and end it
+// in TraceEnd: the runtime's requests nest under the caller's spans, and
+// the SDK's own instrumentation under them. Dry runs and request builders
+// send nothing and are not traced.
+//
+// Both methods are called on the goroutine that sends the request and
+// must be safe for concurrent use. When a tracer is set the runtime asks
+// DynamoDB for the consumed capacity (ReturnConsumedCapacity TOTAL).
 type Tracer interface {
-	Trace(TraceEvent)
+	TraceStart(ctx context.Context, ev TraceStartEvent) context.Context
+	TraceEnd(ctx context.Context, ev TraceEvent)
 }
 
-// TracerFunc adapts a function to [Tracer].
-type TracerFunc func(TraceEvent)
+// TracerFunc adapts a function to a [Tracer] that only observes the end of
+// each request: TraceStart returns ctx unchanged and TraceEnd calls f.
+type TracerFunc func(ctx context.Context, ev TraceEvent)
 
-// Trace calls f(ev).
-func (f TracerFunc) Trace(ev TraceEvent) { f(ev) }
+// TraceStart returns ctx.
+func (f TracerFunc) TraceStart(ctx context.Context, _ TraceStartEvent) context.Context { return ctx }
 
-// DefaultRetry paces the loops the runtime owns (batch leftovers and
-// transaction conflicts) when [Options.Retry] is nil: jittered exponential
-// waits from 25 ms up to 1 s, giving up after 10 retries in a row that made
-// no progress, or when the context ends.
-var DefaultRetry retry.Strategy = retry.Limit(retry.Exponential(25*time.Millisecond, time.Second), 10)
+// TraceEnd calls f(ctx, ev).
+func (f TracerFunc) TraceEnd(ctx context.Context, ev TraceEvent) { f(ctx, ev) }

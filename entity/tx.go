@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/retry"
 )
 
 // MaxTxItems is DynamoDB's limit on the items of one transaction.
@@ -115,7 +116,7 @@ func (s *Store[T, PT]) TxCheck(key Key, cond expression.ConditionBuilder, optFns
 		x.err = err
 		return x
 	}
-	c, err := s.writeCond(&o, false, false)
+	c, err := s.writeCond("ConditionCheck", &o, anyItem)
 	if err != nil {
 		x.err = err
 		return x
@@ -135,6 +136,7 @@ type Tx struct {
 	t     *Table
 	ops   []TxOp
 	token string
+	retry retry.Strategy
 }
 
 // Tx starts a transaction sent through this table's client.
@@ -150,6 +152,14 @@ func (x *Tx) Add(ops ...TxOp) *Tx {
 // for 10 minutes (retries of the same call send it too).
 func (x *Tx) Token(token string) *Tx {
 	x.token = token
+	return x
+}
+
+// Retry sets the strategy that paces the retries of a transaction
+// canceled only by conflicts or throttling; nil (default) means the
+// table's [Options.Retry].
+func (x *Tx) Retry(s retry.Strategy) *Tx {
+	x.retry = s
 	return x
 }
 
@@ -200,23 +210,22 @@ func tableOf(it types.TransactWriteItem) string {
 }
 
 // Exec sends the transaction. A cancellation caused only by transaction
-// conflicts or throttling is retried with the table's retry strategy
-// until ctx ends; any other cancellation is a [*TxCanceledError] listing
-// each failed action. Objects of TxCreate and TxPut are refreshed on
-// success.
+// conflicts or throttling is retried, with the strategy of [Tx.Retry] or
+// else the table's, until it commits, the strategy gives up or ctx ends
+// (the last [*TxCanceledError] is then returned joined with
+// retry.ErrGaveUp or the context's error). Any other cancellation is a
+// *TxCanceledError listing each failed action; any other failure is
+// returned wrapped. Objects of TxCreate and TxPut are refreshed on
+// success. This is the one transaction path of tablekit: packages built
+// on the runtime send their transactions through it.
 func (x *Tx) Exec(ctx context.Context) error {
 	in, err := x.Params()
 	if err != nil {
 		return err
 	}
 	for attempt := 1; ; attempt++ {
-		start := time.Now()
-		if x.t.opts.Tracer != nil {
-			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
-		}
-		out, err := x.t.client.TransactWriteItems(ctx, in)
+		_, err := send(ctx, x.t, x.t.opts.Tracer, "TransactWriteItems", "", in, x.t.client.TransactWriteItems)
 		if err == nil {
-			x.t.Trace(TraceEvent{Op: "TransactWriteItems", Duration: time.Since(start), Consumed: out.ConsumedCapacity})
 			for _, op := range x.ops {
 				if op.after != nil {
 					if err := op.after(); err != nil {
@@ -226,7 +235,6 @@ func (x *Tx) Exec(ctx context.Context) error {
 			}
 			return nil
 		}
-		x.t.Trace(TraceEvent{Op: "TransactWriteItems", Duration: time.Since(start), Err: err})
 		var tce *types.TransactionCanceledException
 		if !errors.As(err, &tce) {
 			return fmt.Errorf("entity: transaction: %w", err)
@@ -235,8 +243,8 @@ func (x *Tx) Exec(ctx context.Context) error {
 		if !cerr.retryable() {
 			return cerr
 		}
-		if berr := x.t.backoff(ctx, attempt); berr != nil {
-			return cerr
+		if berr := x.t.backoff(ctx, x.retry, attempt); berr != nil {
+			return errors.Join(cerr, berr)
 		}
 	}
 }
@@ -252,6 +260,8 @@ type TxFailure struct {
 	// Old is the item as it was, decoded into the entity's Go type (a T
 	// value), when DynamoDB returned it (condition failures); else nil.
 	Old any
+	// Item is the same old item as DynamoDB returned it; nil when absent.
+	Item map[string]types.AttributeValue
 	// Err classifies the failure: a *VersionConflictError, or
 	// ErrAlreadyExists, ErrNotFound, ErrConditionFailed, or nil.
 	Err error
@@ -306,7 +316,7 @@ func (x *Tx) canceled(tce *types.TransactionCanceledException) *TxCanceledError 
 			continue
 		}
 		op := x.ops[i]
-		f := TxFailure{Index: i, Op: op.op, Type: op.typ, Key: op.key, Code: code, Message: aws.ToString(r.Message)}
+		f := TxFailure{Index: i, Op: op.op, Type: op.typ, Key: op.key, Code: code, Message: aws.ToString(r.Message), Item: r.Item}
 		if len(r.Item) > 0 && op.decode != nil {
 			if v, err := op.decode(r.Item); err == nil {
 				f.Old = v

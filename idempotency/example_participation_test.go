@@ -95,6 +95,7 @@ func (p *participations) Participate(ctx context.Context, eventID, userID string
 	first, replayed, err := idempotency.Do(ctx, p.lock, eventID+"#"+userID, []byte(eventID+"\x00"+userID), enqueue,
 		func(o *idempotency.Options) {
 			o.FirstValue = requestID
+			o.Key = func(string) entity.Key { return idempotency.DefaultKey(eventID, userID) }
 			o.TransactItems = []types.TransactWriteItem{createRequest}
 		})
 	if errors.Is(err, idempotency.ErrInProgress) {

@@ -11,12 +11,18 @@ import (
 	"github.com/tablekit/tablekit/idempotency"
 )
 
-// The default record key, and seed 004's IdempotencyLock with the key
-// "{eventId}#{userId}".
+// The record key of one idempotency key, and of a key made of two parts
+// (seed 004's IdempotencyLock, "IDEMP#{eventId}#{userId}"): each part is
+// escaped, so a '#' inside a part cannot be mistaken for the delimiter.
 func ExampleDefaultKey() {
-	k := idempotency.DefaultKey("ev-42#user-7")
+	k := idempotency.DefaultKey("order-1")
 	fmt.Println(k.PK, k.SK)
-	// Output: IDEMP#ev-42#user-7 LOCK
+	fmt.Println(idempotency.DefaultKey("ev-42", "user-7").PK)
+	fmt.Println(idempotency.DefaultKey("ev#42", "user-7").PK)
+	// Output:
+	// IDEMP#order-1 LOCK
+	// IDEMP#ev-42#user-7
+	// IDEMP#ev%2342#user-7
 }
 
 // A duplicate that arrives while the first call runs gets an error that

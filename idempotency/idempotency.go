@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/keys"
 )
 
 // Sentinel errors. Check them with errors.Is.
@@ -116,14 +117,16 @@ const (
 	DefaultFinishTimeout = 10 * time.Second
 )
 
-// MaxItemSize is DynamoDB's item size limit in bytes.
-const MaxItemSize = 400 * 1024
+// MaxItemSize is DynamoDB's item size limit in bytes, the same constant
+// as entity.MaxItemSize.
+const MaxItemSize = entity.MaxItemSize
 
 // Options configures a [Store] and, through the optFns of [Do], a single
 // call. The zero value is valid: every zero field takes its default.
 type Options struct {
 	// Key maps an idempotency key to the record's primary key.
-	// Default [DefaultKey]: PK "IDEMP#{key}", SK "LOCK".
+	// Default [DefaultKey] of the key: PK "IDEMP#" and the escaped key,
+	// SK "LOCK".
 	Key func(key string) entity.Key
 	// PKAttr and SKAttr name the table's key attributes (both strings).
 	// Default "PK" and "SK".
@@ -184,9 +187,25 @@ type Options struct {
 	Now func() time.Time
 }
 
-// DefaultKey is the default record key: PK "IDEMP#"+key, SK "LOCK".
-func DefaultKey(key string) entity.Key {
-	return entity.Key{PK: "IDEMP#" + key, SK: "LOCK"}
+// DefaultKey is the default record key: PK "IDEMP#" followed by the parts
+// joined with '#', SK "LOCK". Each part is escaped as the keys package
+// escapes a template field ('#' as "%23", '%' as "%25"), so
+// DefaultKey(a, b) equals the key of the template "IDEMP#{A}#{B}" built
+// from a and b, and no two different lists of parts share a key. [Do] calls
+// it with the call's key as the only part; set [Options.Key] to build the
+// record key from several parts.
+func DefaultKey(parts ...string) entity.Key {
+	n := len("IDEMP")
+	for _, p := range parts {
+		n += 1 + keys.EscapedLen(p)
+	}
+	pk := make([]byte, 0, n)
+	pk = append(pk, "IDEMP"...)
+	for _, p := range parts {
+		pk = append(pk, keys.Delimiter)
+		pk = keys.AppendEscaped(pk, p)
+	}
+	return entity.Key{PK: string(pk), SK: "LOCK"}
 }
 
 // Record attribute names (besides the configurable ones).
@@ -210,7 +229,7 @@ const (
 
 func (o *Options) setDefaults() {
 	if o.Key == nil {
-		o.Key = DefaultKey
+		o.Key = func(key string) entity.Key { return DefaultKey(key) }
 	}
 	if o.PKAttr == "" {
 		o.PKAttr = "PK"

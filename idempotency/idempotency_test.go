@@ -434,15 +434,18 @@ func TestKeyLayouts(t *testing.T) {
 	t.Run("seed004", func(t *testing.T) {
 		db, table := newTable(t, "PK", "SK")
 		s := newStore(t, db, table, func(o *idempotency.Options) { o.FirstValueAttr = "requestId" })
-		eventID, userID := "ev-42", "user-7"
+		eventID, userID := "ev-42", "user#7%"
 		if _, _, err := idempotency.Do(ctx, s, eventID+"#"+userID, nil,
 			func(context.Context) (string, error) { return "req-1", nil },
-			func(o *idempotency.Options) { o.FirstValue = "req-1" }); err != nil {
+			func(o *idempotency.Options) {
+				o.FirstValue = "req-1"
+				o.Key = func(string) entity.Key { return idempotency.DefaultKey(eventID, userID) }
+			}); err != nil {
 			t.Fatal(err)
 		}
-		item := getItem(t, db, table, "PK", "IDEMP#ev-42#user-7", "SK", "LOCK")
+		item := getItem(t, db, table, "PK", "IDEMP#ev-42#user%237%25", "SK", "LOCK")
 		if str(item, "requestId") != "req-1" {
-			t.Fatalf("no lock at IDEMP#ev-42#user-7 / LOCK with requestId: %v", item)
+			t.Fatalf("no lock at IDEMP#ev-42#user%%237%%25 / LOCK with requestId: %v", item)
 		}
 	})
 	t.Run("custom", func(t *testing.T) {

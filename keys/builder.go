@@ -18,6 +18,10 @@ type Builder struct {
 	start    int
 	buf      []byte
 	err      error
+	// big and bigLen name the field that added the most bytes to the
+	// key, for the error of a key over its limit.
+	big    string
+	bigLen int
 }
 
 // NewBuilder returns a Builder with room for size bytes, ready for a key of
@@ -43,6 +47,14 @@ func (b *Builder) Reset(template string, max int) {
 		max = MaxPartitionKeyLen
 	}
 	b.template, b.max, b.start, b.err = template, max, len(b.buf), nil
+	b.big, b.bigLen = "", 0
+}
+
+// grew records that field appended the bytes after n.
+func (b *Builder) grew(field string, n int) {
+	if d := len(b.buf) - n; d > b.bigLen {
+		b.big, b.bigLen = field, d
+	}
 }
 
 func (b *Builder) fail(field string, err error) {
@@ -64,7 +76,9 @@ func (b *Builder) String(field, v string) {
 		b.fail(field, ErrMissingField)
 		return
 	}
+	n := len(b.buf)
 	b.buf = AppendEscaped(b.buf, v)
+	b.grew(field, n)
 }
 
 // Raw appends v unescaped; an empty v records an error wrapping
@@ -75,7 +89,9 @@ func (b *Builder) Raw(field, v string) {
 		b.fail(field, ErrMissingField)
 		return
 	}
+	n := len(b.buf)
 	b.buf = append(b.buf, v...)
+	b.grew(field, n)
 }
 
 // Int appends v as by [AppendInt].
@@ -109,7 +125,8 @@ func (b *Builder) Time(field string, t time.Time, f TimeFormat) {
 
 // Key returns the key built since [Builder.Reset] (or [NewBuilder]), or
 // the first error recorded. A key longer than the limit is an error
-// wrapping [ErrTooLarge]. The bytes of a returned key are never written
+// wrapping [ErrTooLarge] that states the key's size, the limit and the
+// field that contributed the most bytes. The bytes of a returned key are never written
 // again, so the Builder can go on with another key after Reset.
 func (b *Builder) Key() (string, error) {
 	if b.err != nil {
@@ -117,7 +134,7 @@ func (b *Builder) Key() (string, error) {
 	}
 	n := len(b.buf) - b.start
 	if n > b.max {
-		return "", &Error{Template: b.template, Err: ErrTooLarge}
+		return "", &Error{Template: b.template, Field: b.big, Err: fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, n, b.max)}
 	}
 	if n == 0 {
 		return "", nil

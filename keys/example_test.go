@@ -59,3 +59,19 @@ func ExampleIDTime() {
 	fmt.Println(len(id), time.Since(at) < time.Minute)
 	// Output: 26 true
 }
+
+// An ID for a record created before it is stored, and the deterministic ID
+// of a migrated record: its creation time and its id in the old system
+// give the same ID on every run.
+func ExampleIDFrom() {
+	created := time.Date(2025, 11, 12, 5, 0, 0, 0, time.UTC)
+	backdated := keys.NewIDAt(created)
+	migrated := keys.IDFrom(created, "post/p001")
+	at1, _ := keys.IDTime(backdated)
+	at2, _ := keys.IDTime(migrated)
+	fmt.Println(at1, at2)
+	fmt.Println(migrated == keys.IDFrom(created, "post/p001"), migrated < keys.NewID())
+	// Output:
+	// 2025-11-12 05:00:00 +0000 UTC 2025-11-12 05:00:00 +0000 UTC
+	// true true
+}

@@ -2,6 +2,7 @@ package keys
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"fmt"
 	"sync"
 	"time"
@@ -56,10 +57,7 @@ func (g *IDGenerator) New() string {
 	if g.opts.Now != nil {
 		now = g.opts.Now
 	}
-	ms := uint64(now().UnixMilli())
-	if ms >= 1<<48 {
-		ms = 1<<48 - 1 // year 10889: clamp, keep the width
-	}
+	ms := idMillis(now())
 
 	g.mu.Lock()
 	if ms > g.lastMs {
@@ -80,7 +78,52 @@ func (g *IDGenerator) New() string {
 	}
 	ms, rnd := g.lastMs, g.rnd
 	g.mu.Unlock()
+	return formatID(ms, rnd)
+}
 
+// idMillis returns the time part of an ID minted at t: milliseconds since
+// the Unix epoch, clamped to the 48 bits an ID holds (times before 1970
+// become 0, times after the year 10889 the largest value).
+func idMillis(t time.Time) uint64 {
+	ms := t.UnixMilli()
+	switch {
+	case ms < 0:
+		return 0
+	case ms >= 1<<48:
+		return 1<<48 - 1
+	}
+	return uint64(ms)
+}
+
+// NewIDAt returns a new ID whose time part is t instead of the current
+// time, with a fresh 80-bit random part: use it for a record created
+// earlier than it is stored (a back-dated post, an import), so it sorts
+// among the IDs minted at its time. IDs minted at the same millisecond are
+// in random order; [IDTime] of the result is t to the millisecond.
+func NewIDAt(t time.Time) string {
+	var rnd [10]byte
+	_, _ = rand.Read(rnd[:]) // never fails (crypto/rand, Go 1.24+)
+	return formatID(idMillis(t), rnd)
+}
+
+// IDFrom returns the ID of a record created at t and known elsewhere by
+// source (for instance the id of the record in the system it is migrated
+// from): the time part is t, and the other 80 bits are the first 80 bits
+// of the SHA-256 of source instead of random ones. The same t and source
+// always give the same ID, so a migration that runs again writes the same
+// keys; two different sources at the same millisecond collide only when
+// their 80-bit digests do. Include a namespace in source when ids of
+// several kinds share a key space ("post/" + id).
+func IDFrom(t time.Time, source string) string {
+	sum := sha256.Sum256([]byte(source))
+	var rnd [10]byte
+	copy(rnd[:], sum[:])
+	return formatID(idMillis(t), rnd)
+}
+
+// formatID writes the 48-bit millisecond time ms and the 80 bits of rnd as
+// 26 Crockford base32 characters, most significant first.
+func formatID(ms uint64, rnd [10]byte) string {
 	var out [IDLen]byte
 	for i := 9; i >= 0; i-- {
 		out[i] = crockford[ms&31]

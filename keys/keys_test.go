@@ -2,6 +2,7 @@ package keys_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -98,8 +99,8 @@ func TestBuildErrors(t *testing.T) {
 		{"too few values", "USR#{UserID}#PROJ#{ProjectID}", nil, []any{"u"}, keys.ErrMissingField, "ProjectID"},
 		{"too many values", "PROJ#{ProjectID}", nil, []any{"a", "b"}, keys.ErrArgs, ""},
 		{"unsupported type", "PROJ#{ProjectID}", nil, []any{1.5}, keys.ErrArgs, "ProjectID"},
-		{"partition key too large", "P#{V}", nil, []any{long}, keys.ErrTooLarge, ""},
-		{"sort key too large", "S#{V}", []func(*keys.Options){func(o *keys.Options) { o.MaxLen = keys.MaxSortKeyLen }}, []any{long[:1023]}, keys.ErrTooLarge, ""},
+		{"partition key too large", "P#{V}", nil, []any{long}, keys.ErrTooLarge, "V"},
+		{"sort key too large", "S#{V}", []func(*keys.Options){func(o *keys.Options) { o.MaxLen = keys.MaxSortKeyLen }}, []any{long[:1023]}, keys.ErrTooLarge, "V"},
 		{"width overflow", "SEG#{Index:3}", nil, []any{1000}, keys.ErrOverflow, "Index"},
 		{"negative width overflow", "SEG#{Index:3}", nil, []any{-1001}, keys.ErrOverflow, "Index"},
 		{"uint overflow", "SEG#{Index:2}", nil, []any{uint(100)}, keys.ErrOverflow, "Index"},
@@ -119,6 +120,11 @@ func TestBuildErrors(t *testing.T) {
 				t.Errorf("Error{Field: %q, Template: %q}, want %q, %q", ke.Field, ke.Template, tt.field, tt.layout)
 			}
 		})
+	}
+	// A key over its limit states its size, the limit and the field.
+	_, err := keys.MustNew("P#{Small}#{Big}").Build("s", long)
+	if want := "keys: key too large: 2052 bytes, limit 2048: field Big"; !errors.Is(err, keys.ErrTooLarge) || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("too large: %v, want a message starting %q", err, want)
 	}
 	// Exactly at the limits is fine.
 	if _, err := keys.MustNew("{V}").Build(long); err != nil {
@@ -368,4 +374,67 @@ func TestNewIDConcurrent(t *testing.T) {
 	if len(seen) != goroutines*each {
 		t.Fatalf("%d unique IDs, want %d", len(seen), goroutines*each)
 	}
+}
+
+func TestIDsAtGivenTimes(t *testing.T) {
+	base := time.Date(2025, 11, 12, 5, 0, 0, 0, time.UTC)
+	t.Run("NewIDAt", func(t *testing.T) {
+		times := []time.Time{base.Add(-48 * time.Hour), base, base.Add(time.Millisecond), base.Add(time.Hour)}
+		var ids []string
+		for _, at := range times {
+			id := keys.NewIDAt(at)
+			got, err := keys.IDTime(id)
+			if err != nil || !got.Equal(at) {
+				t.Fatalf("IDTime(NewIDAt(%v)) = %v, %v", at, got, err)
+			}
+			ids = append(ids, id)
+		}
+		if !sort.StringsAreSorted(ids) {
+			t.Errorf("IDs minted at increasing times are not sorted: %v", ids)
+		}
+		if a, b := keys.NewIDAt(base), keys.NewIDAt(base); a == b {
+			t.Errorf("two NewIDAt of one time are equal: %q", a)
+		}
+	})
+	t.Run("IDFrom", func(t *testing.T) {
+		a := keys.IDFrom(base, "post/p001")
+		if b := keys.IDFrom(base, "post/p001"); a != b {
+			t.Errorf("IDFrom not deterministic: %q then %q", a, b)
+		}
+		if got, err := keys.IDTime(a); err != nil || !got.Equal(base) {
+			t.Errorf("IDTime(IDFrom) = %v, %v", got, err)
+		}
+		seen := map[string]string{}
+		for i := range 1000 {
+			src := fmt.Sprintf("post/p%03d", i)
+			id := keys.IDFrom(base, src)
+			if prev, ok := seen[id]; ok {
+				t.Fatalf("IDFrom(%q) = IDFrom(%q) = %q", src, prev, id)
+			}
+			seen[id] = src
+		}
+		if earlier, later := keys.IDFrom(base, "zzz"), keys.IDFrom(base.Add(time.Millisecond), "aaa"); earlier >= later {
+			t.Errorf("IDFrom not time-ordered: %q then %q", earlier, later)
+		}
+	})
+	t.Run("clamped", func(t *testing.T) {
+		tests := []struct {
+			name string
+			at   time.Time
+			want time.Time
+		}{
+			{"before 1970", time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC), time.UnixMilli(0).UTC()},
+			{"epoch", time.UnixMilli(0), time.UnixMilli(0).UTC()},
+			{"far future", time.Date(20000, 1, 1, 0, 0, 0, 0, time.UTC), time.UnixMilli(1<<48 - 1).UTC()},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				for _, id := range []string{keys.NewIDAt(tt.at), keys.IDFrom(tt.at, "x")} {
+					if got, err := keys.IDTime(id); err != nil || !got.Equal(tt.want) {
+						t.Errorf("IDTime(%q) = %v, %v, want %v", id, got, err, tt.want)
+					}
+				}
+			})
+		}
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"iter"
 	"slices"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -284,19 +283,7 @@ func isGSI(t *entity.Table, index string) bool {
 }
 
 func (s *spec) send(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-	start := time.Now()
-	traced := s.t.Options().Tracer != nil
-	if traced {
-		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
-	}
-	out, err := s.t.Client().Query(ctx, in, s.t.SDKOptions()...)
-	if traced {
-		ev := entity.TraceEvent{Op: "Query", Index: s.index, Duration: time.Since(start), Err: err}
-		if err == nil && out.ConsumedCapacity != nil {
-			ev.Consumed = []types.ConsumedCapacity{*out.ConsumedCapacity}
-		}
-		s.t.Trace(ev)
-	}
+	out, err := entity.Send(ctx, s.t, "Query", s.index, in, s.t.Client().Query, s.t.SDKOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", s.pattern, err)
 	}

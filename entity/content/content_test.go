@@ -110,21 +110,16 @@ func TestSeedKeys(t *testing.T) {
 
 func TestJobIDs(t *testing.T) {
 	id := content.NewJobID()
-	if !strings.HasPrefix(id, "job-img-") || len(id) != len("job-img-")+36 || content.CheckJobID(id) != nil {
+	if !strings.HasPrefix(id, "job-img-") || len(id) != len("job-img-")+36 || entity.Check(content.JobID, id) != nil {
 		t.Fatalf("NewJobID %q", id)
 	}
 	if id == content.NewJobID() {
 		t.Fatal("two equal job ids")
 	}
-	for _, bad := range []string{"", "job-img-", "job-vid-abc", "abc", "job-img-a#b", "job-img-a b"} {
-		if err := content.CheckJobID(bad); !errors.Is(err, content.ErrInvalidJobID) {
-			t.Errorf("%q: %v", bad, err)
-		}
+	for _, bad := range []string{"", "job-img-", "job-vid-abc", "abc"} {
+		wantRule(t, bad, entity.Check(content.JobID, bad), content.JobType, "id", entity.RulePrefix)
 	}
-	if err := content.CheckJobID(""); !errors.Is(err, keys.ErrMissingField) {
-		t.Errorf("empty: %v", err)
-	}
-	if err := content.CheckJobID("job-img-abc123"); err != nil {
+	if err := entity.Check(content.JobID, "job-img-abc123"); err != nil {
 		t.Errorf("seed sample: %v", err)
 	}
 }
@@ -135,8 +130,8 @@ func TestCheckTransition(t *testing.T) {
 		{content.StatusProcessing, content.StatusCompleted}: true,
 		{content.StatusProcessing, content.StatusFailed}:    true,
 	}
-	for _, from := range content.Statuses {
-		for _, to := range content.Statuses {
+	for _, from := range content.StatusValues() {
+		for _, to := range content.StatusValues() {
 			err := content.CheckTransition(from, to)
 			if legal[[2]content.Status{from, to}] != (err == nil) {
 				t.Errorf("%s -> %s: %v", from, to, err)
@@ -146,73 +141,19 @@ func TestCheckTransition(t *testing.T) {
 			}
 		}
 	}
-	if err := content.CheckTransition("DONE", content.StatusFailed); !errors.Is(err, content.ErrUnknownEnum) {
-		t.Errorf("unknown: %v", err)
-	}
+	wantRule(t, "unknown", content.CheckTransition("DONE", content.StatusFailed), content.JobType, "status", entity.RuleEnum)
 }
 
-// TestValidate covers each bad input of an image and a job.
-func TestValidate(t *testing.T) {
-	good := content.NewImage("evt-1", content.StyleFancy, content.PlatformKakao, "https://cdn/x.png", "p")
-	if good.Width != 800 || good.Height != 800 || good.ContentType != "image/png" || good.Validate() != nil {
-		t.Fatalf("NewImage %+v: %v", good, good.Validate())
+// wantRule checks that err is an *entity.ConstraintError of the rule.
+func wantRule(t *testing.T, name string, err error, typ, attr, rule string) {
+	t.Helper()
+	var ce *entity.ConstraintError
+	if !errors.As(err, &ce) || !errors.Is(err, entity.ErrValidation) {
+		t.Errorf("%s: %v is not an *entity.ConstraintError", name, err)
+		return
 	}
-	imgCases := map[string]struct {
-		mod  func(*content.GeneratedImage)
-		want error
-	}{
-		"empty event":      {func(g *content.GeneratedImage) { g.EventID = "" }, keys.ErrMissingField},
-		"empty id":         {func(g *content.GeneratedImage) { g.ID = "" }, keys.ErrMissingField},
-		"unknown style":    {func(g *content.GeneratedImage) { g.Style = "RETRO" }, content.ErrUnknownEnum},
-		"unknown platform": {func(g *content.GeneratedImage) { g.Platform = "TIKTOK" }, content.ErrUnknownEnum},
-		"zero width":       {func(g *content.GeneratedImage) { g.Width = 0 }, content.ErrOutOfRange},
-		"negative height":  {func(g *content.GeneratedImage) { g.Height = -1 }, content.ErrOutOfRange},
-		"negative size":    {func(g *content.GeneratedImage) { g.FileSize = -5 }, content.ErrOutOfRange},
-		"no url":           {func(g *content.GeneratedImage) { g.CDNURL = "" }, keys.ErrMissingField},
-	}
-	for name, c := range imgCases {
-		g := good
-		c.mod(&g)
-		err := g.Validate()
-		if !errors.Is(err, c.want) || !errors.Is(err, entity.ErrValidation) {
-			t.Errorf("image %s: %v", name, err)
-		}
-	}
-	job := content.Job{ID: "job-img-1", EventID: "e", Kind: content.KindImageGeneration, Status: content.StatusPending, CreatedAt: t0}
-	jobCases := map[string]struct {
-		mod  func(*content.Job)
-		want error
-	}{
-		"bad id":        {func(j *content.Job) { j.ID = "img-1" }, content.ErrInvalidJobID},
-		"empty event":   {func(j *content.Job) { j.EventID = "" }, keys.ErrMissingField},
-		"unknown kind":  {func(j *content.Job) { j.Kind = "VIDEO" }, content.ErrUnknownEnum},
-		"unknown state": {func(j *content.Job) { j.Status = "PAUSED" }, content.ErrUnknownEnum},
-		"progress 101":  {func(j *content.Job) { j.Progress = 101 }, content.ErrOutOfRange},
-		"progress -1":   {func(j *content.Job) { j.Progress = -1 }, content.ErrOutOfRange},
-	}
-	for name, c := range jobCases {
-		j := job
-		c.mod(&j)
-		if err := j.Validate(); !errors.Is(err, c.want) {
-			t.Errorf("job %s: %v", name, err)
-		}
-	}
-	// The codec itself refuses an unknown job kind, both ways.
-	j := job
-	j.Kind = "VIDEO"
-	if _, err := j.MarshalItem(); !errors.Is(err, content.ErrUnknownEnum) {
-		t.Errorf("marshal unknown kind: %v", err)
-	}
-	j.Kind = content.KindImageGeneration
-	item, err := j.MarshalItem()
-	if err != nil {
-		t.Fatal(err)
-	}
-	item["jobType"] = &types.AttributeValueMemberS{Value: "VIDEO"}
-	var back content.Job
-	var ee *content.EnumError
-	if err := back.UnmarshalItem(item); !errors.As(err, &ee) || ee.Value != "VIDEO" {
-		t.Errorf("decode unknown kind: %v", err)
+	if ce.Type != typ || ce.Attr != attr || ce.Rule != rule {
+		t.Errorf("%s: got %s %s %s, want %s %s %s (%v)", name, ce.Type, ce.Attr, ce.Rule, typ, attr, rule, err)
 	}
 }
 
@@ -287,9 +228,7 @@ func TestContentAndImages(t *testing.T) {
 	}
 	bad := g
 	bad.ID, bad.Width = "other", 0
-	if err := svc.AddImage(ctx, &bad); !errors.Is(err, content.ErrOutOfRange) {
-		t.Fatalf("zero width: %v", err)
-	}
+	wantRule(t, "zero width", svc.AddImage(ctx, &bad), content.GeneratedImageType, "width", entity.RuleMin)
 	sel, err := svc.SelectImage(ctx, g.EventID, g.Style, g.Platform, g.ID, true)
 	if err != nil || !sel.Selected {
 		t.Fatalf("select: %+v %v", sel, err)
@@ -347,9 +286,8 @@ func TestJobLifecycle(t *testing.T) {
 		t.Fatalf("start twice: %v", err)
 	}
 	for _, p := range []int{-1, 101} {
-		if _, err := svc.SetProgress(ctx, j.ID, p); !errors.Is(err, content.ErrOutOfRange) {
-			t.Fatalf("progress %d: %v", p, err)
-		}
+		_, err := svc.SetProgress(ctx, j.ID, p)
+		wantRule(t, "progress "+strconv.Itoa(p), err, content.JobType, "progress", map[bool]string{true: entity.RuleMin, false: entity.RuleMax}[p < 0])
 	}
 	if got, err = svc.SetProgress(ctx, j.ID, 50); err != nil || got.Progress != 50 {
 		t.Fatalf("progress: %+v %v", got, err)
@@ -367,9 +305,8 @@ func TestJobLifecycle(t *testing.T) {
 	if _, err := svc.StartJob(ctx, "job-img-missing"); !errors.Is(err, entity.ErrNotFound) {
 		t.Fatalf("missing job: %v", err)
 	}
-	if _, err := svc.StartJob(ctx, "nope"); !errors.Is(err, content.ErrInvalidJobID) {
-		t.Fatalf("bad id: %v", err)
-	}
+	_, err = svc.StartJob(ctx, "nope")
+	wantRule(t, "bad id", err, content.JobType, "id", entity.RulePrefix)
 	// FAILED sets completedAt too.
 	f := content.Job{ID: content.NewJobID(), EventID: "evt-2", Kind: content.KindImageRegeneration}
 	if err := svc.CreateJob(ctx, &f); err != nil {

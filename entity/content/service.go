@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -14,16 +13,8 @@ import (
 	"github.com/tablekit/tablekit/keys"
 )
 
-// Errors of the content service. Check them with errors.Is.
-var (
-	// ErrIllegalTransition is matched by [*TransitionError].
-	ErrIllegalTransition = errors.New("content: illegal job status transition")
-	// ErrOutOfRange reports an image width or height below 1, a negative
-	// file size, or a job progress outside 0..100.
-	ErrOutOfRange = errors.New("content: value out of range")
-	// ErrInvalidJobID reports a job ID not of the form "job-img-<id>".
-	ErrInvalidJobID = errors.New("content: job id must be job-img-<id>")
-)
+// ErrIllegalTransition is matched by [*TransitionError].
+var ErrIllegalTransition = errors.New("content: illegal job status transition")
 
 // TransitionError reports a job status change that the machine
 // PENDING -> PROCESSING -> COMPLETED | FAILED does not allow, or that lost
@@ -52,11 +43,11 @@ var prev = map[Status]Status{
 }
 
 // CheckTransition reports whether a job may move from -> to: nil, a
-// [*TransitionError], or an [*EnumError] for an unknown status.
+// [*TransitionError], or an *entity.ConstraintError for an unknown status.
 func CheckTransition(from, to Status) error {
-	for _, s := range []Status{from, to} {
-		if !s.Valid() {
-			return &EnumError{Enum: "Status", Value: string(s)}
+	for _, st := range []Status{from, to} {
+		if err := entity.Check(JobStatus, st); err != nil {
+			return err
 		}
 	}
 	if p, ok := prev[to]; ok && p == from {
@@ -77,73 +68,8 @@ func NewJobID() string {
 	return fmt.Sprintf("%s%x-%x-%x-%x-%x", JobIDPrefix, b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
-// CheckJobID reports whether id is "job-img-" followed by letters, digits
-// or '-' (the seed's own sample is "job-img-abc123"); the error wraps
-// [ErrInvalidJobID], and keys.ErrMissingField for "".
-func CheckJobID(id string) error {
-	if id == "" {
-		return fmt.Errorf("%w: %w", ErrInvalidJobID, keys.ErrMissingField)
-	}
-	rest, ok := strings.CutPrefix(id, JobIDPrefix)
-	if !ok || rest == "" {
-		return fmt.Errorf("%w: %q", ErrInvalidJobID, id)
-	}
-	for _, c := range rest {
-		if !(c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return fmt.Errorf("%w: %q", ErrInvalidJobID, id)
-		}
-	}
-	return nil
-}
-
 func invalid(op, typ, field string, err error) error {
 	return &entity.ValidationError{Op: op, Type: typ, Field: field, Err: err}
-}
-
-// Validate checks an image as the seed's constraints do: IDs present,
-// known style and platform, width and height > 0, file size >= 0. The
-// error is an *entity.ValidationError wrapping keys.ErrMissingField,
-// [ErrUnknownEnum] or [ErrOutOfRange].
-func (g *GeneratedImage) Validate() error {
-	const op = "Validate"
-	switch {
-	case g.EventID == "":
-		return invalid(op, GeneratedImageType, "eventId", keys.ErrMissingField)
-	case g.ID == "":
-		return invalid(op, GeneratedImageType, "id", keys.ErrMissingField)
-	case !g.Style.Valid():
-		return invalid(op, GeneratedImageType, "style", &EnumError{Enum: "Style", Value: string(g.Style)})
-	case !g.Platform.Valid():
-		return invalid(op, GeneratedImageType, "platform", &EnumError{Enum: "Platform", Value: string(g.Platform)})
-	case g.Width <= 0 || g.Height <= 0:
-		return invalid(op, GeneratedImageType, "width/height", fmt.Errorf("%w: %dx%d must be > 0", ErrOutOfRange, g.Width, g.Height))
-	case g.FileSize < 0:
-		return invalid(op, GeneratedImageType, "fileSize", fmt.Errorf("%w: %d", ErrOutOfRange, g.FileSize))
-	case g.CDNURL == "":
-		return invalid(op, GeneratedImageType, "cdnUrl", keys.ErrMissingField)
-	}
-	return nil
-}
-
-// Validate checks a job: a job-img- ID, an event, a known kind and
-// status, progress 0..100. Errors as [GeneratedImage.Validate], plus
-// [ErrInvalidJobID].
-func (j *Job) Validate() error {
-	const op = "Validate"
-	if err := CheckJobID(j.ID); err != nil {
-		return invalid(op, JobType, "id", err)
-	}
-	switch {
-	case j.EventID == "":
-		return invalid(op, JobType, "eventId", keys.ErrMissingField)
-	case !j.Kind.Valid():
-		return invalid(op, JobType, "jobType", &EnumError{Enum: "Kind", Value: string(j.Kind)})
-	case !j.Status.Valid():
-		return invalid(op, JobType, "status", &EnumError{Enum: "Status", Value: string(j.Status)})
-	case j.Progress < 0 || j.Progress > 100:
-		return invalid(op, JobType, "progress", fmt.Errorf("%w: progress %d not in 0..100", ErrOutOfRange, j.Progress))
-	}
-	return nil
 }
 
 // NewImage returns an image of eventID with a new time-ordered ID, the
@@ -191,24 +117,16 @@ func NewService(t *entity.Table, optFns ...func(*Options)) *Service {
 
 // CreateContent creates the content set of c.EventID. There is one per
 // event: a second one fails with entity.ErrAlreadyExists. An empty event
-// ID or title is an *entity.ValidationError. c is refreshed with the
-// stamped timestamps.
+// ID is an *entity.ValidationError, an empty title an
+// *entity.ConstraintError. c is refreshed with the stamped timestamps.
 func (s *Service) CreateContent(ctx context.Context, c *Content) error {
-	if c.EventTitle == "" {
-		return invalid("CreateContent", ContentType, "eventTitle", keys.ErrMissingField)
-	}
-	if _, err := ContentKey(c.EventID); err != nil {
-		return invalid("CreateContent", ContentType, "eventId", err)
-	}
 	return s.contents.Create(ctx, c)
 }
 
-// AddImage stores a new image after [GeneratedImage.Validate]; it sets
-// CreatedAt (when zero) and the retention: ExpiresAt = CreatedAt + 90 days.
+// AddImage stores a new image; it sets CreatedAt (when zero) and the
+// retention: ExpiresAt = CreatedAt + 90 days. An image breaking a rule of
+// the package doc is an *entity.ConstraintError.
 func (s *Service) AddImage(ctx context.Context, g *GeneratedImage) error {
-	if err := g.Validate(); err != nil {
-		return err
-	}
 	if g.CreatedAt.IsZero() {
 		g.CreatedAt = s.now()
 	}
@@ -224,11 +142,7 @@ func (s *Service) SelectImage(ctx context.Context, eventID string, style Style, 
 	if err != nil {
 		return GeneratedImage{}, invalid("SelectImage", GeneratedImageType, "key", err)
 	}
-	g, err := s.images.Update(ctx, key, entity.Changes[GeneratedImage]{entity.Set(GeneratedImageSelected, selected)})
-	if err != nil {
-		return g, err
-	}
-	return g, g.Validate()
+	return s.images.Update(ctx, key, entity.Changes[GeneratedImage]{entity.Set(GeneratedImageSelected, selected)})
 }
 
 // CreateJob stores a new job: status PENDING, progress 0, CreatedAt now,
@@ -237,9 +151,6 @@ func (s *Service) SelectImage(ctx context.Context, eventID string, style Style, 
 // existing ID fails with entity.ErrAlreadyExists.
 func (s *Service) CreateJob(ctx context.Context, j *Job) error {
 	j.Status, j.Progress, j.CompletedAt = StatusPending, 0, time.Time{}
-	if err := j.Validate(); err != nil {
-		return err
-	}
 	j.CreatedAt = s.now()
 	j.ExpiresAt = j.CreatedAt.Add(JobRetention)
 	return s.jobs.Create(ctx, j)
@@ -252,12 +163,9 @@ func (s *Service) StartJob(ctx context.Context, jobID string) (Job, error) {
 
 // SetProgress records the progress (0..100) of a PROCESSING job; another
 // status is a [*TransitionError] with From = the job's status and To =
-// PROCESSING, and an out-of-range value an *entity.ValidationError
-// wrapping [ErrOutOfRange] (nothing is written).
+// PROCESSING, and an out-of-range value an *entity.ConstraintError
+// (nothing is written).
 func (s *Service) SetProgress(ctx context.Context, jobID string, progress int) (Job, error) {
-	if progress < 0 || progress > 100 {
-		return Job{}, invalid("SetProgress", JobType, "progress", fmt.Errorf("%w: progress %d not in 0..100", ErrOutOfRange, progress))
-	}
 	key, err := s.jobKey("SetProgress", jobID)
 	if err != nil {
 		return Job{}, err
@@ -267,7 +175,7 @@ func (s *Service) SetProgress(ctx context.Context, jobID string, progress int) (
 	if err != nil {
 		return j, s.lost(err, jobID, StatusProcessing)
 	}
-	return j, j.Validate()
+	return j, nil
 }
 
 // CompleteJob moves a job PROCESSING -> COMPLETED with progress 100, the
@@ -290,10 +198,14 @@ func (s *Service) FailJob(ctx context.Context, jobID, errorMessage string) (Job,
 }
 
 func (s *Service) jobKey(op, jobID string) (entity.Key, error) {
-	if err := CheckJobID(jobID); err != nil {
-		return entity.Key{}, invalid(op, JobType, "id", err)
+	if err := entity.Check(JobID, jobID); err != nil {
+		return entity.Key{}, err
 	}
-	return JobKey(jobID)
+	key, err := JobKey(jobID)
+	if err != nil {
+		return key, invalid(op, JobType, "id", err)
+	}
+	return key, nil
 }
 
 // transition is one conditional job status change (status = the only
@@ -310,7 +222,7 @@ func (s *Service) transition(ctx context.Context, jobID string, to Status, chang
 	if err != nil {
 		return j, s.lost(err, jobID, to)
 	}
-	return j, j.Validate()
+	return j, nil
 }
 
 // lost turns a failed status condition into a *TransitionError naming the

@@ -123,8 +123,8 @@ func TestBadKeys(t *testing.T) {
 func TestEnums(t *testing.T) {
 	r := p.Request{RequestID: "r1", EventID: "e1", UserID: "u1", Mode: p.ModeFirstCome, Status: "DONE", RequestedAt: t0.Truncate(time.Millisecond)}
 	_, err := r.MarshalItem()
-	var ee *p.EnumError
-	if !errors.Is(err, p.ErrUnknownEnum) || !errors.As(err, &ee) || ee.Enum != "Status" || ee.Value != "DONE" {
+	var ee *entity.ConstraintError
+	if !errors.Is(err, entity.ErrValidation) || !errors.As(err, &ee) || ee.Attr != "status" || ee.Rule != entity.RuleEnum || ee.Value != p.Status("DONE") {
 		t.Fatalf("marshal unknown status: %v", err)
 	}
 	r.Status = p.StatusQueued
@@ -140,7 +140,7 @@ func TestEnums(t *testing.T) {
 		m[attr] = &types.AttributeValueMemberS{Value: bad}
 		var back p.Request
 		err := back.UnmarshalItem(m)
-		if !errors.Is(err, p.ErrUnknownEnum) || !errors.As(err, &ee) || ee.Value != bad {
+		if !errors.Is(err, entity.ErrValidation) || !errors.As(err, &ee) || ee.Attr != attr || ee.Type != p.RequestType || fmt.Sprint(ee.Value) != bad {
 			t.Errorf("decode %s=%s: %v", attr, bad, err)
 		}
 	}
@@ -153,6 +153,12 @@ func TestEnums(t *testing.T) {
 	}
 }
 
+// isRule reports whether err is an *entity.ConstraintError of attr and rule.
+func isRule(err error, attr, rule string) bool {
+	var ce *entity.ConstraintError
+	return errors.Is(err, entity.ErrValidation) && errors.As(err, &ce) && ce.Attr == attr && ce.Rule == rule
+}
+
 func TestCheckTransition(t *testing.T) {
 	S := func(s string) p.Status { return p.Status(s) }
 	legal := map[[2]p.Status]bool{
@@ -163,8 +169,8 @@ func TestCheckTransition(t *testing.T) {
 		{p.StatusProcessing, p.StatusRejected}:    true,
 		{p.StatusProcessing, p.StatusFailedFinal}: true,
 	}
-	for _, from := range p.Statuses {
-		for _, to := range p.Statuses {
+	for _, from := range p.StatusValues() {
+		for _, to := range p.StatusValues() {
 			err := p.CheckTransition(from, to)
 			if legal[[2]p.Status{from, to}] {
 				if err != nil {
@@ -178,7 +184,7 @@ func TestCheckTransition(t *testing.T) {
 			}
 		}
 	}
-	if err := p.CheckTransition(S("NEW"), p.StatusQueued); !errors.Is(err, p.ErrUnknownEnum) {
+	if err := p.CheckTransition(S("NEW"), p.StatusQueued); !isRule(err, "status", entity.RuleEnum) {
 		t.Errorf("unknown from: %v", err)
 	}
 }
@@ -345,7 +351,7 @@ func TestFirstComeLifecycle(t *testing.T) {
 	if !errors.As(err, &te) || te.From != p.StatusSucceeded || stale.Status != p.StatusSucceeded {
 		t.Fatalf("stale copy: %v (status now %s)", err, stale.Status)
 	}
-	if err := svc.Fail(ctx, &stale, "FLAKY", p.ErrorProcessing, ""); !errors.Is(err, p.ErrUnknownEnum) {
+	if err := svc.Fail(ctx, &stale, "FLAKY", p.ErrorProcessing, ""); !isRule(err, "failureClass", entity.RuleEnum) {
 		t.Fatalf("unknown failure class: %v", err)
 	}
 
@@ -458,7 +464,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"empty event", func() error { _, err := svc.Participate(ctx, "", "u", p.ModeFirstCome); return err }(), []error{entity.ErrValidation, keys.ErrMissingField}},
 		{"empty user", func() error { _, err := svc.Participate(ctx, "e", "", p.ModeFirstCome); return err }(), []error{entity.ErrValidation, keys.ErrMissingField}},
-		{"unknown mode", func() error { _, err := svc.Participate(ctx, "e", "u", "RAFFLE"); return err }(), []error{entity.ErrValidation, p.ErrUnknownEnum}},
+		{"unknown mode", func() error { _, err := svc.Participate(ctx, "e", "u", "RAFFLE"); return err }(), []error{entity.ErrValidation}},
 		{"zero capacity", func() error { _, err := svc.CreateCapacity(ctx, "e", 0); return err }(), []error{entity.ErrValidation}},
 		{"empty capacity event", func() error { _, err := svc.CreateCapacity(ctx, "", 3); return err }(), []error{entity.ErrValidation, keys.ErrMissingField}},
 		{"empty message", func() error { _, _, err := svc.Process(ctx, p.Message{}); return err }(), []error{entity.ErrValidation, keys.ErrMissingField}},
@@ -483,7 +489,7 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := svc.Process(ctx, p.Message{RequestID: "weird"}); !errors.Is(err, p.ErrUnknownEnum) {
+	if _, _, err := svc.Process(ctx, p.Message{RequestID: "weird"}); !isRule(err, "status", entity.RuleEnum) {
 		t.Fatalf("unknown stored status: %v", err)
 	}
 }

@@ -57,11 +57,12 @@ var next = map[Status][]Status{
 }
 
 // CheckTransition reports whether the status machine allows from -> to:
-// nil, a [*TransitionError], or an [*EnumError] for an unknown status.
+// nil, a [*TransitionError], or an *entity.ConstraintError for an
+// unknown status.
 func CheckTransition(from, to Status) error {
 	for _, s := range []Status{from, to} {
-		if !s.Valid() {
-			return &EnumError{Enum: "Status", Value: string(s)}
+		if err := entity.Check(RequestStatus, s); err != nil {
+			return err
 		}
 	}
 	for _, s := range next[from] {
@@ -157,15 +158,9 @@ func invalid(op, typ, field string, err error) error {
 
 // CreateCapacity creates the EventCapacity of a FIRST_COME event with
 // capacity seats. It fails with entity.ErrAlreadyExists when the event
-// has one, and with an *entity.ValidationError for an empty or malformed
-// eventID or a capacity below 1.
+// has one, with an *entity.ValidationError for an empty or malformed
+// eventID, and with an *entity.ConstraintError for a capacity below 1.
 func (s *Service) CreateCapacity(ctx context.Context, eventID string, capacity int64) (EventCapacity, error) {
-	if _, err := EventCapacityKey(eventID); err != nil {
-		return EventCapacity{}, invalid("CreateCapacity", EventCapacityType, "eventId", err)
-	}
-	if capacity < 1 {
-		return EventCapacity{}, invalid("CreateCapacity", EventCapacityType, "capacityTotal", fmt.Errorf("capacity %d is below 1", capacity))
-	}
 	ec := EventCapacity{EventID: eventID, CapacityTotal: capacity, CapacityRemaining: capacity}
 	err := s.caps.Create(ctx, &ec)
 	return ec, err
@@ -200,15 +195,15 @@ type Receipt struct {
 // requestId: the seed's lock is never released.
 //
 // Bad input (empty IDs, an unknown mode) is an *entity.ValidationError
-// and writes nothing.
+// (an *entity.ConstraintError for the mode) and writes nothing.
 func (s *Service) Participate(ctx context.Context, eventID, userID string, mode Mode) (Receipt, error) {
 	const op = "Participate"
 	lockKey, err := IdempotencyLockKey(eventID, userID)
 	if err != nil {
 		return Receipt{}, invalid(op, IdempotencyLockType, "eventId/userId", err)
 	}
-	if !mode.Valid() {
-		return Receipt{}, invalid(op, RequestType, "mode", &EnumError{Enum: "Mode", Value: string(mode)})
+	if err := entity.Check(RequestMode, mode); err != nil {
+		return Receipt{}, err
 	}
 	rid := s.o.NewRequestID()
 	now := s.now()
@@ -418,14 +413,14 @@ func (s *Service) decide(ctx context.Context, r *Request) error {
 // seed's "최종 실패" row), for instance after a message exhausted its
 // deliveries. The request must be RECEIVED or PROCESSING (as r says and
 // as the table confirms), else the error is a [*TransitionError]; an
-// unknown class or code is an [*EnumError] and writes nothing. r is
-// updated with the result.
+// unknown class or code is an *entity.ConstraintError and writes nothing.
+// r is updated with the result.
 func (s *Service) Fail(ctx context.Context, r *Request, class FailureClass, code ErrorCode, message string) error {
-	if !class.Valid() {
-		return &EnumError{Enum: "FailureClass", Value: string(class)}
+	if err := entity.Check(RequestFailureClass, class); err != nil {
+		return err
 	}
-	if !code.Valid() {
-		return &EnumError{Enum: "ErrorCode", Value: string(code)}
+	if err := entity.Check(RequestErrorCode, code); err != nil {
+		return err
 	}
 	return s.apply(ctx, r, step{
 		to: StatusFailedFinal,

@@ -26,6 +26,7 @@ import (
 	"github.com/tablekit/tablekit/entity"
 	cx "github.com/tablekit/tablekit/entity/codex"
 	"github.com/tablekit/tablekit/internal/exampleenv"
+	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/query/codex"
 )
 
@@ -89,7 +90,7 @@ func run(ctx context.Context, w io.Writer, client entity.Client, name string, dr
 	fmt.Fprintln(w, "\n== 카테고리 내 게시물 / posts of a category: CATEGORY#c001 begins_with POST#, newest first, 2 per page ==")
 	cursor := ""
 	for page := 1; ; page++ {
-		p, err := codex.PostsOfCategory(ctx, tbl, "c001", codex.Opts{Limit: 2, After: cursor})
+		p, err := codex.PostsOfCategory(ctx, tbl, "c001", query.PageOptions{Limit: 2, After: cursor})
 		if err != nil {
 			return err
 		}
@@ -110,7 +111,7 @@ func run(ctx context.Context, w io.Writer, client entity.Client, name string, dr
 	fmt.Fprintf(w, "%s: %s\n%s\n", post.ID, post.Title, post.Contents)
 
 	fmt.Fprintln(w, "\n== 모든 배너 조회 / all banners, newest first (GSI Type_CreatedAt, Type = Banner) ==")
-	bs, err := codex.Banners(ctx, tbl, codex.Opts{})
+	bs, err := codex.Banners(ctx, tbl, query.PageOptions{})
 	if err != nil {
 		return err
 	}
@@ -126,14 +127,14 @@ func run(ctx context.Context, w io.Writer, client entity.Client, name string, dr
 	fmt.Fprintf(w, "%s, %s, %s, fax %s, 사업자번호 %s\n", ci.Name, ci.Address, ci.Email, ci.Fax, ci.CorpNum)
 
 	fmt.Fprintln(w, "\n== 타입별 최신순 / any Type newest first (GSI Type_CreatedAt): Post across categories ==")
-	all, err := codex.NewestOfType[cx.Post](ctx, tbl, codex.Opts{})
+	all, err := codex.NewestOfType[cx.Post](ctx, tbl, query.PageOptions{})
 	if err != nil {
 		return err
 	}
 	for _, p := range all.Items {
 		fmt.Fprintf(w, "%s  [%s] %s\n", p.CreatedAt.Format(time.RFC3339), p.CategoryID, p.Title)
 	}
-	inq, err := codex.NewestOfType[cx.ContactInquiry](ctx, tbl, codex.Opts{})
+	inq, err := codex.NewestOfType[cx.ContactInquiry](ctx, tbl, query.PageOptions{})
 	if err != nil {
 		return err
 	}
@@ -142,7 +143,7 @@ func run(ctx context.Context, w io.Writer, client entity.Client, name string, dr
 	}
 
 	fmt.Fprintln(w, "\n== 컬렉션 / category collection: CATEGORY#c002 in one query, decoded by Type ==")
-	cp, err := codex.CategoryWithPosts(ctx, tbl, "c002", codex.Opts{})
+	cp, err := codex.CategoryWithPosts(ctx, tbl, "c002", query.PageOptions{})
 	if err != nil {
 		return err
 	}
@@ -160,7 +161,8 @@ func at(s string) time.Time {
 }
 
 // writeSample writes the seed's example items (Korean) and a few English
-// ones. Post IDs are time-ordered (codex.NewID).
+// ones. Post IDs are time-ordered, minted at each post's CreatedAt
+// (codex.NewPostID).
 func writeSample(ctx context.Context, tbl *entity.Table) ([]string, error) {
 	users := entity.NewStore[cx.User](tbl)
 	cats := entity.NewStore[cx.Category](tbl)
@@ -189,13 +191,14 @@ func writeSample(ctx context.Context, tbl *entity.Table) ([]string, error) {
 		{CategoryID: "c001", AuthorID: "u002", Title: "Office move", Contents: "We move to the new office in December."},
 		{CategoryID: "c002", AuthorID: "u002", Title: "Single-table design in Go", Contents: "How we model Codex in one DynamoDB table."},
 	} {
-		p.ID = cx.NewID()
+		// Back-dated posts: each ID is minted at the post's CreatedAt, so
+		// POST#<id> sorts by creation time.
 		p.CreatedAt = at("2025-11-12T05:00:00Z").Add(time.Duration(i) * time.Hour)
+		p.ID = cx.NewPostID(p.CreatedAt)
 		if err := posts.Create(ctx, &p); err != nil {
 			return nil, err
 		}
 		ids = append(ids, p.ID)
-		time.Sleep(2 * time.Millisecond) // distinct milliseconds: IDs sort by creation
 	}
 	for _, b := range []cx.Banner{
 		{ID: "bn001", Title: "2025 신규 프로젝트", Desc: "지금 문의하기", ImgURI: "https://cdn.fm-web/banner/bn001.png", Btn1Text: "자세히 보기", Btn2Text: "문의하기", CreatedAt: at("2025-11-13T09:00:00Z")},

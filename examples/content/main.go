@@ -30,6 +30,7 @@ import (
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/content"
 	"github.com/tablekit/tablekit/internal/exampleenv"
+	"github.com/tablekit/tablekit/query"
 	qc "github.com/tablekit/tablekit/query/content"
 )
 
@@ -220,12 +221,12 @@ func main() {
 	for _, g := range sel {
 		fmt.Printf("selected: %s/%s %s (kept until %s)\n", g.Style, g.Platform, g.CDNURL, g.ExpiresAt.Format(time.DateOnly))
 	}
-	imgs, err := qc.ImagesOfEvent(ctx, tbl, eventID, qc.Opts{})
+	imgs, err := qc.ImagesOfEvent(ctx, tbl, eventID, query.PageOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("images of the event:", len(imgs.Items))
-	jobs, err := qc.JobsByStatus(ctx, tbl, content.StatusCompleted, qc.Opts{})
+	jobs, err := qc.JobsByStatus(ctx, tbl, content.StatusCompleted, query.PageOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

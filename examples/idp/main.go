@@ -27,6 +27,7 @@ import (
 	"github.com/tablekit/tablekit/entity/idp/idpcache"
 	"github.com/tablekit/tablekit/internal/exampleenv"
 	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/query"
 	q "github.com/tablekit/tablekit/query/idp"
 )
 
@@ -101,7 +102,7 @@ func run(ctx context.Context, w io.Writer, client entity.Client, c *cache.Cache)
 		return err
 	}
 	fmt.Fprintf(w, "ProjectByID(p1): %s\n", p.Name)
-	ps, err := q.Projects(ctx, tbl, q.Opts{})
+	ps, err := q.Projects(ctx, tbl, query.PageOptions{})
 	if err != nil {
 		return err
 	}
@@ -111,7 +112,7 @@ func run(ctx context.Context, w io.Writer, client entity.Client, c *cache.Cache)
 		return err
 	}
 	fmt.Fprintf(w, "DocumentByID(p1,d2): %s\n", d.FileName)
-	ds, err := q.DocumentsOfProject(ctx, tbl, "p1", q.Opts{})
+	ds, err := q.DocumentsOfProject(ctx, tbl, "p1", query.PageOptions{})
 	if err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func run(ctx context.Context, w io.Writer, client entity.Client, c *cache.Cache)
 		return err
 	}
 	fmt.Fprintf(w, "WorkflowByID(d1,w1): %s\n", wf.Status)
-	wl, err := q.WorkflowsOfDocument(ctx, tbl, "d1", q.Opts{})
+	wl, err := q.WorkflowsOfDocument(ctx, tbl, "d1", query.PageOptions{})
 	if err != nil {
 		return err
 	}
@@ -131,7 +132,7 @@ func run(ctx context.Context, w io.Writer, client entity.Client, c *cache.Cache)
 		return err
 	}
 	fmt.Fprintf(w, "SegmentByIndex(w1,2): %s\n", s.Text)
-	sl, err := q.SegmentsOfWorkflow(ctx, tbl, "w1", q.Opts{})
+	sl, err := q.SegmentsOfWorkflow(ctx, tbl, "w1", query.PageOptions{})
 	if err != nil {
 		return err
 	}
@@ -141,12 +142,12 @@ func run(ctx context.Context, w io.Writer, client entity.Client, c *cache.Cache)
 		return err
 	}
 	fmt.Fprintf(w, "ArtifactByID(a2): %s\n", a.Name)
-	al, err := q.ArtifactsOfUser(ctx, tbl, "u1", q.Opts{NewestFirst: true})
+	al, err := q.ArtifactsOfUser(ctx, tbl, "u1", query.PageOptions{Reverse: true})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "ArtifactsOfUser(u1), newest first: %s\n", list(al.Items, func(a m.Artifact) string { return a.Name }))
-	al, err = q.ArtifactsOfUserProject(ctx, tbl, "u1", "p1", q.Opts{})
+	al, err = q.ArtifactsOfUserProject(ctx, tbl, "u1", "p1", query.PageOptions{})
 	if err != nil {
 		return err
 	}
@@ -162,7 +163,7 @@ func run(ctx context.Context, w io.Writer, client entity.Client, c *cache.Cache)
 	loads := 0
 	loadProjects := func(ctx context.Context) ([]string, error) {
 		loads++
-		page, err := q.Projects(ctx, tbl, q.Opts{Limit: 100})
+		page, err := q.Projects(ctx, tbl, query.PageOptions{Limit: 100})
 		return list2(page.Items), err
 	}
 	for i := 0; i < 2; i++ {

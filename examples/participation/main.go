@@ -30,6 +30,7 @@ import (
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/participation"
 	"github.com/tablekit/tablekit/internal/exampleenv"
+	"github.com/tablekit/tablekit/query"
 	qp "github.com/tablekit/tablekit/query/participation"
 )
 
@@ -189,7 +190,7 @@ func main() {
 		var lines []string
 		after := ""
 		for {
-			page, err := qp.EventRequests(ctx, tbl, ev, qp.Opts{Limit: 5, After: after})
+			page, err := qp.EventRequests(ctx, tbl, ev, query.PageOptions{Limit: 5, After: after})
 			if err != nil {
 				log.Fatal(err)
 			}
@@ -213,14 +214,14 @@ func main() {
 	}
 	fmt.Printf("\nconcert-2025 capacity: %d of %d left\n", c.CapacityRemaining, c.CapacityTotal)
 
-	mine, err := qp.MyParticipations(ctx, tbl, "minji", "")
+	mine, err := qp.MyParticipations(ctx, tbl, "minji", query.PageOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("\nminji's participations (GSI1, newest first):")
 	for _, r := range mine.Items {
 		fmt.Printf("  %s %s %s\n", r.EventID, r.Status, r.UIResult)
-		logs, err := qp.RequestLogs(ctx, tbl, r.RequestID, qp.Opts{ConsistentRead: true})
+		logs, err := qp.RequestLogs(ctx, tbl, r.RequestID, query.PageOptions{ConsistentRead: true})
 		if err != nil {
 			log.Fatal(err)
 		}

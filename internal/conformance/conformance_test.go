@@ -22,6 +22,7 @@ func TestConformance(t *testing.T) {
 		{"index", indexCases},
 		{"batch", batchCases},
 		{"transactions", txnCases},
+		{"legacy", legacyCases},
 	} {
 		cases := make([]tc, len(g.cases))
 		copy(cases, g.cases)

@@ -470,7 +470,13 @@ func runSequence(t *testing.T, lc entity.Client, seed []byte, ops int, deletions
 	// returns "-1": numbers are compared by value here.
 	n.canonNumbers = true
 	eng := ddbmem.New()
-	tgts := []target{{"DynamoDB Local", lc}, {"engine", eng}}
+	srv, err := ddbmem.Serve(ddbmem.New(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	// tgts[2], the engine served over HTTP, must answer as tgts[1] does.
+	tgts := []target{{"DynamoDB Local", lc}, {"engine", eng}, {"engine over HTTP", srv.Client()}}
 	t.Cleanup(func() {
 		real := n.get("T")
 		drop := func() {
@@ -498,15 +504,20 @@ func runSequence(t *testing.T, lc entity.Client, seed []byte, ops int, deletions
 	var history []string
 	for i := 0; i < ops; i++ {
 		s := g.op()
-		var want, got result
+		var want, got, gotHTTP result
 		if q, ok := s.in.(*fuzzGSIQuery); ok {
 			want = sortedQuery(ctx, tgts[0], q.q, n)
 			got = sortedQuery(ctx, tgts[1], q.q, n)
+			gotHTTP = sortedQuery(ctx, tgts[2], q.q, n)
 			history = append(history, "Query "+js(q.q))
 		} else {
 			want = exec(ctx, tgts[0], s, n)
 			got = exec(ctx, tgts[1], s, n)
+			gotHTTP = exec(ctx, tgts[2], s, n)
 			history = append(history, opName(s.in)+" "+js(s.in))
+		}
+		if d := cmp.Diff(got, gotHTTP, ignoreDetail); d != "" {
+			t.Fatalf("seed %q op %d: the engine over HTTP differs from the engine in process (-in process +HTTP):\n%s\nops so far:\n%s", seed, i, d, joinLines(history))
 		}
 		if d := cmp.Diff(want, got, ignoreDetail); d != "" {
 			t.Fatalf("seed %q op %d differs (-DynamoDB Local +engine):\n%s%s\nops so far:\n%s", seed, i, d, details(want, got), joinLines(history))

@@ -966,6 +966,20 @@ func runCase(t *testing.T, lc entity.Client, c tc, deletions *sync.WaitGroup) {
 	n := newNameMap()
 	loc := target{"DynamoDB Local", lc}
 	eng := target{"engine", ddbmem.New()}
+	// The same engine served over HTTP and called through the SDK's
+	// client must answer exactly as the engine does in process.
+	srv, err := ddbmem.Serve(ddbmem.New(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	overHTTP := target{"engine over HTTP", srv.Client()}
+	sameOverHTTP := func(label string, s step, inProcess result) {
+		t.Helper()
+		if d := cmp.Diff(inProcess, exec(ctx, overHTTP, s, n), ignoreDetail); d != "" {
+			t.Errorf("%s: the engine over HTTP differs from the engine in process (-in process +HTTP):\n%s\ninput: %s", label, d, js(s.in))
+		}
+	}
 	marked := caseMarked(c)
 	engineDiffs := 0
 	t.Cleanup(func() {
@@ -1021,6 +1035,7 @@ func runCase(t *testing.T, lc entity.Client, c tc, deletions *sync.WaitGroup) {
 		if s.localDiffers != "" && s.mode == modeCall {
 			local := exec(ctx, loc, s, n)
 			got := exec(ctx, eng, s, n)
+			sameOverHTTP(label, s, got)
 			t.Logf("%s: DynamoDB Local differs from DynamoDB (%s); it returned %s", label, s.localDiffers, js(local))
 			gotKind := ""
 			if got.Err != nil {
@@ -1050,6 +1065,7 @@ func runCase(t *testing.T, lc entity.Client, c tc, deletions *sync.WaitGroup) {
 			t.Fatalf("%s: DynamoDB Local returned %s (%s), want a %s error", label, want.Err.Kind, want.Err.Detail, s.err)
 		}
 		got := exec(ctx, eng, s, n)
+		sameOverHTTP(label, s, got)
 		if d := cmp.Diff(want, got, ignoreDetail); d != "" {
 			engineDiffs++
 			if marked != "" {

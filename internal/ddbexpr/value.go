@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/internal/itemsize"
 )
 
 // Item is a DynamoDB item.
@@ -234,67 +236,12 @@ func Compare(a, b types.AttributeValue) (c int, ok bool) {
 }
 
 // Size returns DynamoDB's size in bytes of a value, as counted against
-// the 400 KB item limit.
-func Size(v types.AttributeValue) int {
-	switch x := v.(type) {
-	case *types.AttributeValueMemberS:
-		return len(x.Value)
-	case *types.AttributeValueMemberN:
-		return numSize(x.Value)
-	case *types.AttributeValueMemberB:
-		return len(x.Value)
-	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
-		return 1
-	case *types.AttributeValueMemberSS:
-		n := 0
-		for _, s := range x.Value {
-			n += len(s)
-		}
-		return n
-	case *types.AttributeValueMemberNS:
-		n := 0
-		for _, s := range x.Value {
-			n += numSize(s)
-		}
-		return n
-	case *types.AttributeValueMemberBS:
-		n := 0
-		for _, s := range x.Value {
-			n += len(s)
-		}
-		return n
-	case *types.AttributeValueMemberL:
-		n := 3
-		for _, e := range x.Value {
-			n += Size(e) + 1
-		}
-		return n
-	case *types.AttributeValueMemberM:
-		n := 3
-		for k, e := range x.Value {
-			n += len(k) + Size(e) + 1
-		}
-		return n
-	}
-	return 0
-}
+// the 400 KB item limit ([itemsize.Value]).
+func Size(v types.AttributeValue) int { return itemsize.Value(v) }
 
-func numSize(s string) int {
-	n, err := ParseNumber(s)
-	if err != nil {
-		return len(s)
-	}
-	return (len(n.Digits)+1)/2 + 1
-}
-
-// ItemSize returns the size of an item: attribute names plus values.
-func ItemSize(it Item) int {
-	n := 0
-	for k, v := range it {
-		n += len(k) + Size(v)
-	}
-	return n
-}
+// ItemSize returns the size of an item: attribute names plus values
+// ([itemsize.Of]).
+func ItemSize(it Item) int { return itemsize.Of(it) }
 
 // sizeFunc is the size() function. Strings count characters (UTF-16
 // code units, as DynamoDB Local does), binaries bytes, and sets, lists and

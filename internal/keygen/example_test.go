@@ -17,5 +17,6 @@ func ExampleGenerate() {
 	}
 	// Output:
 	// sample/more_keys.go true
+	// sample/rules_keys.go true
 	// sample/sample_keys.go true
 }

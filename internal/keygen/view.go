@@ -21,6 +21,21 @@ type entityView struct {
 	// CreatedField and UpdatedField name the Go fields that StampTimes
 	// sets; "" when absent (or of a named time type, left to the runtime).
 	CreatedField, UpdatedField string
+	// TimeLayout is the layout of the created and updated attributes.
+	TimeLayout string
+	// Check names the function applying the rules of the entity; "" when
+	// it has none.
+	Check      string
+	CheckLines []string
+	Validate   bool // the entity has a Validate method
+	HasEnums   bool
+	Checks     []checkView
+}
+
+// checkView is the function applying the rules of one field.
+type checkView struct {
+	Name, Attr, Entity, Param, Rules string
+	Lines                            []string
 }
 
 type keyView struct {
@@ -41,6 +56,8 @@ type prefixView struct {
 
 type fieldView struct {
 	*Field
+	HasRules    bool
+	Check       string // the check function; "" without rules
 	Entity, Var string
 	EncodeLines []string
 }
@@ -159,74 +176,60 @@ func (f *Field) encode(x string) (string, bool) {
 	return strings.TrimPrefix(x, "*") + ".MarshalDynamoDBAttributeValue()", true
 }
 
-// decode returns a call decoding av into the codec's type, with an error.
-func (f *Field) decode(av string) string {
+// decodeExpr returns the expression reading the field from the
+// codec.Decoder d, typed as the field's element type; "" for a type with
+// its own codec (see decodeLine).
+func (f *Field) decodeExpr() string {
 	q := strconv.Quote(f.Attr)
+	var x string
 	switch f.Kind {
 	case kindString:
-		return "codec.String(" + q + ", " + av + ")"
+		if f.Enum != nil {
+			return "codec.Enum(&d, " + q + ", " + f.Elem + ".Valid)"
+		}
+		x = "d.String(" + q + ")"
 	case kindBool:
-		return "codec.Bool(" + q + ", " + av + ")"
+		x = "d.Bool(" + q + ")"
 	case kindInt:
-		return fmt.Sprintf("codec.Int(%s, %s, %d)", q, av, f.Bits)
+		x = fmt.Sprintf("d.Int(%s, %d)", q, f.Bits)
 	case kindUint:
-		return fmt.Sprintf("codec.Uint(%s, %s, %d)", q, av, f.Bits)
+		x = fmt.Sprintf("d.Uint(%s, %d)", q, f.Bits)
 	case kindFloat:
-		return fmt.Sprintf("codec.Float(%s, %s, %d)", q, av, f.Bits)
+		x = fmt.Sprintf("d.Float(%s, %d)", q, f.Bits)
 	case kindTime:
 		switch f.TimeFmt {
 		case "unix":
-			return "codec.UnixTime(" + q + ", " + av + ")"
+			x = "d.UnixTime(" + q + ")"
 		case "unixms":
-			return "codec.UnixMilliTime(" + q + ", " + av + ")"
+			x = "d.UnixMilliTime(" + q + ")"
+		default:
+			x = fmt.Sprintf("d.Time(%s, %s)", q, f.TimeFmt)
 		}
-		return fmt.Sprintf("codec.Time(%s, %s, %s)", q, av, f.TimeFmt)
 	case kindBytes:
-		return "codec.Bytes(" + q + ", " + av + ")"
+		x = "d.Bytes(" + q + ")"
 	case kindStrings:
-		return "codec.Strings(" + q + ", " + av + ")"
+		x = "d.Strings(" + q + ")"
 	case kindStringMap:
-		return "codec.StringMap(" + q + ", " + av + ")"
+		x = "d.StringMap(" + q + ")"
+	default:
+		return ""
 	}
-	return ""
+	return f.fromBase(x)
 }
 
-// decodeInto returns the lines decoding av into target, returning ret
-// (followed by the error) on failure.
-func (f *Field) decodeInto(av, target, ret string) []string {
+// decodeLine is the line of UnmarshalItem that decodes the field into
+// target.
+func (f *Field) decodeLine(target string) string {
 	q := strconv.Quote(f.Attr)
-	if f.Kind == kindAV {
-		if f.Ptr {
-			return []string{
-				"y := new(" + f.Elem + ")",
-				"if err := y.UnmarshalDynamoDBAttributeValue(" + av + "); err != nil {",
-				"return " + ret + "codec.Wrap(" + q + ", err)",
-				"}",
-				target + " = y",
-			}
-		}
-		return []string{
-			"if err := " + target + ".UnmarshalDynamoDBAttributeValue(" + av + "); err != nil {",
-			"return " + ret + "codec.Wrap(" + q + ", err)",
-			"}",
-		}
-	}
-	lines := []string{
-		"x, err := " + f.decode(av),
-		"if err != nil {",
-		"return " + ret + "err",
-		"}",
-	}
-	conv := f.fromBase("x")
 	switch {
-	case !f.Ptr:
-		lines = append(lines, target+" = "+conv)
-	case conv == "x":
-		lines = append(lines, target+" = &x")
-	default:
-		lines = append(lines, "y := "+conv, target+" = &y")
+	case f.Kind == kindAV && f.Ptr:
+		return target + " = codec.UnmarshalNew[" + f.Elem + "](&d, " + q + ")"
+	case f.Kind == kindAV:
+		return "d.Unmarshal(" + q + ", &" + target + ")"
+	case f.Ptr:
+		return target + " = codec.Ptr(d.Has(" + q + "), " + f.decodeExpr() + ")"
 	}
-	return lines
+	return target + " = " + f.decodeExpr()
 }
 
 // size is the builder capacity a field needs.
@@ -382,7 +385,14 @@ func (e *Entity) view() *entityView {
 		v.Keys = append(v.Keys, kv)
 	}
 	for _, f := range e.Fields {
-		v.Fields = append(v.Fields, &fieldView{Field: f, Entity: e.Name, Var: e.Name + f.Name, EncodeLines: encodeLines(f)})
+		check := ""
+		if f.hasRules() {
+			cv := e.checkField(f)
+			check = cv.Name
+			v.Checks = append(v.Checks, cv)
+			v.CheckLines = append(v.CheckLines, "if err := "+cv.Name+"(p."+f.Name+"); err != nil {", "return err", "}")
+		}
+		v.Fields = append(v.Fields, &fieldView{Field: f, HasRules: check != "", Entity: e.Name, Var: e.Name + f.Name, EncodeLines: encodeLines(f), Check: check})
 		switch {
 		case f.Version:
 			v.VersionAttr = f.Attr
@@ -402,6 +412,19 @@ func (e *Entity) view() *entityView {
 		if f.TTL {
 			v.TTLAttr = f.Attr
 		}
+	}
+	if e.Validate {
+		v.CheckLines = append(v.CheckLines, "return entity.Invalid("+e.Name+"Type, p.Validate())")
+	} else if len(v.CheckLines) > 0 {
+		v.CheckLines = append(v.CheckLines, "return nil")
+	}
+	if len(v.CheckLines) > 0 {
+		v.Check = "check" + e.Name
+	}
+	v.TimeLayout = e.timeLayout()
+	v.Validate = e.Validate
+	for _, f := range e.Fields {
+		v.HasEnums = v.HasEnums || f.Enum != nil
 	}
 	e.primaryKey(v, param, field)
 	e.marshal(v, field)
@@ -474,9 +497,8 @@ func (e *Entity) primaryKey(v *entityView, param, field func(*Field) string) {
 			name+", err := "+kv.Private+"(&b, "+strings.Join(a, ", ")+")",
 			"if err != nil {", "return entity.Key{}, err", "}")
 	}
-	if !strings.Contains(strings.Join(v.KeyLines, "\n"), "&b") {
-		v.KeySize = "0"
-		v.KeyLines = append([]string{"_ = b"}, v.KeyLines...)
+	if strings.Contains(strings.Join(v.KeyLines, "\n"), "&b") {
+		v.KeyLines = append([]string{"b := keys.NewBuilder(" + v.KeySize + ")"}, v.KeyLines...)
 	}
 	v.KeyLines = append(v.KeyLines, "return entity.Key{"+strings.Join(vals, ", ")+"}, nil")
 
@@ -530,18 +552,26 @@ func (e *Entity) fromItemLines(kv *keyView) []string {
 	if !kv.HasFields {
 		return []string{"return " + kv.valueOf() + ", nil"}
 	}
-	var lines, args []string
+	lines := []string{"d := codec.NewDecoder(" + e.Name + "Type, item)"}
+	var args []string
 	for _, f := range kv.fields {
 		name := lowerFirst(f.Name)
 		args = append(args, name)
-		lines = append(lines, "var "+name+" "+f.GoType,
-			"if av, ok := codec.Lookup(item, "+strconv.Quote(f.Attr)+"); ok {")
-		lines = append(lines, f.decodeInto("av", name, `"", `)...)
-		lines = append(lines, "} else {",
-			`return "", &keys.Error{Template: `+strconv.Quote(kv.Template)+", Field: "+strconv.Quote(f.Name)+", Err: keys.ErrMissingField}",
-			"}")
+		if f.Kind == kindInt || f.Kind == kindUint {
+			// Zero is a value: absence is checked apart (strings and
+			// times are missing when empty, which the builder checks).
+			lines = append(lines, "if !d.Has("+strconv.Quote(f.Attr)+") {",
+				`return "", &keys.Error{Template: `+strconv.Quote(kv.Template)+", Field: "+strconv.Quote(f.Name)+", Err: keys.ErrMissingField}",
+				"}")
+		}
+		x := f.decodeExpr()
+		if f.Enum != nil {
+			x = f.fromBase("d.String(" + strconv.Quote(f.Attr) + ")")
+		}
+		lines = append(lines, name+" := "+x)
 	}
-	lines = append(lines, "b := keys.NewBuilder("+kv.Size+")",
+	lines = append(lines, "if err := d.Err(); err != nil {", `return "", err`, "}",
+		"b := keys.NewBuilder("+kv.Size+")",
 		"return "+kv.Private+"(&b, "+strings.Join(args, ", ")+")")
 	return lines
 }
@@ -780,6 +810,9 @@ func (e *Entity) marshal(v *entityView, field func(*Field) string) {
 		decl = append(decl, "err error")
 	}
 	decl = append(decl, ")")
+	if v.Check != "" {
+		decl = append([]string{"if err := " + v.Check + "(p); err != nil {", "return nil, err", "}"}, decl...)
+	}
 	v.MarshalLines = append(decl, body...)
 	v.Members = members
 }
@@ -790,9 +823,82 @@ func (s Seg) sizeConst() int {
 }
 
 func (e *Entity) unmarshal(v *entityView) {
+	v.UnmarshalLines = append(v.UnmarshalLines, "d := codec.NewDecoder("+e.Name+"Type, item)")
 	for _, f := range e.Fields {
-		v.UnmarshalLines = append(v.UnmarshalLines, "if av, ok := codec.Lookup(item, "+strconv.Quote(f.Attr)+"); ok {")
-		v.UnmarshalLines = append(v.UnmarshalLines, f.decodeInto("av", "p."+f.Name, "")...)
-		v.UnmarshalLines = append(v.UnmarshalLines, "}")
+		v.UnmarshalLines = append(v.UnmarshalLines, f.decodeLine("p."+f.Name))
 	}
+}
+
+// layouts are the time.Format layouts of the string time formats.
+var layouts = map[string]string{
+	"keys.TimeSeconds": "2006-01-02T15:04:05Z",
+	"keys.TimeMillis":  "2006-01-02T15:04:05.000Z",
+	"keys.TimeNanos":   "2006-01-02T15:04:05.000000000Z",
+}
+
+// timeLayout is the layout of the updated attribute, else of the created
+// one; "" when they are numbers or absent.
+func (e *Entity) timeLayout() string {
+	l := ""
+	for _, f := range e.Fields {
+		if f.Updated && layouts[f.TimeFmt] != "" {
+			return layouts[f.TimeFmt]
+		}
+		if f.Created {
+			l = layouts[f.TimeFmt]
+		}
+	}
+	return l
+}
+
+// checkField returns the function applying the rules of f to a value v
+// of the field's type.
+func (e *Entity) checkField(f *Field) checkView {
+	cv := checkView{Name: "check" + e.Name + f.Name, Attr: f.Attr, Entity: e.Name, Param: "v " + f.GoType}
+	var lines, rules []string
+	x := "v"
+	if f.Ptr {
+		lines = append(lines, "if v == nil {", "return nil", "}")
+		x = "*v"
+	}
+	broken := func(rule, limit string) string {
+		s := "return &entity.ConstraintError{Type: " + e.Name + "Type, Attr: " + strconv.Quote(f.Attr) + ", Value: " + x + ", Rule: " + rule
+		if limit != "" {
+			s += ", Limit: " + strconv.Quote(limit)
+		}
+		return s + "}"
+	}
+	zero := simplifyNot([]string{"if !(" + f.nonZero(x) + ") {"})[0]
+	switch {
+	case f.NonEmpty:
+		rules = append(rules, "not empty")
+		lines = append(lines, zero, broken("entity.RuleNonEmpty", ""), "}")
+	case f.OmitEmpty:
+		// An empty value is absent: no rule applies.
+		lines = append(lines, zero, "return nil", "}")
+	}
+	if en := f.Enum; en != nil {
+		var vals []string
+		for _, ev := range en.Values {
+			vals = append(vals, ev.Value)
+		}
+		rules = append(rules, "one of "+strings.Join(vals, ", "))
+		lines = append(lines, "if !"+call(x)+".Valid() {", broken("entity.RuleEnum", strings.Join(vals, "|")), "}")
+	}
+	if f.Min != "" {
+		rules = append(rules, ">= "+f.Min)
+		lines = append(lines, "if "+x+" < "+f.Min+" {", broken("entity.RuleMin", f.Min), "}")
+	}
+	if f.Max != "" {
+		rules = append(rules, "<= "+f.Max)
+		lines = append(lines, "if "+x+" > "+f.Max+" {", broken("entity.RuleMax", f.Max), "}")
+	}
+	if f.Prefix != "" {
+		rules = append(rules, strconv.Quote(f.Prefix)+" and more")
+		n := strconv.Itoa(len(f.Prefix))
+		lines = append(lines, "if len("+x+") <= "+n+" || "+call(x)+"[:"+n+"] != "+strconv.Quote(f.Prefix)+" {", broken("entity.RulePrefix", f.Prefix), "}")
+	}
+	cv.Rules = strings.Join(rules, ", ")
+	cv.Lines = append(lines, "return nil")
+	return cv
 }

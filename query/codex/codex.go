@@ -12,9 +12,11 @@
 //	CategoryWithPosts PK = CATEGORY#<id>: the category and its posts in
 //	                  one request, decoded by Type
 //
-// Reads are eventually consistent unless Opts.ConsistentRead (or
-// entity.ConsistentRead for single items) is given, as seed 001 §8 says;
-// reads of the GSI are always eventually consistent. Single-item lookups
+// List functions take query.PageOptions last; lists are newest first
+// unless PageOptions.Reverse. Reads are eventually consistent unless
+// PageOptions.ConsistentRead (or entity.ConsistentRead for single items)
+// is given, as seed 001 §8 says; the GSI cannot be read consistently, so
+// asking for it there is a query.ErrInvalid error. Single-item lookups
 // return an error matching entity.ErrNotFound for a missing item; pages
 // carry an opaque signed cursor (package query) and reject a cursor of
 // another pattern or partition with query.ErrInvalidCursor.
@@ -29,21 +31,8 @@ import (
 	"github.com/tablekit/tablekit/query"
 )
 
-// Opts are the paging options of the list patterns. The zero value reads
-// the first page of up to DefaultLimit items.
-type Opts struct {
-	// Limit caps the page; 0 means DefaultLimit.
-	Limit int
-	// After is the Next cursor of the previous page; "" starts over.
-	After string
-	// OldestFirst reverses the default newest-first order.
-	OldestFirst bool
-	// ConsistentRead asks for a strongly consistent read (table queries
-	// only; ignored on the GSI).
-	ConsistentRead bool
-}
-
-// DefaultLimit is the page size when Opts.Limit is 0.
+// DefaultLimit is the page size of the list patterns when
+// query.PageOptions.Limit is 0.
 const DefaultLimit = 20
 
 // Pattern names, bound into cursors.
@@ -86,28 +75,15 @@ func CorpInfo(ctx context.Context, t *entity.Table, optFns ...func(*entity.CallO
 	return entity.NewStore[cx.CorpInfo](t).Get(ctx, key, optFns...)
 }
 
-func limit(o Opts) int {
-	if o.Limit > 0 {
-		return o.Limit
-	}
-	return DefaultLimit
-}
-
 // PostsOfCategory returns a page of the category's posts, newest first
 // (post IDs are time-ordered, so SK order is creation order).
-func PostsOfCategory(ctx context.Context, t *entity.Table, categoryID string, o Opts) (query.Page[cx.Post], error) {
-	q := query.New[cx.Post](t, PatternPostsOfCategory).
+func PostsOfCategory(ctx context.Context, t *entity.Table, categoryID string, o query.PageOptions) (query.Page[cx.Post], error) {
+	return query.New[cx.Post](t, PatternPostsOfCategory).
 		PartitionKey(cx.PostPK(categoryID)).
 		Sort(query.BeginsWith(cx.PostSKPrefix)).
-		Limit(limit(o)).
-		After(o.After)
-	if !o.OldestFirst {
-		q = q.Desc()
-	}
-	if o.ConsistentRead {
-		q = q.ConsistentRead()
-	}
-	return q.Page(ctx)
+		Desc().
+		With(o, DefaultLimit).
+		Page(ctx)
 }
 
 // NewestOfType returns a page of every item of entity T, newest first,
@@ -116,21 +92,18 @@ func PostsOfCategory(ctx context.Context, t *entity.Table, categoryID string, o 
 func NewestOfType[T any, PT interface {
 	*T
 	entity.Item
-}](ctx context.Context, t *entity.Table, o Opts) (query.Page[T], error) {
+}](ctx context.Context, t *entity.Table, o query.PageOptions) (query.Page[T], error) {
 	typ := PT(new(T)).EntitySchema().Type
-	q := query.New[T, PT](t, PatternNewestOfType).
+	return query.New[T, PT](t, PatternNewestOfType).
 		Index(cx.TypeCreatedAt).
 		Partition(typ).
-		Limit(limit(o)).
-		After(o.After)
-	if !o.OldestFirst {
-		q = q.Desc()
-	}
-	return q.Page(ctx)
+		Desc().
+		With(o, DefaultLimit).
+		Page(ctx)
 }
 
 // Banners returns a page of all banners, newest first (seed 001 §3.2).
-func Banners(ctx context.Context, t *entity.Table, o Opts) (query.Page[cx.Banner], error) {
+func Banners(ctx context.Context, t *entity.Table, o query.PageOptions) (query.Page[cx.Banner], error) {
 	return NewestOfType[cx.Banner](ctx, t, o)
 }
 
@@ -149,16 +122,12 @@ type CategoryPage struct {
 // CategoryWithPosts reads a category's partition in one request: the
 // category item (SK METADATA) and its posts (SK POST#...), in SK order
 // (METADATA sorts before POST#, so the category comes first).
-func CategoryWithPosts(ctx context.Context, t *entity.Table, categoryID string, o Opts) (CategoryPage, error) {
+func CategoryWithPosts(ctx context.Context, t *entity.Table, categoryID string, o query.PageOptions) (CategoryPage, error) {
 	pk, err := cx.CategoryPK(categoryID)
 	if err != nil {
 		return CategoryPage{}, &entity.ValidationError{Op: "CategoryWithPosts", Type: cx.CategoryType, Field: "id", Err: err}
 	}
-	c := query.NewCollection(t, PatternCategoryWithPosts, Registry).Partition(pk).Limit(limit(o)).After(o.After)
-	if o.ConsistentRead {
-		c = c.ConsistentRead()
-	}
-	p, err := c.Page(ctx)
+	p, err := query.NewCollection(t, PatternCategoryWithPosts, Registry).Partition(pk).With(o, DefaultLimit).Page(ctx)
 	if err != nil {
 		return CategoryPage{}, err
 	}

@@ -70,22 +70,22 @@ func TestAccessPatterns(t *testing.T) {
 	if err != nil || c.Title != "회사 소식" {
 		t.Fatalf("CategoryDetail %+v %v", c, err)
 	}
-	page, err := codex.PostsOfCategory(ctx, tbl, "c001", codex.Opts{Limit: 2})
+	page, err := codex.PostsOfCategory(ctx, tbl, "c001", query.PageOptions{Limit: 2})
 	if err != nil || len(page.Items) != 2 || page.Items[0].ID != postIDs[2] || page.Items[1].ID != postIDs[1] || page.Next == "" {
 		t.Fatalf("PostsOfCategory newest first: %+v %v", page, err)
 	}
-	page, err = codex.PostsOfCategory(ctx, tbl, "c001", codex.Opts{Limit: 2, After: page.Next})
+	page, err = codex.PostsOfCategory(ctx, tbl, "c001", query.PageOptions{Limit: 2, After: page.Next})
 	if err != nil || len(page.Items) != 1 || page.Items[0].ID != postIDs[0] {
 		t.Fatalf("PostsOfCategory page 2: %+v %v", page, err)
 	}
-	if _, err := codex.PostsOfCategory(ctx, tbl, "c002", codex.Opts{After: page.Next}); err != nil && !errors.Is(err, query.ErrInvalidCursor) {
+	if _, err := codex.PostsOfCategory(ctx, tbl, "c002", query.PageOptions{After: page.Next}); err != nil && !errors.Is(err, query.ErrInvalidCursor) {
 		t.Fatalf("foreign cursor: %v", err)
 	}
 	p, err := codex.PostByID(ctx, tbl, "c001", postIDs[0])
 	if err != nil || p.Title != "2025년 3월 사업보고서" {
 		t.Fatalf("PostByID %+v %v", p, err)
 	}
-	bs, err := codex.Banners(ctx, tbl, codex.Opts{})
+	bs, err := codex.Banners(ctx, tbl, query.PageOptions{})
 	if err != nil || len(bs.Items) != 2 || bs.Items[0].ID != "bn002" {
 		t.Fatalf("Banners newest first: %+v %v", bs, err)
 	}
@@ -93,15 +93,15 @@ func TestAccessPatterns(t *testing.T) {
 	if err != nil || ci.Name != "패밀리매니지먼트" {
 		t.Fatalf("CorpInfo %+v %v", ci, err)
 	}
-	all, err := codex.NewestOfType[cx.Post](ctx, tbl, codex.Opts{})
+	all, err := codex.NewestOfType[cx.Post](ctx, tbl, query.PageOptions{})
 	if err != nil || len(all.Items) != 3 || all.Items[0].Title != "신규 채용 공고" {
 		t.Fatalf("NewestOfType[Post] %+v %v", all, err)
 	}
-	users, err := codex.NewestOfType[cx.User](ctx, tbl, codex.Opts{})
+	users, err := codex.NewestOfType[cx.User](ctx, tbl, query.PageOptions{})
 	if err != nil || len(users.Items) != 1 {
 		t.Fatalf("NewestOfType[User] %+v %v", users, err)
 	}
-	cp, err := codex.CategoryWithPosts(ctx, tbl, "c001", codex.Opts{})
+	cp, err := codex.CategoryWithPosts(ctx, tbl, "c001", query.PageOptions{})
 	if err != nil || cp.Category == nil || cp.Category.Title != "회사 소식" || len(cp.Posts) != 3 || cp.Skipped != 0 {
 		t.Fatalf("CategoryWithPosts %+v %v", cp, err)
 	}

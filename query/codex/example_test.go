@@ -7,6 +7,7 @@ import (
 
 	cx "github.com/tablekit/tablekit/entity/codex"
 	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/query/codex"
 )
 
@@ -23,7 +24,7 @@ func Example() {
 		panic(err)
 	}
 	defer tbl.DeleteTable(ctx)
-	banners, err := codex.Banners(ctx, tbl, codex.Opts{Limit: 10})
+	banners, err := codex.Banners(ctx, tbl, query.PageOptions{Limit: 10})
 	if err != nil {
 		panic(err)
 	}

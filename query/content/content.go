@@ -14,11 +14,14 @@
 //	JobsOfEvent             job (event_id)                   GSI1 EVENT#e, newest first
 //	JobsByStatus            job (status, created_at DESC)    GSI2 JOBSTATUS#s, newest first
 //
-// Every item read is checked with its Validate method, so an unknown
-// style, platform or status in the table is an error matching
-// content.ErrUnknownEnum rather than a silently wrong value. Reads of the
+// The codec of package content checks every item read, so an unknown
+// style, platform, kind or status in the table is an
+// *entity.ConstraintError rather than a silently wrong value; so is an
+// unknown style, platform or status argument, or a malformed job ID. Reads of the
 // table are eventually consistent unless entity.ConsistentRead (single
-// items) or Opts.ConsistentRead (table queries) is given. A missing item
+// items) or query.PageOptions.ConsistentRead (table queries; the GSIs
+// cannot be read consistently) is given. List functions take
+// query.PageOptions last; PageOptions.Reverse reverses their order. A missing item
 // matches entity.ErrNotFound; an empty ID is an *entity.ValidationError
 // (errors.Is keys.ErrMissingField). Pages carry an opaque signed cursor
 // (package query), bound to the pattern and partition.
@@ -34,19 +37,8 @@ import (
 	"github.com/tablekit/tablekit/query"
 )
 
-// Opts are the paging options of the list patterns. The zero value reads
-// the first page of up to DefaultLimit items.
-type Opts struct {
-	// Limit caps the page; 0 means DefaultLimit.
-	Limit int
-	// After is the Next cursor of the previous page; "" starts over.
-	After string
-	// ConsistentRead asks for a strongly consistent read (table queries
-	// only; GSIs cannot).
-	ConsistentRead bool
-}
-
-// DefaultLimit is the page size when Opts.Limit is 0.
+// DefaultLimit is the page size of the list patterns when
+// query.PageOptions.Limit is 0.
 const DefaultLimit = 20
 
 // Pattern names, bound into cursors.
@@ -60,33 +52,8 @@ const (
 	PatternJobsByStatus          = "content/jobs-by-status"
 )
 
-func limit(o Opts) int {
-	if o.Limit > 0 {
-		return o.Limit
-	}
-	return DefaultLimit
-}
-
 func invalid(op, typ, field string, err error) error {
 	return &entity.ValidationError{Op: op, Type: typ, Field: field, Err: err}
-}
-
-type validator interface{ Validate() error }
-
-// checked validates every item of a page.
-func checked[T any, PT interface {
-	*T
-	validator
-}](p query.Page[T], err error) (query.Page[T], error) {
-	if err != nil {
-		return p, err
-	}
-	for i := range p.Items {
-		if err := PT(&p.Items[i]).Validate(); err != nil {
-			return query.Page[T]{}, err
-		}
-	}
-	return p, nil
 }
 
 // ContentByEvent returns the content set of an event.
@@ -104,60 +71,52 @@ func Image(ctx context.Context, t *entity.Table, eventID string, style ce.Style,
 	if err != nil {
 		return ce.GeneratedImage{}, invalid("Image", ce.GeneratedImageType, "key", err)
 	}
-	g, err := entity.NewStore[ce.GeneratedImage](t).Get(ctx, key, optFns...)
-	if err != nil {
-		return g, err
-	}
-	return g, g.Validate()
+	return entity.NewStore[ce.GeneratedImage](t).Get(ctx, key, optFns...)
 }
 
-func imageQuery(t *entity.Table, pattern, eventID string, o Opts) (query.Query[ce.GeneratedImage, *ce.GeneratedImage], error) {
+func imageQuery(t *entity.Table, pattern, eventID string) (query.Query[ce.GeneratedImage, *ce.GeneratedImage], error) {
 	pk, err := ce.GeneratedImagePK(eventID)
 	if err != nil {
 		return query.Query[ce.GeneratedImage, *ce.GeneratedImage]{}, invalid(pattern, ce.GeneratedImageType, "eventId", err)
 	}
-	q := query.New[ce.GeneratedImage](t, pattern).Partition(pk).Limit(limit(o)).After(o.After)
-	if o.ConsistentRead {
-		q = q.ConsistentRead()
-	}
-	return q, nil
+	return query.New[ce.GeneratedImage](t, pattern).Partition(pk), nil
 }
 
 // ImagesOfEvent returns a page of an event's images, ordered by style,
 // platform, then creation.
-func ImagesOfEvent(ctx context.Context, t *entity.Table, eventID string, o Opts) (query.Page[ce.GeneratedImage], error) {
-	q, err := imageQuery(t, PatternImagesOfEvent, eventID, o)
+func ImagesOfEvent(ctx context.Context, t *entity.Table, eventID string, o query.PageOptions) (query.Page[ce.GeneratedImage], error) {
+	q, err := imageQuery(t, PatternImagesOfEvent, eventID)
 	if err != nil {
 		return query.Page[ce.GeneratedImage]{}, err
 	}
-	return checked(q.Sort(query.BeginsWith(ce.GeneratedImageSKPrefix)).Page(ctx))
+	return q.Sort(query.BeginsWith(ce.GeneratedImageSKPrefix)).With(o, DefaultLimit).Page(ctx)
 }
 
 // ImagesByStylePlatform returns a page of the event's images of one style
 // and platform, newest first (image IDs are time-ordered).
-func ImagesByStylePlatform(ctx context.Context, t *entity.Table, eventID string, style ce.Style, platform ce.Platform, o Opts) (query.Page[ce.GeneratedImage], error) {
-	if !style.Valid() {
-		return query.Page[ce.GeneratedImage]{}, invalid(PatternImagesByStylePlatform, ce.GeneratedImageType, "style", &ce.EnumError{Enum: "Style", Value: string(style)})
+func ImagesByStylePlatform(ctx context.Context, t *entity.Table, eventID string, style ce.Style, platform ce.Platform, o query.PageOptions) (query.Page[ce.GeneratedImage], error) {
+	if err := entity.Check(ce.GeneratedImageStyle, style); err != nil {
+		return query.Page[ce.GeneratedImage]{}, err
 	}
-	if !platform.Valid() {
-		return query.Page[ce.GeneratedImage]{}, invalid(PatternImagesByStylePlatform, ce.GeneratedImageType, "platform", &ce.EnumError{Enum: "Platform", Value: string(platform)})
+	if err := entity.Check(ce.GeneratedImagePlatform, platform); err != nil {
+		return query.Page[ce.GeneratedImage]{}, err
 	}
 	prefix, err := ce.GeneratedImageSKPrefixByStylePlatform(style, platform)
 	if err != nil {
 		return query.Page[ce.GeneratedImage]{}, invalid(PatternImagesByStylePlatform, ce.GeneratedImageType, "style/platform", err)
 	}
-	q, err := imageQuery(t, PatternImagesByStylePlatform, eventID, o)
+	q, err := imageQuery(t, PatternImagesByStylePlatform, eventID)
 	if err != nil {
 		return query.Page[ce.GeneratedImage]{}, err
 	}
-	return checked(q.Sort(query.BeginsWith(prefix)).Desc().Page(ctx))
+	return q.Sort(query.BeginsWith(prefix)).Desc().With(o, DefaultLimit).Page(ctx)
 }
 
 // LatestImage returns the newest image of (event, style, platform): what
 // the cache image:{eventId}:{style}:{platform} holds. None matches
 // entity.ErrNotFound.
 func LatestImage(ctx context.Context, t *entity.Table, eventID string, style ce.Style, platform ce.Platform) (ce.GeneratedImage, error) {
-	p, err := ImagesByStylePlatform(ctx, t, eventID, style, platform, Opts{Limit: 1})
+	p, err := ImagesByStylePlatform(ctx, t, eventID, style, platform, query.PageOptions{Limit: 1})
 	if err != nil {
 		return ce.GeneratedImage{}, err
 	}
@@ -176,18 +135,15 @@ func (e *notFound) Unwrap() error { return entity.ErrNotFound }
 // partial index WHERE selected = true becomes a filter on the event's
 // partition, which holds a handful of items).
 func SelectedImages(ctx context.Context, t *entity.Table, eventID string) ([]ce.GeneratedImage, error) {
-	q, err := imageQuery(t, PatternSelectedImages, eventID, Opts{Limit: 100})
+	q, err := imageQuery(t, PatternSelectedImages, eventID)
 	if err != nil {
 		return nil, err
 	}
-	q = q.Sort(query.BeginsWith(ce.GeneratedImageSKPrefix)).
+	q = q.Sort(query.BeginsWith(ce.GeneratedImageSKPrefix)).Limit(100).
 		Filter(expression.Name("selected").Equal(expression.Value(true)))
 	var out []ce.GeneratedImage
 	for g, err := range q.All(ctx) {
 		if err != nil {
-			return nil, err
-		}
-		if err := g.Validate(); err != nil {
 			return nil, err
 		}
 		out = append(out, g)
@@ -196,59 +152,55 @@ func SelectedImages(ctx context.Context, t *entity.Table, eventID string) ([]ce.
 }
 
 // RecentImages returns a page of all images, newest first (Type_CreatedAt).
-func RecentImages(ctx context.Context, t *entity.Table, o Opts) (query.Page[ce.GeneratedImage], error) {
-	return checked(query.New[ce.GeneratedImage](t, PatternRecentImages).
+func RecentImages(ctx context.Context, t *entity.Table, o query.PageOptions) (query.Page[ce.GeneratedImage], error) {
+	return query.New[ce.GeneratedImage](t, PatternRecentImages).
 		Index(ce.TypeCreatedAt).Partition(ce.GeneratedImageType).
-		Desc().Limit(limit(o)).After(o.After).Page(ctx))
+		Desc().With(o, DefaultLimit).Page(ctx)
 }
 
 // RecentContents returns a page of all content sets, newest first
 // (Type_CreatedAt).
-func RecentContents(ctx context.Context, t *entity.Table, o Opts) (query.Page[ce.Content], error) {
+func RecentContents(ctx context.Context, t *entity.Table, o query.PageOptions) (query.Page[ce.Content], error) {
 	return query.New[ce.Content](t, PatternRecentContents).
 		Index(ce.TypeCreatedAt).Partition(ce.ContentType).
-		Desc().Limit(limit(o)).After(o.After).Page(ctx)
+		Desc().With(o, DefaultLimit).Page(ctx)
 }
 
 // JobByID returns one job (the store of record behind the job:{jobId}
-// cache). A malformed ID wraps content.ErrInvalidJobID.
+// cache). A malformed ID is an *entity.ConstraintError.
 func JobByID(ctx context.Context, t *entity.Table, jobID string, optFns ...func(*entity.CallOptions)) (ce.Job, error) {
-	if err := ce.CheckJobID(jobID); err != nil {
-		return ce.Job{}, invalid("JobByID", ce.JobType, "id", err)
+	if err := entity.Check(ce.JobID, jobID); err != nil {
+		return ce.Job{}, err
 	}
 	key, err := ce.JobKey(jobID)
 	if err != nil {
 		return ce.Job{}, invalid("JobByID", ce.JobType, "id", err)
 	}
-	j, err := entity.NewStore[ce.Job](t).Get(ctx, key, optFns...)
-	if err != nil {
-		return j, err
-	}
-	return j, j.Validate()
+	return entity.NewStore[ce.Job](t).Get(ctx, key, optFns...)
 }
 
 // JobsOfEvent returns a page of an event's jobs, newest first (GSI1).
-func JobsOfEvent(ctx context.Context, t *entity.Table, eventID string, o Opts) (query.Page[ce.Job], error) {
+func JobsOfEvent(ctx context.Context, t *entity.Table, eventID string, o query.PageOptions) (query.Page[ce.Job], error) {
 	pk, err := ce.JobGSI1PK(eventID)
 	if err != nil {
 		return query.Page[ce.Job]{}, invalid("JobsOfEvent", ce.JobType, "eventId", err)
 	}
-	return checked(query.New[ce.Job](t, PatternJobsOfEvent).
+	return query.New[ce.Job](t, PatternJobsOfEvent).
 		Index(ce.GSI1).Partition(pk).Sort(query.BeginsWith(ce.JobGSI1SKPrefix)).
-		Desc().Limit(limit(o)).After(o.After).Page(ctx))
+		Desc().With(o, DefaultLimit).Page(ctx)
 }
 
 // JobsByStatus returns a page of the jobs in one status, newest first
 // (GSI2; its key follows every status change).
-func JobsByStatus(ctx context.Context, t *entity.Table, status ce.Status, o Opts) (query.Page[ce.Job], error) {
-	if !status.Valid() {
-		return query.Page[ce.Job]{}, invalid("JobsByStatus", ce.JobType, "status", &ce.EnumError{Enum: "Status", Value: string(status)})
+func JobsByStatus(ctx context.Context, t *entity.Table, status ce.Status, o query.PageOptions) (query.Page[ce.Job], error) {
+	if err := entity.Check(ce.JobStatus, status); err != nil {
+		return query.Page[ce.Job]{}, err
 	}
 	pk, err := ce.JobGSI2PK(status)
 	if err != nil {
 		return query.Page[ce.Job]{}, invalid("JobsByStatus", ce.JobType, "status", err)
 	}
-	return checked(query.New[ce.Job](t, PatternJobsByStatus).
+	return query.New[ce.Job](t, PatternJobsByStatus).
 		Index(ce.GSI2).Partition(pk).
-		Desc().Limit(limit(o)).After(o.After).Page(ctx))
+		Desc().With(o, DefaultLimit).Page(ctx)
 }

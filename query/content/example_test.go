@@ -6,6 +6,7 @@ import (
 
 	"github.com/tablekit/tablekit/ddbmem"
 	ce "github.com/tablekit/tablekit/entity/content"
+	"github.com/tablekit/tablekit/query"
 	qc "github.com/tablekit/tablekit/query/content"
 )
 
@@ -26,7 +27,7 @@ func Example() {
 	}
 	g, err := qc.LatestImage(ctx, tbl, "evt-draft-12345", ce.StyleSimple, ce.PlatformInstagram)
 	fmt.Println(g.Prompt, g.Width, g.Height, err)
-	page, _ := qc.ImagesOfEvent(ctx, tbl, "evt-draft-12345", qc.Opts{})
+	page, _ := qc.ImagesOfEvent(ctx, tbl, "evt-draft-12345", query.PageOptions{})
 	fmt.Println(len(page.Items))
 	// Output:
 	// regenerated 1080 1080 <nil>

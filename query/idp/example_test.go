@@ -8,6 +8,7 @@ import (
 	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	m "github.com/tablekit/tablekit/entity/idp"
+	"github.com/tablekit/tablekit/query"
 	q "github.com/tablekit/tablekit/query/idp"
 )
 
@@ -26,7 +27,7 @@ func ExampleSegmentsOfWorkflow() {
 			panic(err)
 		}
 	}
-	page, err := q.SegmentsOfWorkflow(ctx, tbl, "w1", q.Opts{})
+	page, err := q.SegmentsOfWorkflow(ctx, tbl, "w1", query.PageOptions{})
 	if err != nil {
 		panic(err)
 	}

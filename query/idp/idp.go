@@ -16,9 +16,11 @@
 //
 // Single-item lookups return an error matching entity.ErrNotFound for a
 // missing item and an *entity.ValidationError for an empty or malformed
-// id. Lists are chronological (oldest first, "시간순") unless
-// Opts.NewestFirst; their pages carry a signed cursor bound to the pattern
-// and partition (package query).
+// id. List functions take query.PageOptions last; lists are chronological
+// (oldest first, "시간순") unless PageOptions.Reverse, and their pages
+// carry a signed cursor bound to the pattern and partition (package
+// query). Lists served by a GSI cannot be read consistently
+// (PageOptions.ConsistentRead there is a query.ErrInvalid error).
 package idp
 
 import (
@@ -29,18 +31,8 @@ import (
 	"github.com/tablekit/tablekit/query"
 )
 
-// Opts are the paging options of the list patterns. The zero value reads
-// the first page of up to DefaultLimit items, oldest first.
-type Opts struct {
-	// Limit caps the page; 0 means DefaultLimit.
-	Limit int
-	// After is the Next cursor of the previous page; "" starts over.
-	After string
-	// NewestFirst reverses the order.
-	NewestFirst bool
-}
-
-// DefaultLimit is the page size when Opts.Limit is 0.
+// DefaultLimit is the page size of the list patterns when
+// query.PageOptions.Limit is 0.
 const DefaultLimit = 50
 
 // Pattern names, bound into cursors.
@@ -56,16 +48,8 @@ const (
 func page[T any, PT interface {
 	*T
 	entity.Item
-}](ctx context.Context, q query.Query[T, PT], o Opts) (query.Page[T], error) {
-	n := o.Limit
-	if n <= 0 {
-		n = DefaultLimit
-	}
-	q = q.Limit(n).After(o.After)
-	if o.NewestFirst {
-		q = q.Desc()
-	}
-	return q.Page(ctx)
+}](ctx context.Context, q query.Query[T, PT], o query.PageOptions) (query.Page[T], error) {
+	return q.With(o, DefaultLimit).Page(ctx)
 }
 
 func get[T any, PT interface {
@@ -86,7 +70,7 @@ func ProjectByID(ctx context.Context, t *entity.Table, projectID string, optFns 
 }
 
 // Projects lists every project by creation time (GSI1, GSI1PK = PROJECTS).
-func Projects(ctx context.Context, t *entity.Table, o Opts) (query.Page[m.Project], error) {
+func Projects(ctx context.Context, t *entity.Table, o query.PageOptions) (query.Page[m.Project], error) {
 	return page(ctx, query.New[m.Project](t, PatternProjects).Index(m.GSI1).Partition(m.ProjectGSI1PK), o)
 }
 
@@ -97,7 +81,7 @@ func DocumentByID(ctx context.Context, t *entity.Table, projectID, documentID st
 }
 
 // DocumentsOfProject lists a project's documents by creation time (GSI1).
-func DocumentsOfProject(ctx context.Context, t *entity.Table, projectID string, o Opts) (query.Page[m.Document], error) {
+func DocumentsOfProject(ctx context.Context, t *entity.Table, projectID string, o query.PageOptions) (query.Page[m.Document], error) {
 	return page(ctx, query.New[m.Document](t, PatternDocumentsOfProject).Index(m.GSI1).PartitionKey(m.DocumentGSI1PK(projectID)), o)
 }
 
@@ -108,7 +92,7 @@ func WorkflowByID(ctx context.Context, t *entity.Table, documentID, workflowID s
 }
 
 // WorkflowsOfDocument lists a document's workflows in workflow-id order.
-func WorkflowsOfDocument(ctx context.Context, t *entity.Table, documentID string, o Opts) (query.Page[m.Workflow], error) {
+func WorkflowsOfDocument(ctx context.Context, t *entity.Table, documentID string, o query.PageOptions) (query.Page[m.Workflow], error) {
 	return page(ctx, query.New[m.Workflow](t, PatternWorkflowsOfDocument).
 		PartitionKey(m.WorkflowPK(documentID)).Sort(query.BeginsWith(m.WorkflowSKPrefix)), o)
 }
@@ -121,7 +105,7 @@ func SegmentByIndex(ctx context.Context, t *entity.Table, workflowID string, ind
 
 // SegmentsOfWorkflow lists a workflow's segments in numeric index order
 // (SEG#000002 before SEG#000010).
-func SegmentsOfWorkflow(ctx context.Context, t *entity.Table, workflowID string, o Opts) (query.Page[m.Segment], error) {
+func SegmentsOfWorkflow(ctx context.Context, t *entity.Table, workflowID string, o query.PageOptions) (query.Page[m.Segment], error) {
 	return page(ctx, query.New[m.Segment](t, PatternSegmentsOfWorkflow).
 		PartitionKey(m.SegmentPK(workflowID)).Sort(query.BeginsWith(m.SegmentSKPrefix)), o)
 }
@@ -133,12 +117,12 @@ func ArtifactByID(ctx context.Context, t *entity.Table, artifactID string, optFn
 }
 
 // ArtifactsOfUser lists a user's artifacts by creation time (GSI1).
-func ArtifactsOfUser(ctx context.Context, t *entity.Table, userID string, o Opts) (query.Page[m.Artifact], error) {
+func ArtifactsOfUser(ctx context.Context, t *entity.Table, userID string, o query.PageOptions) (query.Page[m.Artifact], error) {
 	return page(ctx, query.New[m.Artifact](t, PatternArtifactsOfUser).Index(m.GSI1).PartitionKey(m.ArtifactGSI1PK(userID)), o)
 }
 
 // ArtifactsOfUserProject lists a user's artifacts of one project by
 // creation time (GSI2).
-func ArtifactsOfUserProject(ctx context.Context, t *entity.Table, userID, projectID string, o Opts) (query.Page[m.Artifact], error) {
+func ArtifactsOfUserProject(ctx context.Context, t *entity.Table, userID, projectID string, o query.PageOptions) (query.Page[m.Artifact], error) {
 	return page(ctx, query.New[m.Artifact](t, PatternArtifactsOfUserProject).Index(m.GSI2).PartitionKey(m.ArtifactGSI2PK(userID, projectID)), o)
 }

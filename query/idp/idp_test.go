@@ -13,6 +13,7 @@ import (
 	m "github.com/tablekit/tablekit/entity/idp"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/keys"
+	"github.com/tablekit/tablekit/query"
 	q "github.com/tablekit/tablekit/query/idp"
 )
 
@@ -150,21 +151,21 @@ func TestQueryPatterns(t *testing.T) {
 	if _, err := q.ProjectByID(ctx, tbl, "nope"); !errors.Is(err, entity.ErrNotFound) {
 		t.Fatalf("missing project: %v", err)
 	}
-	ps, err := q.Projects(ctx, tbl, q.Opts{})
+	ps, err := q.Projects(ctx, tbl, query.PageOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"p1", "p2", "p3"}, ids(ps.Items, func(p m.Project) string { return p.ProjectID })); diff != "" {
 		t.Errorf("Projects order (-want +got):\n%s", diff)
 	}
-	ps, err = q.Projects(ctx, tbl, q.Opts{NewestFirst: true, Limit: 2})
+	ps, err = q.Projects(ctx, tbl, query.PageOptions{Reverse: true, Limit: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"p3", "p2"}, ids(ps.Items, func(p m.Project) string { return p.ProjectID })); diff != "" || ps.Next == "" {
 		t.Errorf("Projects newest first (-want +got):\n%s next=%q", diff, ps.Next)
 	}
-	ps, err = q.Projects(ctx, tbl, q.Opts{NewestFirst: true, Limit: 2, After: ps.Next})
+	ps, err = q.Projects(ctx, tbl, query.PageOptions{Reverse: true, Limit: 2, After: ps.Next})
 	if err != nil || len(ps.Items) != 1 || ps.Items[0].ProjectID != "p1" {
 		t.Errorf("Projects page 2 = %+v, %v", ps.Items, err)
 	}
@@ -172,7 +173,7 @@ func TestQueryPatterns(t *testing.T) {
 	if d, err := q.DocumentByID(ctx, tbl, "p1", "d2"); err != nil || d.FileName != "doc2.pdf" {
 		t.Errorf("DocumentByID = %+v, %v", d, err)
 	}
-	ds, err := q.DocumentsOfProject(ctx, tbl, "p1", q.Opts{})
+	ds, err := q.DocumentsOfProject(ctx, tbl, "p1", query.PageOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,18 +181,18 @@ func TestQueryPatterns(t *testing.T) {
 		t.Errorf("DocumentsOfProject (-want +got):\n%s", diff)
 	}
 	// A cursor of one pattern is refused by another.
-	ds2, err := q.DocumentsOfProject(ctx, tbl, "p1", q.Opts{Limit: 1})
+	ds2, err := q.DocumentsOfProject(ctx, tbl, "p1", query.PageOptions{Limit: 1})
 	if err != nil || ds2.Next == "" {
 		t.Fatalf("documents page: %v next=%q", err, ds2.Next)
 	}
-	if _, err := q.Projects(ctx, tbl, q.Opts{After: ds2.Next}); err == nil {
+	if _, err := q.Projects(ctx, tbl, query.PageOptions{After: ds2.Next}); err == nil {
 		t.Errorf("foreign cursor accepted")
 	}
 
 	if w, err := q.WorkflowByID(ctx, tbl, "d1", "w1"); err != nil || w.Status != "DONE" {
 		t.Errorf("WorkflowByID = %+v, %v", w, err)
 	}
-	wl, err := q.WorkflowsOfDocument(ctx, tbl, "d1", q.Opts{})
+	wl, err := q.WorkflowsOfDocument(ctx, tbl, "d1", query.PageOptions{})
 	if err != nil || len(wl.Items) != 1 {
 		t.Errorf("WorkflowsOfDocument = %+v, %v", wl.Items, err)
 	}
@@ -199,7 +200,7 @@ func TestQueryPatterns(t *testing.T) {
 	if s, err := q.SegmentByIndex(ctx, tbl, "w1", 10); err != nil || s.Text != "page 10" {
 		t.Errorf("SegmentByIndex = %+v, %v", s, err)
 	}
-	sl, err := q.SegmentsOfWorkflow(ctx, tbl, "w1", q.Opts{})
+	sl, err := q.SegmentsOfWorkflow(ctx, tbl, "w1", query.PageOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,14 +215,14 @@ func TestQueryPatterns(t *testing.T) {
 	if a, err := q.ArtifactByID(ctx, tbl, "a1"); err != nil || a.ProjectID != "p2" {
 		t.Errorf("ArtifactByID = %+v, %v", a, err)
 	}
-	al, err := q.ArtifactsOfUser(ctx, tbl, "u1", q.Opts{NewestFirst: true})
+	al, err := q.ArtifactsOfUser(ctx, tbl, "u1", query.PageOptions{Reverse: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"a2", "a1", "a0"}, ids(al.Items, func(a m.Artifact) string { return a.ArtifactID })); diff != "" {
 		t.Errorf("ArtifactsOfUser (-want +got):\n%s", diff)
 	}
-	al, err = q.ArtifactsOfUserProject(ctx, tbl, "u1", "p1", q.Opts{})
+	al, err = q.ArtifactsOfUserProject(ctx, tbl, "u1", "p1", query.PageOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

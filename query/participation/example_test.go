@@ -6,6 +6,7 @@ import (
 
 	"github.com/tablekit/tablekit/ddbmem"
 	pe "github.com/tablekit/tablekit/entity/participation"
+	"github.com/tablekit/tablekit/query"
 	qp "github.com/tablekit/tablekit/query/participation"
 )
 
@@ -32,7 +33,7 @@ func Example() {
 			panic(err)
 		}
 	}
-	page, _ := qp.EventRequests(ctx, tbl, "evt-9", qp.Opts{})
+	page, _ := qp.EventRequests(ctx, tbl, "evt-9", query.PageOptions{})
 	for _, r := range page.Items {
 		fmt.Println(r.RequestID, r.UserID, r.Status, r.UIResult)
 	}

@@ -23,9 +23,11 @@
 //	status logs                    RequestLogs            PK REQ#r AND begins_with(SK, "LOG#")
 //	status aggregation             StatusCounts, Summarize  in the application, over GSI2
 //
-// Reads of the table are eventually consistent unless entity.ConsistentRead
-// (single items) or Opts.ConsistentRead (RequestLogs) is given; GSI reads
-// are always eventually consistent. A missing item matches
+// List functions take query.PageOptions last (PageOptions.Reverse reverses
+// their order). Reads of the table are eventually consistent unless
+// entity.ConsistentRead (single items) or PageOptions.ConsistentRead
+// (RequestLogs) is given; GSI reads are always eventually consistent
+// (PageOptions.ConsistentRead there is a query.ErrInvalid error). A missing item matches
 // entity.ErrNotFound; an empty or malformed ID is an *entity.ValidationError
 // (errors.Is keys.ErrMissingField for an empty one). Pages carry an
 // opaque signed cursor (package query); a cursor of another pattern,
@@ -40,20 +42,9 @@ import (
 	"github.com/tablekit/tablekit/query"
 )
 
-// Opts are the paging options of the list patterns. The zero value reads
-// the first page of up to DefaultLimit items.
-type Opts struct {
-	// Limit caps the page; 0 means DefaultLimit.
-	Limit int
-	// After is the Next cursor of the previous page; "" starts over.
-	After string
-	// ConsistentRead asks for a strongly consistent read (RequestLogs
-	// only; GSIs cannot).
-	ConsistentRead bool
-}
-
-// DefaultLimit is the page size when Opts.Limit is 0; it is also the
-// seed's fixed page of "my participations".
+// DefaultLimit is the page size of the list patterns when
+// query.PageOptions.Limit is 0; it is the seed's page of "my
+// participations" and of "latest N of an event".
 const DefaultLimit = 20
 
 // Pattern names, bound into cursors.
@@ -63,13 +54,6 @@ const (
 	PatternRecentEventRequests = "participation/recent-event-requests"
 	PatternRequestLogs         = "participation/request-logs"
 )
-
-func limit(n int) int {
-	if n > 0 {
-		return n
-	}
-	return DefaultLimit
-}
 
 func invalid(op, typ, field string, err error) error {
 	return &entity.ValidationError{Op: op, Type: typ, Field: field, Err: err}
@@ -97,9 +81,8 @@ func Request(ctx context.Context, t *entity.Table, requestID string, optFns ...f
 }
 
 // MyParticipations returns a page of the user's requests, newest first
-// (GSI1, GET /me/participations?limit=20). after is the Next cursor of
-// the previous page, "" for the first.
-func MyParticipations(ctx context.Context, t *entity.Table, userID, after string) (query.Page[pe.Request], error) {
+// (GSI1, GET /me/participations?limit=20).
+func MyParticipations(ctx context.Context, t *entity.Table, userID string, o query.PageOptions) (query.Page[pe.Request], error) {
 	pk, err := pe.RequestGSI1PK(userID)
 	if err != nil {
 		return query.Page[pe.Request]{}, invalid("MyParticipations", pe.RequestType, "userId", err)
@@ -109,8 +92,7 @@ func MyParticipations(ctx context.Context, t *entity.Table, userID, after string
 		Partition(pk).
 		Sort(query.BeginsWith(pe.RequestGSI1SKPrefix)).
 		Desc().
-		Limit(DefaultLimit).
-		After(after).
+		With(o, DefaultLimit).
 		Page(ctx)
 }
 
@@ -128,29 +110,29 @@ func eventQuery(t *entity.Table, pattern, eventID string) (query.Query[pe.Reques
 // EventRequests returns a page of an event's requests in queue order
 // (GSI2, oldest queuedAt first: the order that decides FIRST_COME).
 // Requests that never reached QUEUED are not in GSI2.
-func EventRequests(ctx context.Context, t *entity.Table, eventID string, o Opts) (query.Page[pe.Request], error) {
+func EventRequests(ctx context.Context, t *entity.Table, eventID string, o query.PageOptions) (query.Page[pe.Request], error) {
 	q, err := eventQuery(t, PatternEventRequests, eventID)
 	if err != nil {
 		return query.Page[pe.Request]{}, err
 	}
-	return q.Limit(limit(o.Limit)).After(o.After).Page(ctx)
+	return q.With(o, DefaultLimit).Page(ctx)
 }
 
-// RecentEventRequests returns the event's n most recently queued
-// requests, newest first (GSI2, ScanIndexForward=false); n 0 means
-// DefaultLimit. after continues past a previous page.
-func RecentEventRequests(ctx context.Context, t *entity.Table, eventID string, n int, after string) (query.Page[pe.Request], error) {
+// RecentEventRequests returns the event's o.Limit (the seed's N; 0 means
+// DefaultLimit) most recently queued requests, newest first (GSI2,
+// ScanIndexForward=false).
+func RecentEventRequests(ctx context.Context, t *entity.Table, eventID string, o query.PageOptions) (query.Page[pe.Request], error) {
 	q, err := eventQuery(t, PatternRecentEventRequests, eventID)
 	if err != nil {
 		return query.Page[pe.Request]{}, err
 	}
-	return q.Desc().Limit(limit(n)).After(after).Page(ctx)
+	return q.Desc().With(o, DefaultLimit).Page(ctx)
 }
 
 // RequestLogs returns a page of a request's status changes, oldest first
 // (PK REQ#<id> AND begins_with(SK, "LOG#")). It is empty unless the
 // Service wrote logs (Options.StatusLog).
-func RequestLogs(ctx context.Context, t *entity.Table, requestID string, o Opts) (query.Page[pe.RequestStatusLog], error) {
+func RequestLogs(ctx context.Context, t *entity.Table, requestID string, o query.PageOptions) (query.Page[pe.RequestStatusLog], error) {
 	pk, err := pe.RequestStatusLogPK(requestID)
 	if err != nil {
 		return query.Page[pe.RequestStatusLog]{}, invalid("RequestLogs", pe.RequestStatusLogType, "requestId", err)
@@ -158,11 +140,7 @@ func RequestLogs(ctx context.Context, t *entity.Table, requestID string, o Opts)
 	q := query.New[pe.RequestStatusLog](t, PatternRequestLogs).
 		Partition(pk).
 		Sort(query.BeginsWith(pe.RequestStatusLogSKPrefix)).
-		Limit(limit(o.Limit)).
-		After(o.After)
-	if o.ConsistentRead {
-		q = q.ConsistentRead()
-	}
+		With(o, DefaultLimit)
 	return q.Page(ctx)
 }
 

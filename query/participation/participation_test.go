@@ -109,24 +109,24 @@ func TestAccessPatterns(t *testing.T) {
 		t.Fatalf("request %+v %v", r, err)
 	}
 	// A) my participations: 20 newest first, then the rest.
-	p1, err := qp.MyParticipations(ctx, tbl, "user-1", "")
+	p1, err := qp.MyParticipations(ctx, tbl, "user-1", query.PageOptions{})
 	if err != nil || len(p1.Items) != 20 || p1.Next == "" || p1.Items[0].RequestID != "req-026" || p1.Items[19].RequestID != "req-007" {
 		t.Fatalf("page 1: %v next=%q err=%v", ids(p1.Items), p1.Next, err)
 	}
-	p2, err := qp.MyParticipations(ctx, tbl, "user-1", p1.Next)
+	p2, err := qp.MyParticipations(ctx, tbl, "user-1", query.PageOptions{After: p1.Next})
 	if err != nil || len(p2.Items) != 6 || p2.Items[5].RequestID != "req-001" || p2.Next != "" {
 		t.Fatalf("page 2: %v next=%q err=%v", ids(p2.Items), p2.Next, err)
 	}
 	// C) requests of an event in queue order, and the latest N.
-	ev, err := qp.EventRequests(ctx, tbl, "evt-1", qp.Opts{})
+	ev, err := qp.EventRequests(ctx, tbl, "evt-1", query.PageOptions{})
 	if diff := cmp.Diff([]string{"req-026", "req-027", "req-028", "req-029"}, ids(ev.Items)); err != nil || diff != "" {
 		t.Fatalf("event requests: %v %s", err, diff)
 	}
-	recent, err := qp.RecentEventRequests(ctx, tbl, "evt-1", 3, "")
+	recent, err := qp.RecentEventRequests(ctx, tbl, "evt-1", query.PageOptions{Limit: 3})
 	if diff := cmp.Diff([]string{"req-029", "req-028", "req-027"}, ids(recent.Items)); err != nil || diff != "" || recent.Next == "" {
 		t.Fatalf("recent: %v %s next=%q", err, diff, recent.Next)
 	}
-	more, err := qp.RecentEventRequests(ctx, tbl, "evt-1", 3, recent.Next)
+	more, err := qp.RecentEventRequests(ctx, tbl, "evt-1", query.PageOptions{Limit: 3, After: recent.Next})
 	if err != nil || len(more.Items) != 1 || more.Items[0].RequestID != "req-026" {
 		t.Fatalf("recent page 2: %v %v", ids(more.Items), err)
 	}
@@ -138,7 +138,7 @@ func TestAccessPatterns(t *testing.T) {
 		t.Fatalf("summary: %v %s", err, diff)
 	}
 	// C) status logs.
-	logs, err := qp.RequestLogs(ctx, tbl, "req-028", qp.Opts{ConsistentRead: true})
+	logs, err := qp.RequestLogs(ctx, tbl, "req-028", query.PageOptions{ConsistentRead: true})
 	var steps []string
 	for _, l := range logs.Items {
 		steps = append(steps, string(l.From)+">"+string(l.To))
@@ -161,26 +161,26 @@ func TestAccessPatterns(t *testing.T) {
 	if _, err := qp.Lock(ctx, tbl, "evt-1", ""); !errors.Is(err, keys.ErrMissingField) {
 		t.Errorf("empty user: %v", err)
 	}
-	if _, err := qp.MyParticipations(ctx, tbl, "", ""); !errors.Is(err, entity.ErrValidation) {
+	if _, err := qp.MyParticipations(ctx, tbl, "", query.PageOptions{}); !errors.Is(err, entity.ErrValidation) {
 		t.Errorf("empty user: %v", err)
 	}
-	if _, err := qp.EventRequests(ctx, tbl, "", qp.Opts{}); !errors.Is(err, entity.ErrValidation) {
+	if _, err := qp.EventRequests(ctx, tbl, "", query.PageOptions{}); !errors.Is(err, entity.ErrValidation) {
 		t.Errorf("empty event: %v", err)
 	}
-	if _, err := qp.RequestLogs(ctx, tbl, "", qp.Opts{}); !errors.Is(err, entity.ErrValidation) {
+	if _, err := qp.RequestLogs(ctx, tbl, "", query.PageOptions{}); !errors.Is(err, entity.ErrValidation) {
 		t.Errorf("empty request: %v", err)
 	}
 	if _, err := qp.Capacity(ctx, tbl, "evt-none"); !errors.Is(err, entity.ErrNotFound) {
 		t.Errorf("missing capacity: %v", err)
 	}
 	// Cursors: forged, or from another pattern or partition.
-	if _, err := qp.MyParticipations(ctx, tbl, "user-1", "forged.cursor"); !errors.Is(err, query.ErrInvalidCursor) {
+	if _, err := qp.MyParticipations(ctx, tbl, "user-1", query.PageOptions{After: "forged.cursor"}); !errors.Is(err, query.ErrInvalidCursor) {
 		t.Errorf("forged cursor: %v", err)
 	}
-	if _, err := qp.MyParticipations(ctx, tbl, "user-2", p1.Next); !errors.Is(err, query.ErrInvalidCursor) {
+	if _, err := qp.MyParticipations(ctx, tbl, "user-2", query.PageOptions{After: p1.Next}); !errors.Is(err, query.ErrInvalidCursor) {
 		t.Errorf("cursor of another user: %v", err)
 	}
-	if _, err := qp.EventRequests(ctx, tbl, "evt-1", qp.Opts{After: recent.Next}); !errors.Is(err, query.ErrInvalidCursor) {
+	if _, err := qp.EventRequests(ctx, tbl, "evt-1", query.PageOptions{After: recent.Next}); !errors.Is(err, query.ErrInvalidCursor) {
 		t.Errorf("cursor of another pattern: %v", err)
 	}
 }

@@ -13,8 +13,21 @@
 //
 // Timestamp attributes may be spelled createdAt/updatedAt or
 // CreatedAt/UpdatedAt, in RFC 3339. A missing createdAt falls back to
-// updatedAt, then to the migration time, so every item gets the CreatedAt
-// that the GSI Type_CreatedAt needs.
+// updatedAt, then to the migration time (for posts: the Unix epoch, see
+// below), so every item gets the CreatedAt that the GSI Type_CreatedAt
+// needs.
+//
+// Posts get new IDs. Seed 001 lists a category's posts by SK = POST#<id>
+// in creation order, which legacy ids ("p001") do not give, so each post
+// is stored under [codex.MigratedPostID]: an ID minted at its CreatedAt
+// (seconds) whose remaining bits are a hash of its legacy id. The same
+// legacy post therefore gets the same key on every run, and a re-run
+// updates it in place instead of adding a copy; the legacy id is kept in
+// the attribute legacyId ([codex.Post].LegacyID). A legacy post with no
+// timestamp at all is dated at the Unix epoch (it lists as the oldest)
+// rather than at the migration time, which would change between runs.
+// Changing a legacy post's createdAt or categoryId between runs gives it a
+// new key; the old item is then left behind.
 package migrate
 
 import (
@@ -31,6 +44,7 @@ import (
 
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/codex"
+	"github.com/tablekit/tablekit/keys"
 )
 
 // Options names the legacy tables. The zero value uses the seed's names.
@@ -117,8 +131,17 @@ func Run(ctx context.Context, client entity.Client, target *entity.Table, optFns
 			return put(ctx, entity.NewStore[codex.Category](target), &codex.Category{ID: l.ID, Title: l.Title, Desc: l.Desc, CreatedAt: c, UpdatedAt: u}, u)
 		}},
 		{o.PostsTable, func(ctx context.Context, l legacy) (bool, error) {
-			c, u := l.times(now)
-			return put(ctx, entity.NewStore[codex.Post](target), &codex.Post{ID: l.ID, CategoryID: l.CategoryID, AuthorID: l.AuthorID, Title: l.Title, Contents: l.Contents, CreatedAt: c, UpdatedAt: u}, u)
+			if l.ID == "" {
+				return false, &entity.ValidationError{Op: "migrate", Type: codex.PostType, Field: "id", Err: keys.ErrMissingField}
+			}
+			// The ID must be the same on every run, so a post without
+			// any timestamp is dated at the Unix epoch, not at now.
+			c, u := l.times(time.Unix(0, 0).UTC())
+			p := &codex.Post{
+				ID: codex.MigratedPostID(c, l.ID), LegacyID: l.ID, CategoryID: l.CategoryID, AuthorID: l.AuthorID,
+				Title: l.Title, Contents: l.Contents, CreatedAt: c, UpdatedAt: u,
+			}
+			return put(ctx, entity.NewStore[codex.Post](target), p, u)
 		}},
 		{o.CorpMetaTable, func(ctx context.Context, l legacy) (bool, error) {
 			c, u := l.times(now)

@@ -1,0 +1,654 @@
+package ddbmem
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/tablekit/tablekit/internal/ddbexpr"
+)
+
+// The legacy (pre-expression) parameters are translated into the
+// equivalent expressions, with DynamoDB's validation first: Expected and
+// ConditionalOperator become a ConditionExpression, AttributeUpdates an
+// UpdateExpression, KeyConditions a KeyConditionExpression, QueryFilter and
+// ScanFilter a FilterExpression, AttributesToGet a ProjectionExpression.
+// Every attribute name and value gets its own placeholder (#l0, :l0, ...),
+// so names with dots or reserved words stay literal names, as they are in
+// the legacy parameters. A request mixing legacy and expression parameters
+// is a ValidationException, as in DynamoDB. The messages are DynamoDB
+// Local's.
+
+// legacyExpr accumulates the placeholders of translated expressions.
+type legacyExpr struct {
+	names  map[string]string
+	values map[string]types.AttributeValue
+	byName map[string]string
+	n      int
+}
+
+// seed starts from a request's own placeholders (a Query may combine
+// KeyConditions with a FilterExpression); new placeholders avoid them.
+func (l *legacyExpr) seed(names map[string]string, values map[string]types.AttributeValue) {
+	if names != nil {
+		l.names = make(map[string]string, len(names)+2)
+		for k, v := range names {
+			l.names[k] = v
+		}
+	}
+	if values != nil {
+		l.values = make(map[string]types.AttributeValue, len(values)+2)
+		for k, v := range values {
+			l.values[k] = v
+		}
+	}
+}
+
+func (l *legacyExpr) fresh(prefix string, taken func(string) bool) string {
+	for {
+		p := prefix + strconv.Itoa(l.n)
+		l.n++
+		if !taken(p) {
+			return p
+		}
+	}
+}
+
+func (l *legacyExpr) name(n string) string {
+	if p, ok := l.byName[n]; ok {
+		return p
+	}
+	if l.names == nil {
+		l.names = map[string]string{}
+	}
+	if l.byName == nil {
+		l.byName = map[string]string{}
+	}
+	p := l.fresh("#l", func(p string) bool { _, ok := l.names[p]; return ok })
+	l.names[p] = n
+	l.byName[n] = p
+	return p
+}
+
+func (l *legacyExpr) value(v types.AttributeValue) string {
+	if l.values == nil {
+		l.values = map[string]types.AttributeValue{}
+	}
+	p := l.fresh(":l", func(p string) bool { _, ok := l.values[p]; return ok })
+	l.values[p] = v
+	return p
+}
+
+// mixed checks that a request sets legacy or expression parameters, not
+// both, and that placeholders come only with expressions. nullExprs names
+// the expression parameters in DynamoDB's "... is null" message.
+func mixed(legacy, exprs []param, names map[string]string, values map[string]types.AttributeValue, nullExprs string) error {
+	nonExpr, expr := map[string]bool{}, map[string]bool{}
+	for _, p := range legacy {
+		if p.set {
+			nonExpr[p.name] = true
+		}
+	}
+	for _, p := range exprs {
+		if p.set {
+			expr[p.name] = true
+		}
+	}
+	if len(nonExpr) > 0 && len(expr) > 0 {
+		return validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: %s Expression parameters: %s", keySet(nonExpr), keySet(expr))
+	}
+	if len(nonExpr) > 0 {
+		if names != nil {
+			return validation("ExpressionAttributeNames can only be specified when using expressions")
+		}
+		if values != nil {
+			return validation("ExpressionAttributeValues can only be specified when using expressions: " + nullExprs)
+		}
+	}
+	return nil
+}
+
+// argCount is the number of values each comparison operator takes (-1:
+// one or more).
+var argCount = map[types.ComparisonOperator]int{
+	types.ComparisonOperatorEq: 1, types.ComparisonOperatorNe: 1, types.ComparisonOperatorLe: 1,
+	types.ComparisonOperatorLt: 1, types.ComparisonOperatorGe: 1, types.ComparisonOperatorGt: 1,
+	types.ComparisonOperatorNotNull: 0, types.ComparisonOperatorNull: 0,
+	types.ComparisonOperatorContains: 1, types.ComparisonOperatorNotContains: 1,
+	types.ComparisonOperatorBeginsWith: 1, types.ComparisonOperatorIn: -1, types.ComparisonOperatorBetween: 2,
+}
+
+// checkCondition validates a legacy comparison's operator and values.
+func checkCondition(op types.ComparisonOperator, list []types.AttributeValue) error {
+	n, ok := argCount[op]
+	if !ok {
+		return validation("Comparison type does not exist in DynamoDB")
+	}
+	if (n >= 0 && len(list) != n) || (n < 0 && len(list) == 0) {
+		return validationf("One or more parameter values were invalid: Invalid number of argument(s) for the %s ComparisonOperator", op)
+	}
+	for _, v := range list {
+		if err := checkValue(v); err != nil {
+			return err
+		}
+		typ := ddbexpr.TypeName(v)
+		scalar := typ == "S" || typ == "N" || typ == "B"
+		valid := true
+		switch op {
+		case types.ComparisonOperatorLe, types.ComparisonOperatorLt, types.ComparisonOperatorGe, types.ComparisonOperatorGt,
+			types.ComparisonOperatorIn, types.ComparisonOperatorBetween:
+			valid = scalar
+		case types.ComparisonOperatorContains, types.ComparisonOperatorNotContains:
+			valid = typ != "SS" && typ != "NS" && typ != "BS"
+		case types.ComparisonOperatorBeginsWith:
+			valid = typ == "S" || typ == "B"
+		}
+		if !valid {
+			return validationf("One or more parameter values were invalid: ComparisonOperator %s is not valid for %s AttributeValue type", op, typ)
+		}
+	}
+	if op == types.ComparisonOperatorIn || op == types.ComparisonOperatorBetween {
+		for _, v := range list[1:] {
+			if ddbexpr.TypeName(v) != ddbexpr.TypeName(list[0]) {
+				return validation("One or more parameter values were invalid: AttributeValues inside AttributeValueList must be of same type")
+			}
+		}
+	}
+	if op == types.ComparisonOperatorBetween {
+		if c, ok := ddbexpr.Compare(list[0], list[1]); ok && c > 0 {
+			return validation("The BETWEEN condition was provided a range where the lower bound is greater than the upper bound")
+		}
+	}
+	return nil
+}
+
+// comparison returns the expression of a validated legacy comparison.
+func (l *legacyExpr) comparison(attr string, op types.ComparisonOperator, list []types.AttributeValue) string {
+	n := l.name(attr)
+	switch op {
+	case types.ComparisonOperatorEq:
+		return n + " = " + l.value(list[0])
+	case types.ComparisonOperatorNe:
+		return n + " <> " + l.value(list[0])
+	case types.ComparisonOperatorLe:
+		return n + " <= " + l.value(list[0])
+	case types.ComparisonOperatorLt:
+		return n + " < " + l.value(list[0])
+	case types.ComparisonOperatorGe:
+		return n + " >= " + l.value(list[0])
+	case types.ComparisonOperatorGt:
+		return n + " > " + l.value(list[0])
+	case types.ComparisonOperatorNotNull:
+		return "attribute_exists(" + n + ")"
+	case types.ComparisonOperatorNull:
+		return "attribute_not_exists(" + n + ")"
+	case types.ComparisonOperatorContains:
+		return "contains(" + n + ", " + l.value(list[0]) + ")"
+	case types.ComparisonOperatorNotContains:
+		return "NOT contains(" + n + ", " + l.value(list[0]) + ")"
+	case types.ComparisonOperatorBeginsWith:
+		return "begins_with(" + n + ", " + l.value(list[0]) + ")"
+	case types.ComparisonOperatorBetween:
+		return n + " BETWEEN " + l.value(list[0]) + " AND " + l.value(list[1])
+	}
+	// IN
+	vs := make([]string, len(list))
+	for i, v := range list {
+		vs[i] = l.value(v)
+	}
+	return n + " IN (" + strings.Join(vs, ", ") + ")"
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// joinConditions joins conditions with the ConditionalOperator (AND by
+// default).
+func joinConditions(terms []string, op types.ConditionalOperator) (string, error) {
+	switch op {
+	case "", types.ConditionalOperatorAnd:
+		op = types.ConditionalOperatorAnd
+	case types.ConditionalOperatorOr:
+	default:
+		return "", validationf("1 validation error detected: Value '%s' at 'conditionalOperator' failed to satisfy constraint: Member must satisfy enum value set: [AND, OR]", op)
+	}
+	if len(terms) == 1 {
+		return terms[0], nil
+	}
+	for i, t := range terms {
+		terms[i] = "(" + t + ")"
+	}
+	return strings.Join(terms, " "+string(op)+" "), nil
+}
+
+// filter translates a QueryFilter, ScanFilter (or, with expected, the
+// Expected map) into a condition. An empty map is no condition.
+func (l *legacyExpr) filter(conds map[string]types.Condition, op types.ConditionalOperator) (*string, error) {
+	if op != "" && len(conds) == 0 {
+		return nil, validation("ConditionalOperator cannot be used without Filter or Expected")
+	}
+	var terms []string
+	for _, a := range sortedNames(conds) {
+		c := conds[a]
+		if err := checkCondition(c.ComparisonOperator, c.AttributeValueList); err != nil {
+			return nil, err
+		}
+		terms = append(terms, l.comparison(a, c.ComparisonOperator, c.AttributeValueList))
+	}
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	s, err := joinConditions(terms, op)
+	return &s, err
+}
+
+// expected translates Expected and ConditionalOperator.
+func (l *legacyExpr) expected(exp map[string]types.ExpectedAttributeValue, op types.ConditionalOperator) (*string, error) {
+	if op != "" && len(exp) == 0 {
+		return nil, validation("ConditionalOperator cannot be used without Filter or Expected")
+	}
+	var terms []string
+	for _, a := range sortedNames(exp) {
+		e := exp[a]
+		if e.ComparisonOperator != "" {
+			if e.Exists != nil {
+				return nil, validationf("One or more parameter values were invalid: Exists and ComparisonOperator cannot be used together for Attribute: %s", a)
+			}
+			if e.Value != nil && e.AttributeValueList != nil {
+				return nil, validationf("One or more parameter values were invalid: Value and AttributeValueList cannot be used together for Attribute: %s", a)
+			}
+			list := e.AttributeValueList
+			if e.Value != nil {
+				list = []types.AttributeValue{e.Value}
+			}
+			if len(list) == 0 && argCount[e.ComparisonOperator] != 0 {
+				if _, known := argCount[e.ComparisonOperator]; known {
+					return nil, validationf("One or more parameter values were invalid: Value or AttributeValueList must be used with ComparisonOperator: %s for Attribute: %s", e.ComparisonOperator, a)
+				}
+			}
+			if err := checkCondition(e.ComparisonOperator, list); err != nil {
+				return nil, err
+			}
+			terms = append(terms, l.comparison(a, e.ComparisonOperator, list))
+			continue
+		}
+		if e.AttributeValueList != nil {
+			return nil, validationf("One or more parameter values were invalid: AttributeValueList can only be used with a ComparisonOperator for Attribute: %s", a)
+		}
+		switch {
+		case e.Exists == nil || *e.Exists:
+			if e.Value == nil {
+				state := "null"
+				if e.Exists != nil {
+					state = "true"
+				}
+				return nil, validationf("One or more parameter values were invalid: Value must be provided when Exists is %s for Attribute: %s", state, a)
+			}
+			if err := checkValue(e.Value); err != nil {
+				return nil, err
+			}
+			terms = append(terms, l.comparison(a, types.ComparisonOperatorEq, []types.AttributeValue{e.Value}))
+		default:
+			if e.Value != nil {
+				return nil, validationf("One or more parameter values were invalid: Value cannot be used when Exists is false for Attribute: %s", a)
+			}
+			terms = append(terms, l.comparison(a, types.ComparisonOperatorNull, nil))
+		}
+	}
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	s, err := joinConditions(terms, op)
+	return &s, err
+}
+
+// projection translates AttributesToGet.
+func (l *legacyExpr) projection(attrs []string) (*string, error) {
+	if attrs == nil {
+		return nil, nil
+	}
+	if len(attrs) == 0 {
+		return nil, validation("AttributesToGet cannot be empty")
+	}
+	seen := map[string]bool{}
+	ps := make([]string, len(attrs))
+	for i, a := range attrs {
+		if seen[a] {
+			return nil, validation("Cannot have two attributes with the same name")
+		}
+		seen[a] = true
+		ps[i] = l.name(a)
+	}
+	s := strings.Join(ps, ", ")
+	return &s, nil
+}
+
+// checkAttributesToGet rejects AttributesToGet with a Select other than
+// SPECIFIC_ATTRIBUTES.
+func checkAttributesToGet(attrs []string, sel types.Select) error {
+	if attrs == nil {
+		return nil
+	}
+	switch sel {
+	case types.SelectAllAttributes:
+		return validation("Cannot specify the AttributesToGet when choosing to get ALL_ATTRIBUTES")
+	case types.SelectCount:
+		return validation("Cannot specify the AttributesToGet when choosing to get only the Count")
+	case types.SelectAllProjectedAttributes:
+		return validation("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get ALL_PROJECTED_ATTRIBUTES")
+	}
+	return nil
+}
+
+// legacyTypeNames are the type names of DynamoDB's AttributeUpdates
+// messages.
+var legacyTypeNames = map[string]string{
+	"S": "STRING", "N": "NUMBER", "B": "BINARY", "BOOL": "BOOLEAN", "NULL": "NULL",
+	"SS": "STRING_SET", "NS": "NUMBER_SET", "BS": "BINARY_SET", "L": "LIST", "M": "MAP",
+}
+
+// updates translates AttributeUpdates. An empty map is no update.
+func (l *legacyExpr) updates(u map[string]types.AttributeValueUpdate) (*string, error) {
+	var set, remove, add, del []string
+	for _, a := range sortedNames(u) {
+		au := u[a]
+		if au.Value == nil && au.Action != types.AttributeActionDelete {
+			switch au.Action {
+			case "", types.AttributeActionPut, types.AttributeActionAdd:
+				return nil, validation("One or more parameter values were invalid: Only DELETE action is allowed when no attribute value is specified")
+			}
+		}
+		if au.Value != nil {
+			if err := checkValue(au.Value); err != nil {
+				return nil, err
+			}
+		}
+		typ := ddbexpr.TypeName(au.Value)
+		switch au.Action {
+		case "", types.AttributeActionPut:
+			set = append(set, l.name(a)+" = "+l.value(au.Value))
+		case types.AttributeActionDelete:
+			switch {
+			case au.Value == nil:
+				remove = append(remove, l.name(a))
+			case typ == "SS" || typ == "NS" || typ == "BS":
+				del = append(del, l.name(a)+" "+l.value(au.Value))
+			default:
+				return nil, validationf("One or more parameter values were invalid: DELETE action with value is not supported for the type %s", legacyTypeNames[typ])
+			}
+		case types.AttributeActionAdd:
+			switch typ {
+			case "N", "SS", "NS", "BS":
+				add = append(add, l.name(a)+" "+l.value(au.Value))
+			case "L":
+				n := l.name(a)
+				set = append(set, n+" = list_append(if_not_exists("+n+", "+l.value(&types.AttributeValueMemberL{Value: []types.AttributeValue{}})+"), "+l.value(au.Value)+")")
+			default:
+				return nil, validationf("One or more parameter values were invalid: ADD action is not supported for the type %s", legacyTypeNames[typ])
+			}
+		default:
+			return nil, validation("Member must satisfy enum value set: [ADD, DELETE, PUT]")
+		}
+	}
+	var clauses []string
+	for _, c := range []struct {
+		kw    string
+		parts []string
+	}{{"SET", set}, {"REMOVE", remove}, {"ADD", add}, {"DELETE", del}} {
+		if len(c.parts) > 0 {
+			clauses = append(clauses, c.kw+" "+strings.Join(c.parts, ", "))
+		}
+	}
+	if len(clauses) == 0 {
+		return nil, nil
+	}
+	s := strings.Join(clauses, " ")
+	return &s, nil
+}
+
+// ---------------------------------------------------------------------------
+// Per operation: each returns the request itself when it has no legacy
+// parameter, else a translated copy.
+
+func legacyPut(in *dynamodb.PutItemInput) (*dynamodb.PutItemInput, error) {
+	if in.Expected == nil && in.ConditionalOperator == "" {
+		return in, nil
+	}
+	if err := mixed([]param{{"Expected", in.Expected != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
+		[]param{{"ConditionExpression", in.ConditionExpression != nil}},
+		in.ExpressionAttributeNames, in.ExpressionAttributeValues, "ConditionExpression is null"); err != nil {
+		return nil, err
+	}
+	var l legacyExpr
+	cond, err := l.expected(in.Expected, in.ConditionalOperator)
+	if err != nil {
+		return nil, err
+	}
+	c := *in
+	c.Expected, c.ConditionalOperator = nil, ""
+	c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues = cond, l.names, l.values
+	return &c, nil
+}
+
+func legacyDelete(in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemInput, error) {
+	if in.Expected == nil && in.ConditionalOperator == "" {
+		return in, nil
+	}
+	if err := mixed([]param{{"Expected", in.Expected != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
+		[]param{{"ConditionExpression", in.ConditionExpression != nil}},
+		in.ExpressionAttributeNames, in.ExpressionAttributeValues, "ConditionExpression is null"); err != nil {
+		return nil, err
+	}
+	var l legacyExpr
+	cond, err := l.expected(in.Expected, in.ConditionalOperator)
+	if err != nil {
+		return nil, err
+	}
+	c := *in
+	c.Expected, c.ConditionalOperator = nil, ""
+	c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues = cond, l.names, l.values
+	return &c, nil
+}
+
+func legacyUpdate(in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemInput, error) {
+	if in.Expected == nil && in.ConditionalOperator == "" && in.AttributeUpdates == nil {
+		return in, nil
+	}
+	if err := mixed([]param{{"AttributeUpdates", in.AttributeUpdates != nil}, {"Expected", in.Expected != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
+		[]param{{"UpdateExpression", in.UpdateExpression != nil}, {"ConditionExpression", in.ConditionExpression != nil}},
+		in.ExpressionAttributeNames, in.ExpressionAttributeValues, "UpdateExpression and ConditionExpression are null"); err != nil {
+		return nil, err
+	}
+	var l legacyExpr
+	upd, err := l.updates(in.AttributeUpdates)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := l.expected(in.Expected, in.ConditionalOperator)
+	if err != nil {
+		return nil, err
+	}
+	c := *in
+	c.Expected, c.ConditionalOperator, c.AttributeUpdates = nil, "", nil
+	c.UpdateExpression, c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues = upd, cond, l.names, l.values
+	return &c, nil
+}
+
+func legacyGet(in *dynamodb.GetItemInput) (*dynamodb.GetItemInput, error) {
+	if in.AttributesToGet == nil {
+		return in, nil
+	}
+	if err := mixed([]param{{"AttributesToGet", true}}, []param{{"ProjectionExpression", in.ProjectionExpression != nil}},
+		in.ExpressionAttributeNames, nil, ""); err != nil {
+		return nil, err
+	}
+	var l legacyExpr
+	proj, err := l.projection(in.AttributesToGet)
+	if err != nil {
+		return nil, err
+	}
+	c := *in
+	c.AttributesToGet, c.ProjectionExpression, c.ExpressionAttributeNames = nil, proj, l.names
+	return &c, nil
+}
+
+// legacyKeysAndAttributes translates one table's request of a
+// BatchGetItem.
+func legacyKeysAndAttributes(ka types.KeysAndAttributes) (types.KeysAndAttributes, error) {
+	if ka.AttributesToGet == nil {
+		return ka, nil
+	}
+	if err := mixed([]param{{"AttributesToGet", true}}, []param{{"ProjectionExpression", ka.ProjectionExpression != nil}},
+		ka.ExpressionAttributeNames, nil, ""); err != nil {
+		return ka, err
+	}
+	var l legacyExpr
+	proj, err := l.projection(ka.AttributesToGet)
+	if err != nil {
+		return ka, err
+	}
+	ka.AttributesToGet, ka.ProjectionExpression, ka.ExpressionAttributeNames = nil, proj, l.names
+	return ka, nil
+}
+
+func legacyScan(in *dynamodb.ScanInput) (*dynamodb.ScanInput, error) {
+	if in.ScanFilter == nil && in.AttributesToGet == nil && in.ConditionalOperator == "" {
+		return in, nil
+	}
+	if err := mixed([]param{{"ScanFilter", in.ScanFilter != nil}, {"AttributesToGet", in.AttributesToGet != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
+		[]param{{"FilterExpression", in.FilterExpression != nil}, {"ProjectionExpression", in.ProjectionExpression != nil}},
+		in.ExpressionAttributeNames, in.ExpressionAttributeValues, "FilterExpression is null"); err != nil {
+		return nil, err
+	}
+	if err := checkAttributesToGet(in.AttributesToGet, in.Select); err != nil {
+		return nil, err
+	}
+	var l legacyExpr
+	proj, err := l.projection(in.AttributesToGet)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := l.filter(in.ScanFilter, in.ConditionalOperator)
+	if err != nil {
+		return nil, err
+	}
+	c := *in
+	c.ScanFilter, c.AttributesToGet, c.ConditionalOperator = nil, nil, ""
+	if filter != nil {
+		c.FilterExpression = filter
+	}
+	if proj != nil {
+		c.ProjectionExpression = proj
+	}
+	c.ExpressionAttributeNames, c.ExpressionAttributeValues = l.names, l.values
+	return &c, nil
+}
+
+func (t *table) legacyQuery(in *dynamodb.QueryInput) (*dynamodb.QueryInput, error) {
+	if in.KeyConditions == nil && in.QueryFilter == nil && in.AttributesToGet == nil && in.ConditionalOperator == "" {
+		return in, nil
+	}
+	// KeyConditions combine with a FilterExpression or a
+	// ProjectionExpression (not with a KeyConditionExpression); the other
+	// legacy parameters combine with no expression.
+	if in.KeyConditions != nil && in.KeyConditionExpression != nil {
+		return nil, validation("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {KeyConditions} Expression parameters: {KeyConditionExpression}")
+	}
+	exprs := []param{{"KeyConditionExpression", in.KeyConditionExpression != nil}, {"FilterExpression", in.FilterExpression != nil}, {"ProjectionExpression", in.ProjectionExpression != nil}}
+	if err := mixed([]param{{"QueryFilter", in.QueryFilter != nil}, {"AttributesToGet", in.AttributesToGet != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
+		exprs, nil, nil, ""); err != nil {
+		return nil, err
+	}
+	if in.KeyConditionExpression == nil && in.FilterExpression == nil && in.ProjectionExpression == nil {
+		if in.ExpressionAttributeNames != nil {
+			return nil, validation("ExpressionAttributeNames can only be specified when using expressions")
+		}
+		if in.ExpressionAttributeValues != nil {
+			return nil, validation("ExpressionAttributeValues can only be specified when using expressions: FilterExpression and KeyConditionExpression are null")
+		}
+	}
+	if in.KeyConditions == nil && in.KeyConditionExpression == nil {
+		return nil, validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+	}
+	src, err := t.source(in.IndexName)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAttributesToGet(in.AttributesToGet, in.Select); err != nil {
+		return nil, err
+	}
+	var l legacyExpr
+	l.seed(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	var keyTerms []string
+	if in.KeyConditions != nil {
+		if _, ok := in.KeyConditions[src.pk.name]; !ok {
+			return nil, validation("Query condition missed key schema element")
+		}
+		for _, a := range sortedNames(in.KeyConditions) {
+			k := src.pk
+			if a != k.name {
+				k = src.sk
+			}
+			if k.name == "" || a != k.name {
+				return nil, validation("Query condition missed key schema element")
+			}
+			c := in.KeyConditions[a]
+			if err := checkCondition(c.ComparisonOperator, c.AttributeValueList); err != nil {
+				return nil, err
+			}
+			switch c.ComparisonOperator {
+			case types.ComparisonOperatorNull, types.ComparisonOperatorNotNull:
+				return nil, validation("Only scalar types can be used as Range Key values")
+			case types.ComparisonOperatorEq:
+			case types.ComparisonOperatorLe, types.ComparisonOperatorLt, types.ComparisonOperatorGe, types.ComparisonOperatorGt,
+				types.ComparisonOperatorBeginsWith, types.ComparisonOperatorBetween:
+				if k == src.pk {
+					return nil, validation("Query key condition not supported")
+				}
+			default:
+				return nil, validation("Attempted conditional constraint is not an indexable operation")
+			}
+			for _, v := range c.AttributeValueList {
+				if ddbexpr.TypeName(v) != string(k.typ) {
+					return nil, validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
+				}
+			}
+			keyTerms = append(keyTerms, l.comparison(a, c.ComparisonOperator, c.AttributeValueList))
+		}
+	}
+	for _, a := range sortedNames(in.QueryFilter) {
+		if a == src.pk.name || a == src.sk.name {
+			return nil, validationf("QueryFilter can only contain non-primary key attributes: Primary key attribute: %s", a)
+		}
+	}
+	proj, err := l.projection(in.AttributesToGet)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := l.filter(in.QueryFilter, in.ConditionalOperator)
+	if err != nil {
+		return nil, err
+	}
+	c := *in
+	c.KeyConditions, c.QueryFilter, c.AttributesToGet, c.ConditionalOperator = nil, nil, nil, ""
+	if keyTerms != nil {
+		key := strings.Join(keyTerms, " AND ")
+		c.KeyConditionExpression = &key
+	}
+	if filter != nil {
+		c.FilterExpression = filter
+	}
+	if proj != nil {
+		c.ProjectionExpression = proj
+	}
+	c.ExpressionAttributeNames, c.ExpressionAttributeValues = l.names, l.values
+	return &c, nil
+}

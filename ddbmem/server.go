@@ -1,0 +1,321 @@
+package ddbmem
+
+import (
+	"context"
+	"errors"
+	"hash/crc32"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
+)
+
+// This file serves a DB over DynamoDB's HTTP protocol (JSON 1.0): see the
+// package documentation, "HTTP endpoint".
+
+// maxRequestBytes is DynamoDB's limit on a request body; bigger requests
+// get a 413.
+const maxRequestBytes = 16 << 20
+
+// targetPrefix starts the X-Amz-Target header of every DynamoDB request.
+const targetPrefix = "DynamoDB_20120810."
+
+// handlerFn decodes a request body and calls the engine.
+type handlerFn func(db *DB, ctx context.Context, body []byte) (smithy.Serializable, error)
+
+// op adapts an engine method to a handlerFn.
+func op[I any, O smithy.Serializable](m func(*DB, context.Context, *I, ...func(*dynamodb.Options)) (O, error)) handlerFn {
+	return func(db *DB, ctx context.Context, body []byte) (smithy.Serializable, error) {
+		in := new(I)
+		if err := decodeInput(body, in); err != nil {
+			return nil, err
+		}
+		out, err := m(db, ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+}
+
+// operations are the operations the endpoint serves: every operation the
+// engine implements. Other DynamoDB operations get an
+// UnknownOperationException.
+var operations = map[string]handlerFn{
+	"BatchGetItem":       op((*DB).BatchGetItem),
+	"BatchWriteItem":     op((*DB).BatchWriteItem),
+	"CreateTable":        op((*DB).CreateTable),
+	"DeleteItem":         op((*DB).DeleteItem),
+	"DeleteTable":        op((*DB).DeleteTable),
+	"DescribeTable":      op((*DB).DescribeTable),
+	"GetItem":            op((*DB).GetItem),
+	"ListTables":         op((*DB).ListTables),
+	"PutItem":            op((*DB).PutItem),
+	"Query":              op((*DB).Query),
+	"Scan":               op((*DB).Scan),
+	"TransactGetItems":   op((*DB).TransactGetItems),
+	"TransactWriteItems": op((*DB).TransactWriteItems),
+	"UpdateItem":         op((*DB).UpdateItem),
+	"UpdateTimeToLive":   op((*DB).UpdateTimeToLive),
+}
+
+// Handler returns an http.Handler that serves db over DynamoDB's JSON 1.0
+// protocol, as [Serve] does; use it to mount the engine in a server of
+// one's own.
+func (db *DB) Handler() http.Handler { return handler{db} }
+
+type handler struct{ db *DB }
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd["X-Amzn-Requestid"] = []string{requestID()}
+	if r.Method == http.MethodGet {
+		// DynamoDB answers a GET with a health line.
+		writeBody(w, 200, "", []byte("healthy: dynamodb.us-east-1.amazonaws.com "))
+		return
+	}
+	if r.ContentLength > maxRequestBytes {
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		return
+	}
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	body, err := readAll(r.Body, (*bp)[:0])
+	*bp = body[:0]
+	if err != nil {
+		if errors.Is(err, errTooLarge) {
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+		}
+		return
+	}
+	ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	ct = strings.TrimSpace(ct)
+	if r.Method != http.MethodPost || (len(body) > 0 && ct != "application/x-amz-json-1.0" && ct != "application/json") {
+		writeBody(w, 404, "", []byte("<UnknownOperationException/>\n"))
+		return
+	}
+	if ct != "application/x-amz-json-1.0" {
+		ct = "application/json"
+	}
+	opName, ok := strings.CutPrefix(r.Header.Get("X-Amz-Target"), targetPrefix)
+	fn := operations[opName]
+	if !ok || fn == nil {
+		if len(body) > 0 && !validJSON(body) {
+			writeError(w, ct, errSyntax)
+			return
+		}
+		writeError(w, ct, &wireError{typ: "com.amazon.coral.service#UnknownOperationException", status: 400})
+		return
+	}
+	if auth := r.Header.Get("Authorization"); !strings.HasPrefix(strings.TrimSpace(auth), "AWS4-") && r.URL.Query().Get("X-Amz-Algorithm") == "" {
+		writeError(w, ct, &wireError{typ: "com.amazon.coral.service#MissingAuthenticationTokenException", status: 400,
+			msgKey: "message", msg: "Request is missing Authentication Token"})
+		return
+	}
+	if len(body) == 0 {
+		writeError(w, ct, errSyntax)
+		return
+	}
+	// The body's string copy made by the decoder keeps the strings of
+	// the request alive, not the pooled buffer.
+	out, err := fn(h.db, r.Context(), body)
+	if err != nil {
+		writeError(w, ct, err)
+		return
+	}
+	e := jenc{buf: (*bp)[:0]}
+	out.Serialize(&e)
+	*bp = e.buf[:0]
+	writeBody(w, 200, ct, e.buf)
+}
+
+var errTooLarge = errors.New("request too large")
+
+// readAll reads r into buf, up to maxRequestBytes.
+func readAll(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if len(buf) > maxRequestBytes {
+			return buf, errTooLarge
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+func validJSON(b []byte) bool {
+	d := &jdec{s: string(b)}
+	if d.skip() != nil {
+		return false
+	}
+	d.ws()
+	return d.i == len(d.s)
+}
+
+// writeBody writes a response with DynamoDB's headers: its length, its
+// CRC32 (which the SDKs check) and its content type.
+func writeBody(w http.ResponseWriter, status int, ct string, body []byte) {
+	hd := w.Header()
+	if ct != "" {
+		hd["Content-Type"] = []string{ct}
+	}
+	hd["X-Amz-Crc32"] = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}
+	hd["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// errorNamespace prefixes the __type of DynamoDB's modelled errors.
+const errorNamespace = "com.amazonaws.dynamodb.v20120810#"
+
+// writeError writes err as DynamoDB does: a JSON body with __type and the
+// error's members (message, Item, CancellationReasons, ...).
+func writeError(w http.ResponseWriter, ct string, err error) {
+	e := jenc{buf: make([]byte, 0, 256)}
+	status := 400
+	var we *wireError
+	var api smithy.APIError
+	switch {
+	case errors.As(err, &we):
+		status = we.status
+		e.buf = append(e.buf, `{"__type":`...)
+		e.buf = appendJSONString(e.buf, we.typ)
+		if we.msg != "" {
+			e.buf = append(e.buf, ',')
+			e.buf = appendJSONString(e.buf, we.msgKey)
+			e.buf = append(e.buf, ':')
+			e.buf = appendJSONString(e.buf, we.msg)
+		}
+		e.buf = append(e.buf, '}')
+	case errors.As(err, &api):
+		code := api.ErrorCode()
+		typ := errorNamespace + code
+		if code == ValidationException {
+			typ = "com.amazon.coral.validate#ValidationException"
+		}
+		if api.ErrorFault() == smithy.FaultServer {
+			status = 500
+		}
+		ser, ok := api.(smithy.Serializable)
+		if !ok {
+			// Engine validation errors and other generic errors carry a
+			// message only, under DynamoDB's lower-case key.
+			e.buf = append(e.buf, `{"__type":`...)
+			e.buf = appendJSONString(e.buf, typ)
+			e.buf = append(e.buf, `,"message":`...)
+			e.buf = appendJSONString(e.buf, api.ErrorMessage())
+			e.buf = append(e.buf, '}')
+			break
+		}
+		ser.Serialize(&e)
+		// Insert __type as the first member.
+		head := `{"__type":` + string(appendJSONString(nil, typ))
+		if len(e.buf) > 2 {
+			head += ","
+		}
+		e.buf = append([]byte(head), e.buf[1:]...)
+	default:
+		status = 500
+		msg := "The request processing has failed because of an unknown error, exception or failure."
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			msg = err.Error()
+		}
+		e.buf = append(e.buf, `{"__type":"com.amazon.coral.service#InternalFailure","message":`...)
+		e.buf = appendJSONString(e.buf, msg)
+		e.buf = append(e.buf, '}')
+	}
+	writeBody(w, status, ct, e.buf)
+}
+
+const idChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+// requestID returns a request id in DynamoDB's form: 52 upper-case
+// letters and digits.
+func requestID() string {
+	var b [52]byte
+	for i := 0; i < len(b); i += 10 {
+		r := rand.Uint64()
+		for j := i; j < min(i+10, len(b)); j++ {
+			b[j] = idChars[r%uint64(len(idChars))]
+			r /= uint64(len(idChars))
+		}
+	}
+	return string(b[:])
+}
+
+// Server is an engine served over HTTP on a TCP address (see [Serve]).
+type Server struct {
+	db  *DB
+	url string
+	ln  net.Listener
+	srv *http.Server
+}
+
+// Serve serves db over DynamoDB's HTTP protocol on addr ("host:port";
+// "" means a free loopback port, 127.0.0.1:0) until Close. It returns
+// once the endpoint accepts connections: [Server.URL] is the endpoint
+// for any DynamoDB client, [Server.Client] an SDK client pointed at it.
+func Serve(db *DB, addr string) (*Server, error) {
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{db: db, ln: ln, srv: &http.Server{Handler: db.Handler()}}
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	s.url = "http://" + net.JoinHostPort(host, port)
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// URL returns the endpoint URL, such as "http://127.0.0.1:41234".
+func (s *Server) URL() string { return s.url }
+
+// DB returns the served engine.
+func (s *Server) DB() *DB { return s.db }
+
+// Close stops the server and closes its connections. The engine and its
+// data are untouched.
+func (s *Server) Close() error { return s.srv.Close() }
+
+// Client returns an SDK client for the endpoint: region us-east-1 and
+// dummy static credentials (the endpoint requires a signature but does
+// not check it), optFns applied last.
+func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	return NewEndpointClient(s.url, optFns...)
+}
+
+// NewEndpointClient returns an SDK client for a DynamoDB endpoint URL
+// (this package's server, or DynamoDB Local) with region us-east-1 and
+// dummy static credentials, optFns applied last.
+func NewEndpointClient(url string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(url),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "ddbmem", SecretAccessKey: "ddbmem", Source: "ddbmem"}, nil
+		}),
+	}, optFns...)
+}

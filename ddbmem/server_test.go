@@ -1,0 +1,327 @@
+package ddbmem_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tablekit/tablekit/ddbmem"
+)
+
+const sigV4 = "AWS4-HMAC-SHA256 Credential=x/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00"
+
+// rawCall posts body to the endpoint with the given target and content
+// type and returns the status, headers and body.
+func rawCall(t *testing.T, url, method, target, ct, auth, body string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if target != "" {
+		req.Header.Set("X-Amz-Target", target)
+	}
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+func serve(t *testing.T) *ddbmem.Server {
+	t.Helper()
+	srv, err := ddbmem.Serve(ddbmem.New(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv
+}
+
+// TestServerProtocol checks the protocol's edges with raw HTTP requests:
+// status, body (__type and message as DynamoDB sends them), content type,
+// and on every response a request id and the CRC32 of the body.
+func TestServerProtocol(t *testing.T) {
+	srv := serve(t)
+	const json10 = "application/x-amz-json-1.0"
+	const tgt = "DynamoDB_20120810."
+	cases := []struct {
+		name                     string
+		method, target, ct, auth string
+		body                     string
+		status                   int
+		wantCT                   string
+		want                     string // exact body, or JSON compared as a map
+	}{
+		{"ListTables", "POST", tgt + "ListTables", json10, sigV4, `{}`, 200, json10, `{"TableNames":[]}`},
+		{"application/json is accepted and echoed", "POST", tgt + "ListTables", "application/json; charset=utf-8", sigV4, `{}`, 200, "application/json", `{"TableNames":[]}`},
+		{"unknown members are ignored", "POST", tgt + "ListTables", json10, sigV4, `{"Bogus":[1,{"a":null}],"Limit":null}`, 200, json10, `{"TableNames":[]}`},
+		{"unknown target", "POST", tgt + "Nope", json10, sigV4, `{}`, 400, json10, `{"__type":"com.amazon.coral.service#UnknownOperationException"}`},
+		{"other service", "POST", "DynamoDBStreams_20120810.ListStreams", json10, sigV4, `{}`, 400, json10, `{"__type":"com.amazon.coral.service#UnknownOperationException"}`},
+		{"no target", "POST", "", json10, sigV4, `{}`, 400, json10, `{"__type":"com.amazon.coral.service#UnknownOperationException"}`},
+		{"malformed JSON", "POST", tgt + "ListTables", json10, sigV4, `{"Limit":`, 400, json10, `{"__type":"com.amazon.coral.service#SerializationException"}`},
+		{"trailing garbage", "POST", tgt + "ListTables", json10, sigV4, `{} x`, 400, json10, `{"__type":"com.amazon.coral.service#SerializationException"}`},
+		{"empty body", "POST", tgt + "ListTables", json10, sigV4, ``, 400, json10, `{"__type":"com.amazon.coral.service#SerializationException"}`},
+		{"wrong content type", "POST", tgt + "ListTables", "text/plain", sigV4, `{}`, 404, "", "<UnknownOperationException/>\n"},
+		{"not a POST", "PUT", tgt + "ListTables", json10, sigV4, `{}`, 404, "", "<UnknownOperationException/>\n"},
+		{"GET is a health check", "GET", "", "", "", ``, 200, "", "healthy: dynamodb.us-east-1.amazonaws.com "},
+		{"missing authentication", "POST", tgt + "ListTables", json10, "", `{}`, 400, json10,
+			`{"__type":"com.amazon.coral.service#MissingAuthenticationTokenException","message":"Request is missing Authentication Token"}`},
+		{"string for an integer", "POST", tgt + "ListTables", json10, sigV4, `{"Limit":"5"}`, 400, json10,
+			`{"__type":"com.amazon.coral.service#SerializationException","Message":"class java.lang.String can not be converted to an Integer"}`},
+		{"number for a string", "POST", tgt + "DescribeTable", json10, sigV4, `{"TableName":5}`, 400, json10,
+			`{"__type":"com.amazon.coral.service#SerializationException","Message":"class java.lang.Short can not be converted to an String"}`},
+		{"list for a structure", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":[]}`, 400, json10,
+			`{"__type":"com.amazon.coral.service#SerializationException","Message":"Start of list found where not expected"}`},
+		{"attribute value with two types", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":{"pk":{"S":"a","N":"1"}}}`, 400, json10,
+			`{"__type":"com.amazon.coral.validate#ValidationException","message":"Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"}`},
+		{"bad base64", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":{"pk":{"B":"abc"}}}`, 400, json10,
+			`{"__type":"com.amazon.coral.service#SerializationException","Message":"'abc' can not be converted to a Blob: Base64 encoded length is expected a multiple of 4 bytes but found: 3"}`},
+		{"validation error", "POST", tgt + "ListTables", json10, sigV4, `{"Limit":500}`, 400, json10,
+			`{"__type":"com.amazon.coral.validate#ValidationException","message":"1 validation error detected: Value '500' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100"}`},
+		{"missing table", "POST", tgt + "DescribeTable", json10, sigV4, `{"TableName":"missing"}`, 400, json10,
+			`{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","message":"Requested resource not found: Table: missing not found"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, h, body := rawCall(t, srv.URL(), c.method, c.target, c.ct, c.auth, c.body)
+			if status != c.status {
+				t.Errorf("status %d, want %d (body %s)", status, c.status, body)
+			}
+			if got := h.Get("Content-Type"); c.wantCT != "" && got != c.wantCT {
+				t.Errorf("Content-Type %q, want %q", got, c.wantCT)
+			}
+			if got, want := h.Get("X-Amz-Crc32"), strconv.FormatUint(uint64(crc32.ChecksumIEEE([]byte(body))), 10); got != want {
+				t.Errorf("x-amz-crc32 %q, want %q (the CRC32 of the body)", got, want)
+			}
+			if id := h.Get("X-Amzn-Requestid"); len(id) != 52 {
+				t.Errorf("x-amzn-RequestId %q, want 52 characters", id)
+			}
+			if h.Get("Content-Length") != strconv.Itoa(len(body)) {
+				t.Errorf("Content-Length %q, body of %d bytes", h.Get("Content-Length"), len(body))
+			}
+			if strings.HasPrefix(c.want, "{") {
+				var got, want map[string]any
+				if err := json.Unmarshal([]byte(body), &got); err != nil {
+					t.Fatalf("body %q: %v", body, err)
+				}
+				if err := json.Unmarshal([]byte(c.want), &want); err != nil {
+					t.Fatal(err)
+				}
+				if c.name == "missing table" {
+					// The message is the engine's; only its presence is checked.
+					want["message"] = got["message"]
+				}
+				if d := cmp.Diff(want, got); d != "" {
+					t.Errorf("body (-want +got):\n%s", d)
+				}
+			} else if body != c.want {
+				t.Errorf("body %q, want %q", body, c.want)
+			}
+		})
+	}
+}
+
+// TestServerTypedErrors checks that the SDK's client turns the endpoint's
+// errors into the SDK's typed errors, with their data.
+func TestServerTypedErrors(t *testing.T) {
+	ctx := context.Background()
+	srv := serve(t)
+	c := srv.Client()
+	tbl := aws.String("things")
+	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            tbl,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	item := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}, "n": &types.AttributeValueMemberN{Value: "1"}}
+	if _, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tbl, Item: item}); err != nil {
+		t.Fatal(err)
+	}
+	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}}
+
+	t.Run("ConditionalCheckFailedException with the old item", func(t *testing.T) {
+		_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tbl, Item: item, ConditionExpression: aws.String("attribute_not_exists(pk)"),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
+		var ccf *types.ConditionalCheckFailedException
+		if !errors.As(err, &ccf) {
+			t.Fatalf("got %v, want a *types.ConditionalCheckFailedException", err)
+		}
+		if d := cmp.Diff(item, ccf.Item, cmp.Comparer(func(a, b types.AttributeValue) bool {
+			return cmp.Equal(a, b, cmp.AllowUnexported(types.AttributeValueMemberS{}, types.AttributeValueMemberN{}))
+		})); d != "" {
+			t.Errorf("Item (-want +got):\n%s", d)
+		}
+		if ccf.ErrorMessage() != "The conditional request failed" {
+			t.Errorf("message %q", ccf.ErrorMessage())
+		}
+	})
+	t.Run("TransactionCanceledException with reasons", func(t *testing.T) {
+		_, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+			{Put: &types.Put{TableName: tbl, Item: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "b"}}}},
+			{ConditionCheck: &types.ConditionCheck{TableName: tbl, Key: key, ConditionExpression: aws.String("n = :two"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":two": &types.AttributeValueMemberN{Value: "2"}}}},
+		}})
+		var tce *types.TransactionCanceledException
+		if !errors.As(err, &tce) {
+			t.Fatalf("got %v, want a *types.TransactionCanceledException", err)
+		}
+		var codes []string
+		for _, r := range tce.CancellationReasons {
+			codes = append(codes, aws.ToString(r.Code))
+		}
+		if d := cmp.Diff([]string{"None", "ConditionalCheckFailed"}, codes); d != "" {
+			t.Errorf("reasons (-want +got):\n%s", d)
+		}
+		if !strings.Contains(tce.ErrorMessage(), "[None, ConditionalCheckFailed]") {
+			t.Errorf("message %q", tce.ErrorMessage())
+		}
+	})
+	t.Run("ResourceNotFoundException", func(t *testing.T) {
+		_, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("missing"), Key: key})
+		var rnf *types.ResourceNotFoundException
+		if !errors.As(err, &rnf) {
+			t.Fatalf("got %v, want a *types.ResourceNotFoundException", err)
+		}
+	})
+	t.Run("ResourceInUseException", func(t *testing.T) {
+		_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+			TableName:            tbl,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+			BillingMode:          types.BillingModePayPerRequest,
+		})
+		var riu *types.ResourceInUseException
+		if !errors.As(err, &riu) {
+			t.Fatalf("got %v, want a *types.ResourceInUseException", err)
+		}
+	})
+	t.Run("ValidationException", func(t *testing.T) {
+		_, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: tbl, Key: key, UpdateExpression: aws.String("SET n = n +")})
+		var api smithy.APIError
+		if !errors.As(err, &api) || api.ErrorCode() != ddbmem.ValidationException {
+			t.Fatalf("got %v, want a ValidationException", err)
+		}
+	})
+	t.Run("injected throttling", func(t *testing.T) {
+		srv.DB().SetFault("GetItem", ddbmem.Fault{ThrottleRate: 1})
+		defer srv.DB().ClearFaults()
+		_, err := srv.Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }).GetItem(ctx, &dynamodb.GetItemInput{TableName: tbl, Key: key})
+		var pte *types.ProvisionedThroughputExceededException
+		if !errors.As(err, &pte) {
+			t.Fatalf("got %v, want a *types.ProvisionedThroughputExceededException", err)
+		}
+	})
+}
+
+// TestServerCRC checks the x-amz-crc32 header of every response to the
+// SDK's client, successes and errors alike, against the body sent.
+func TestServerCRC(t *testing.T) {
+	h := ddbmem.New().Handler()
+	var mu sync.Mutex
+	var bad []string
+	checked := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		body := rec.Body.Bytes()
+		mu.Lock()
+		checked++
+		if got, want := rec.Header().Get("X-Amz-Crc32"), strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10); got != want {
+			bad = append(bad, fmt.Sprintf("%s: x-amz-crc32 %q, want %q", r.Header.Get("X-Amz-Target"), got, want))
+		}
+		mu.Unlock()
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	c := ddbmem.NewEndpointClient(srv.URL)
+	tbl := aws.String("crc")
+	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            tbl,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		item := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: fmt.Sprintf("k%d \u00e9\"\n", i)},
+			"b": &types.AttributeValueMemberB{Value: []byte{byte(i), 0xff}}}
+		if _, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tbl, Item: item}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tbl, Item: item, ConditionExpression: aws.String("attribute_not_exists(pk)")})
+		var ccf *types.ConditionalCheckFailedException
+		if !errors.As(err, &ccf) {
+			t.Fatalf("got %v, want a ConditionalCheckFailedException", err)
+		}
+	}
+	out, err := c.Scan(ctx, &dynamodb.ScanInput{TableName: tbl})
+	if err != nil || len(out.Items) != 20 {
+		t.Fatalf("Scan: %d items, %v", len(out.Items), err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bad) > 0 || checked != 42 {
+		t.Fatalf("%d responses checked, want 42; mismatches: %v", checked, bad)
+	}
+}
+
+// TestServeStart checks that an endpoint starts well under 5 ms and that
+// Close stops it.
+func TestServeStart(t *testing.T) {
+	start := time.Now()
+	srv, err := ddbmem.Serve(ddbmem.New(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	if _, err := srv.Client().ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(srv.URL(), "http://127.0.0.1:") {
+		t.Errorf("URL %q, want a loopback URL", srv.URL())
+	}
+	t.Logf("Serve took %v", took)
+	if _, err := srv.Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }).ListTables(context.Background(), &dynamodb.ListTablesInput{}); err == nil {
+		t.Error("the endpoint answers after Close")
+	}
+}

@@ -1,0 +1,239 @@
+package entity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Create writes v as a new item: it fails with an error matching
+// [ErrAlreadyExists] and [ErrConditionFailed] when an item with the same
+// key exists. It stamps Type, CreatedAt (kept when v carries one),
+// UpdatedAt and version 1, and refreshes v with what it wrote.
+// Bad input is a [*ValidationError] (a missing key or index-key source
+// also matches keys.ErrMissingField, a key over its limit
+// keys.ErrTooLarge); an item over 400 KB an [*ItemTooLargeError].
+// Nothing is written on error.
+func (s *Store[T, PT]) Create(ctx context.Context, v *T, optFns ...func(*CallOptions)) error {
+	return s.put(ctx, "Create", v, callOpts(optFns), true)
+}
+
+// Put writes v whole, replacing any item with the same key (an upsert
+// with PutItem semantics). CreatedAt is the one v carries (as after a
+// Get) or now; UpdatedAt is now. For a versioned entity, [IfVersion]
+// gives the version v was read at (it becomes version+1); without it the
+// item must not exist yet. A failed check is [ErrVersionConflict] or
+// [ErrConditionFailed]. v is refreshed with what was written. Bad input
+// fails as in [Store.Create].
+func (s *Store[T, PT]) Put(ctx context.Context, v *T, optFns ...func(*CallOptions)) error {
+	return s.put(ctx, "Put", v, callOpts(optFns), false)
+}
+
+// CreateInput builds the PutItem request of [Store.Create] without
+// sending it; v is not modified.
+func (s *Store[T, PT]) CreateInput(v *T, optFns ...func(*CallOptions)) (*dynamodb.PutItemInput, error) {
+	o := callOpts(optFns)
+	in, _, _, err := s.putInput("Create", v, &o, true)
+	return in, err
+}
+
+// PutInput builds the PutItem request of [Store.Put] without sending it;
+// v is not modified.
+func (s *Store[T, PT]) PutInput(v *T, optFns ...func(*CallOptions)) (*dynamodb.PutItemInput, error) {
+	o := callOpts(optFns)
+	in, _, _, err := s.putInput("Put", v, &o, false)
+	return in, err
+}
+
+func (s *Store[T, PT]) put(ctx context.Context, op string, v *T, o CallOptions, create bool) error {
+	in, item, key, err := s.putInput(op, v, &o, create)
+	if err != nil {
+		return err
+	}
+	if o.DryRun != nil {
+		*o.DryRun = Request{Op: "PutItem", Input: in}
+		return nil
+	}
+	if _, err := send(ctx, s.t, s.t.tracer(&o), "PutItem", "", in, s.t.client.PutItem); err != nil {
+		return s.fail(op, key, &o, create, err)
+	}
+	if s.schema.CreatedAttr != "" || s.schema.UpdatedAttr != "" || s.schema.VersionAttr != "" {
+		if err := PT(v).UnmarshalItem(item); err != nil {
+			return fmt.Errorf("entity: refresh %s: %w", s.schema.Type, err)
+		}
+	}
+	return nil
+}
+
+// putInput prepares the PutItem of Create (create) or Put.
+func (s *Store[T, PT]) putInput(op string, v *T, o *CallOptions, create bool) (*dynamodb.PutItemInput, map[string]types.AttributeValue, Key, error) {
+	if create && o.Version != 0 {
+		return nil, nil, Key{}, &ValidationError{Op: op, Type: s.schema.Type, Field: "Version", Err: errors.New("Create takes no expected version")}
+	}
+	item, key, err := s.encode(op, v, o, create)
+	if err != nil {
+		return nil, nil, key, err
+	}
+	e := anyItem
+	if create || (s.schema.VersionAttr != "" && o.Version == 0) {
+		e = mustNot
+	}
+	c, err := s.writeCond(op, o, e)
+	if err != nil {
+		return nil, nil, key, err
+	}
+	in := &dynamodb.PutItemInput{
+		TableName:                 &s.t.name,
+		Item:                      item,
+		ConditionExpression:       c.expr,
+		ExpressionAttributeNames:  c.names,
+		ExpressionAttributeValues: c.values,
+	}
+	if c.expr != nil {
+		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
+	return in, item, key, nil
+}
+
+// encode marshals v for a full-item write and stamps the automatic
+// attributes. create reports a Create (version 1).
+func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create bool) (map[string]types.AttributeValue, Key, error) {
+	sc := s.schema
+	pv := PT(v)
+	key, err := pv.PrimaryKey()
+	if err != nil {
+		return nil, key, &ValidationError{Op: op, Type: sc.Type, Field: "key", Err: err}
+	}
+	if err := s.checkKey(op, key); err != nil {
+		return nil, key, err
+	}
+	// Generated entities stamp their own timestamps (on a copy: the
+	// caller's value is not modified), so that index keys built from them
+	// (GSI1SK={CreatedAt}) and the stored attributes use the field's own
+	// format.
+	stamped := false
+	if sc.CreatedAttr != "" || sc.UpdatedAttr != "" {
+		if _, ok := any(pv).(TimeStamper); ok {
+			cp := *v
+			any(PT(&cp)).(TimeStamper).StampTimes(s.t.opts.Now().UTC(), o.KeepTimestamps)
+			pv, stamped = PT(&cp), true
+		}
+	}
+	item, err := pv.MarshalItem()
+	if err != nil {
+		return nil, key, &ValidationError{Op: op, Type: sc.Type, Err: err}
+	}
+	// The codec writes the key and Type attributes; set them only when it
+	// did not (or wrote something else).
+	if v, ok := item[s.t.opts.PK].(*types.AttributeValueMemberS); !ok || v.Value != key.PK {
+		item[s.t.opts.PK] = str(key.PK)
+	}
+	if s.t.opts.SK != "" {
+		if v, ok := item[s.t.opts.SK].(*types.AttributeValueMemberS); !ok || v.Value != key.SK {
+			item[s.t.opts.SK] = str(key.SK)
+		}
+	}
+	if v, ok := item[s.t.opts.TypeAttr].(*types.AttributeValueMemberS); !ok || v.Value != sc.Type {
+		item[s.t.opts.TypeAttr] = str(sc.Type)
+	}
+	for _, k := range s.derived {
+		if _, ok := item[k.Attr]; ok {
+			continue
+		}
+		kv, err := k.Build(item)
+		switch {
+		case err == nil:
+			item[k.Attr] = str(kv)
+		case !k.Sparse:
+			return nil, key, &ValidationError{Op: op, Type: sc.Type, Field: k.Attr, Err: fmt.Errorf("index %s key: %w", k.Index, err)}
+		}
+	}
+	s.dropPartialSparse(item)
+	if !stamped && (sc.CreatedAttr != "" || sc.UpdatedAttr != "") {
+		if av, ok := item[sc.UpdatedAttr]; ok {
+			s.learnLayout(av)
+		} else if av, ok := item[sc.CreatedAttr]; ok {
+			s.learnLayout(av)
+		}
+		now := s.now()
+		if sc.CreatedAttr != "" && isEmptyAttr(item[sc.CreatedAttr]) {
+			item[sc.CreatedAttr] = str(now)
+		}
+		if sc.UpdatedAttr != "" && (!o.KeepTimestamps || isEmptyAttr(item[sc.UpdatedAttr])) {
+			item[sc.UpdatedAttr] = str(now)
+		}
+	}
+	if sc.VersionAttr != "" {
+		next := int64(1)
+		if !create && o.Version > 0 {
+			next = o.Version + 1
+		}
+		item[sc.VersionAttr] = &types.AttributeValueMemberN{Value: strconv.FormatInt(next, 10)}
+	}
+	if n := ItemSize(item); n > MaxItemSize {
+		return nil, key, &ItemTooLargeError{Type: sc.Type, Key: key, Size: n}
+	}
+	return item, key, nil
+}
+
+// TimeFormat is the layout of the automatic CreatedAt and UpdatedAt
+// attributes when the schema names none: ISO 8601 in UTC with second
+// precision.
+const TimeFormat = "2006-01-02T15:04:05Z"
+
+func (s *Store[T, PT]) now() string {
+	layout := s.schema.TimeLayout
+	if layout == "" {
+		if l, ok := s.layout.Load().(string); ok {
+			layout = l
+		} else {
+			layout = TimeFormat
+		}
+	}
+	return s.t.opts.Now().UTC().Format(layout)
+}
+
+// learnLayout infers the codec's timestamp layout from a value it wrote
+// (keygen's isosec, iso and isonano have distinct lengths), so stamps
+// always decode. Schema.TimeLayout, when set, wins.
+func (s *Store[T, PT]) learnLayout(av types.AttributeValue) {
+	v, ok := av.(*types.AttributeValueMemberS)
+	if !ok || s.schema.TimeLayout != "" {
+		return
+	}
+	switch len(v.Value) {
+	case len(TimeFormat):
+		s.layout.Store(TimeFormat)
+	case len("2006-01-02T15:04:05.000Z"):
+		s.layout.Store("2006-01-02T15:04:05.000Z")
+	case len("2006-01-02T15:04:05.000000000Z"):
+		s.layout.Store("2006-01-02T15:04:05.000000000Z")
+	}
+}
+
+func str(v string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: v} }
+
+func isEmptyAttr(av types.AttributeValue) bool {
+	switch v := av.(type) {
+	case nil:
+		return true
+	case *types.AttributeValueMemberS:
+		return v.Value == "" || strings.HasPrefix(v.Value, "0001-01-01T00:00:00")
+	case *types.AttributeValueMemberNULL:
+		return true
+	}
+	return false
+}
+
+func versionOf(av types.AttributeValue) int64 {
+	if n, ok := av.(*types.AttributeValueMemberN); ok {
+		v, _ := strconv.ParseInt(n.Value, 10, 64)
+		return v
+	}
+	return 0
+}

@@ -1,0 +1,222 @@
+package entity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/keys"
+)
+
+// Update modifies the existing item with the given key and returns it as
+// it is after the update. It fails with [ErrNotFound] (inside a
+// [*ConditionError]) when the item does not exist.
+//
+// Every write sets Type and UpdatedAt, and CreatedAt if it is missing.
+// For a versioned entity [IfVersion] is required; the version is checked
+// and incremented, and a mismatch is a [*VersionConflictError].
+//
+// Index keys never drift: when a change touches a source of a secondary
+// index key, the key is recomputed from the update's values and the
+// primary key, and written in the same request. If a source is removed or
+// emptied the update fails with a [*ValidationError] that matches
+// keys.ErrMissingField, as Create does, and nothing is written; a sparse
+// index key whose source is removed or emptied is removed instead.
+// Primary key attributes and their sources cannot be changed.
+func (s *Store[T, PT]) Update(ctx context.Context, key Key, changes Changes[T], optFns ...func(*CallOptions)) (T, error) {
+	var v T
+	o := callOpts(optFns)
+	in, err := s.updateInput(key, changes, &o)
+	if err != nil {
+		return v, err
+	}
+	in.ReturnValues = types.ReturnValueAllNew
+	if o.DryRun != nil {
+		*o.DryRun = Request{Op: "UpdateItem", Input: in}
+		return v, nil
+	}
+	out, err := send(ctx, s.t, s.t.tracer(&o), "UpdateItem", "", in, s.t.client.UpdateItem)
+	if err != nil {
+		return v, s.fail("Update", key, &o, false, err)
+	}
+	err = s.decode(out.Attributes, &v)
+	return v, err
+}
+
+// UpdateInput builds the UpdateItem request of [Store.Update] without
+// sending it.
+func (s *Store[T, PT]) UpdateInput(key Key, changes Changes[T], optFns ...func(*CallOptions)) (*dynamodb.UpdateItemInput, error) {
+	o := callOpts(optFns)
+	in, err := s.updateInput(key, changes, &o)
+	if err != nil {
+		return nil, err
+	}
+	in.ReturnValues = types.ReturnValueAllNew
+	return in, nil
+}
+
+func (s *Store[T, PT]) updateInput(key Key, changes Changes[T], o *CallOptions) (*dynamodb.UpdateItemInput, error) {
+	const op = "Update"
+	sc := s.schema
+	if err := s.checkKey(op, key); err != nil {
+		return nil, err
+	}
+	if sc.VersionAttr != "" && o.Version <= 0 {
+		return nil, &ValidationError{Op: op, Type: sc.Type, Field: sc.VersionAttr, Err: errors.New("versioned entity: IfVersion is required")}
+	}
+	if len(changes) == 0 {
+		return nil, &ValidationError{Op: op, Type: sc.Type, Err: errors.New("no changes")}
+	}
+	var (
+		ub        expression.UpdateBuilder
+		vals      = map[string]types.AttributeValue{}
+		touched   = map[string]bool{}
+		removed   = map[string]bool{}
+		uncertain = map[string]bool{}
+	)
+	auto := map[string]bool{s.t.opts.TypeAttr: true, s.t.opts.PK: true, s.t.opts.SK: true}
+	for _, a := range []string{sc.VersionAttr, sc.CreatedAttr, sc.UpdatedAttr} {
+		if a != "" {
+			auto[a] = true
+		}
+	}
+	for _, k := range sc.Keys {
+		if !s.plain[k.Attr] {
+			auto[k.Attr] = true // derived index keys are the runtime's
+		}
+	}
+	for i, c := range changes {
+		if c.kind == 0 {
+			return nil, &ValidationError{Op: op, Type: sc.Type, Err: fmt.Errorf("change %d is the zero Change", i)}
+		}
+		if c.err != nil {
+			return nil, &ValidationError{Op: op, Type: sc.Type, Field: c.name, Err: c.err}
+		}
+		if auto[c.name] || s.srcOf[c.name] {
+			return nil, &ValidationError{Op: op, Type: sc.Type, Field: c.name, Err: errors.New("attribute is a primary key source or maintained by the runtime")}
+		}
+		if touched[c.name] {
+			return nil, &ValidationError{Op: op, Type: sc.Type, Field: c.name, Err: errors.New("attribute changed twice")}
+		}
+		touched[c.name] = true
+		name := expression.Name(c.name)
+		switch c.kind {
+		case changeSet:
+			av := c.val.(types.AttributeValue)
+			vals[c.name] = av
+			if isEmptyAttr(av) {
+				removed[c.name] = true
+			}
+			ub = ub.Set(name, expression.Value(av))
+		case changeAdd:
+			uncertain[c.name] = true
+			ub = ub.Add(name, expression.Value(c.val))
+		case changeSetIfNotExists:
+			uncertain[c.name] = true
+			ub = ub.Set(name, name.IfNotExists(expression.Value(c.val)))
+		case changeRemove:
+			removed[c.name] = true
+			ub = ub.Remove(name)
+		}
+	}
+	now := s.now()
+	ub = ub.Set(expression.Name(s.t.opts.TypeAttr), expression.Value(str(sc.Type)))
+	if sc.UpdatedAttr != "" {
+		vals[sc.UpdatedAttr] = str(now)
+		touched[sc.UpdatedAttr] = true
+		ub = ub.Set(expression.Name(sc.UpdatedAttr), expression.Value(str(now)))
+	}
+	if sc.CreatedAttr != "" {
+		n := expression.Name(sc.CreatedAttr)
+		ub = ub.Set(n, n.IfNotExists(expression.Value(str(now))))
+	}
+	if sc.VersionAttr != "" {
+		ub = ub.Set(expression.Name(sc.VersionAttr), expression.Value(&types.AttributeValueMemberN{Value: strconv.FormatInt(o.Version+1, 10)}))
+	}
+	// Index keys: when a source of a key changed, recompute it. For a
+	// sparse index recompute every key of the index, as the item may just
+	// be entering it.
+	if len(s.derived) > 0 {
+		s.primarySources(key, vals)
+		for _, group := range s.indexGroups() {
+			hit, gone := false, false
+			for _, k := range group {
+				for _, src := range k.Sources {
+					if touched[src] {
+						hit = true
+					}
+				}
+			}
+			if !hit {
+				continue
+			}
+			for _, k := range group {
+				for _, src := range k.Sources {
+					if uncertain[src] {
+						return nil, &ValidationError{Op: op, Type: sc.Type, Field: src, Err: fmt.Errorf("index %s key %s cannot be computed: %s changed by Add or SetIfNotExists", k.Index, k.Attr, src)}
+					}
+					if removed[src] {
+						gone = true
+					}
+				}
+			}
+			if gone && group[0].Sparse {
+				for _, k := range group {
+					ub = ub.Remove(expression.Name(k.Attr))
+				}
+				continue
+			}
+			for _, k := range group {
+				own := false
+				for _, src := range k.Sources {
+					own = own || touched[src]
+				}
+				if !own && !k.Sparse {
+					// A non-sparse key is always present; it did not change.
+					continue
+				}
+				if gone {
+					return nil, &ValidationError{Op: op, Type: sc.Type, Field: k.Attr, Err: fmt.Errorf("index %s key: %w", k.Index, missingSource(k, removed))}
+				}
+				kv, err := k.Build(vals)
+				if err != nil {
+					return nil, &ValidationError{Op: op, Type: sc.Type, Field: k.Attr, Err: fmt.Errorf("index %s key needs %v: %w", k.Index, k.Sources, err)}
+				}
+				ub = ub.Set(expression.Name(k.Attr), expression.Value(str(kv)))
+			}
+		}
+	}
+	c, _ := s.condition(o, mustExist)
+	b := expression.NewBuilder().WithUpdate(ub).WithCondition(c)
+	e, err := b.Build()
+	if err != nil {
+		return nil, &ValidationError{Op: op, Type: sc.Type, Err: err}
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName:                           &s.t.name,
+		Key:                                 s.t.KeyMap(key),
+		UpdateExpression:                    e.Update(),
+		ConditionExpression:                 e.Condition(),
+		ExpressionAttributeNames:            e.Names(),
+		ExpressionAttributeValues:           e.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	return in, nil
+}
+
+// missingSource is the error of an index key whose source an update
+// removes or empties: a *keys.Error wrapping keys.ErrMissingField, as the
+// generated key builders return for a missing source.
+func missingSource(k KeyAttr, removed map[string]bool) error {
+	for _, src := range k.Sources {
+		if removed[src] {
+			return &keys.Error{Template: k.Template, Field: src, Err: keys.ErrMissingField}
+		}
+	}
+	return &keys.Error{Template: k.Template, Err: keys.ErrMissingField}
+}
