@@ -136,6 +136,7 @@ func BenchmarkEntity(b *testing.B) {
 			}
 		}
 	})
+	b.Run("Update", benchEntityUpdate) // cachedstore_test.go
 	b.Run("Query20", func(b *testing.B) {
 		b.ReportAllocs()
 		q := query.New[codex.Post](tbl, "posts-of-category").Partition(pk).Sort(query.BeginsWith(codex.PostSKPrefix))
