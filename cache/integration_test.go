@@ -429,7 +429,6 @@ func TestTTLJitter(t *testing.T) {
 	})
 }
 
-
 func TestHealth(t *testing.T) {
 	eachMode(t, func(t *testing.T, c *cache.Cache) {
 		ctx := context.Background()
