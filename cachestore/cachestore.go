@@ -37,7 +37,9 @@ type Options struct {
 	// Registry holds the derived caches writes of this store invalidate;
 	// nil means none.
 	Registry *Registry
-	// Codec encodes cached items; nil means cache.JSON.
+	// Codec encodes cached items; nil means the item's own attribute
+	// values in a compact binary form (exactly what the table holds,
+	// decoded by the entity's generated codec).
 	Codec cache.Codec
 	// LoadHook, when set, runs after each load from the table and before
 	// its result is offered to the cache (tests inject delays with it).
@@ -79,9 +81,6 @@ func New[T any, PT interface {
 	}
 	if o.NegativeTTL == 0 {
 		o.NegativeTTL = DefaultNegativeTTL
-	}
-	if o.Codec == nil {
-		o.Codec = cache.JSON{}
 	}
 	return &Store[T, PT]{s: s, c: c, o: o, schema: s.Schema(), dirty: map[string]struct{}{}}, nil
 }
@@ -212,7 +211,14 @@ func (s *Store[T, PT]) decode(v string, k entity.Key) (t T, err error, ok bool) 
 		if i < 0 {
 			return t, nil, false
 		}
-		if err := s.o.Codec.Unmarshal([]byte(v[i+1:]), &t); err != nil {
+		if s.o.Codec != nil {
+			if err := s.o.Codec.Unmarshal([]byte(v[i+1:]), &t); err != nil {
+				return t, nil, false
+			}
+			return t, nil, true
+		}
+		m, err := decodeItem(v[i+1:])
+		if err != nil || PT(&t).UnmarshalItem(m) != nil {
 			return t, nil, false
 		}
 		return t, nil, true
@@ -277,7 +283,12 @@ func (s *Store[T, PT]) encode(v *T) (item, ord string, attrs map[string]types.At
 	if err != nil {
 		return "", "", nil, err
 	}
-	b, err := s.o.Codec.Marshal(v)
+	var b []byte
+	if s.o.Codec != nil {
+		b, err = s.o.Codec.Marshal(v)
+	} else {
+		b, err = appendItem(make([]byte, 0, 256), attrs)
+	}
 	if err != nil {
 		return "", "", nil, err
 	}

@@ -81,6 +81,10 @@
 // (the invalidation replaces the result's generation mark on the server).
 // [GetDerived] reads a result through.
 //
+// Items are cached as their attribute values (what the generated codec
+// writes and the table holds) in a compact binary form, unless
+// Options.Codec says otherwise.
+//
 // Keys live in the cache's namespace: items at ent:<Type>:<PK>:<SK>,
 // derived results at <Name>:<field values...>, every segment escaped with
 // cache.Join.
