@@ -60,10 +60,12 @@
 //
 // # Seeds
 //
-// seedkeys.go still holds seed 003's key patterns and typed helpers until
-// they move into entity/content. Seed 000's list caches live in
-// entity/idp/idpcache, as derived caches of package cachestore whose
-// invalidation is driven by the writes themselves.
+// The seeds' cache keys live in their domain packages, built with [Join]:
+// seed 000's list caches in entity/idp/idpcache (derived caches of package
+// cachestore, invalidated by the writes themselves), seed 003's job,
+// image and AI-event caches in entity/content (wired into its Service),
+// seed 002's sessions in cache/session. Package cache depends on no
+// entity package.
 //
 // # Errors
 //
