@@ -1,6 +1,6 @@
 module github.com/tablekit/tablekit
 
-go 1.24
+go 1.24.9
 
 require (
 	github.com/aws/aws-sdk-go-v2 v1.47.7
@@ -11,6 +11,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/guregu/dynamo/v2 v2.1.1
 	github.com/valkey-io/valkey-glide/go/v2 v2.5.3
+	github.com/valkey-io/valkey-go v1.0.74
 )
 
 require (
@@ -22,5 +23,6 @@ require (
 	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	golang.org/x/sync v0.7.0 // indirect
+	golang.org/x/sys v0.39.0 // indirect
 	google.golang.org/protobuf v1.33.0 // indirect
 )

@@ -116,3 +116,17 @@ func TestNoTrackedBinaries(t *testing.T) {
 		}
 	}
 }
+
+// The generic packages stay independent of the table runtime: the cache
+// shares only the not-found error value (internal/notfound) with it.
+func TestCacheDoesNotImportEntity(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./cache/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if pkg == "github.com/tablekit/tablekit/entity" || strings.HasPrefix(pkg, "github.com/tablekit/tablekit/entity/") {
+			t.Errorf("package cache depends on %s", pkg)
+		}
+	}
+}

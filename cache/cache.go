@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit/internal/glidex"
+	"github.com/tablekit/tablekit/internal/notfound"
 )
 
 // Defaults applied by [New] to zero [Options] fields.
@@ -25,12 +26,15 @@ const (
 
 // Sentinel errors. Check them with errors.Is.
 var (
+	// ErrNotFound is matched by a cached "not found" (negative caching,
+	// see [LoadOptions]) and is what the default LoadOptions.IsNotFound
+	// looks for in a loader's error. It is the same value as
+	// entity.ErrNotFound, so a loader that reads through package entity
+	// needs no option.
+	ErrNotFound = notfound.Err
 	// ErrMiss is returned by reads of a key that does not exist. It
 	// translates glide's nil result.
 	ErrMiss = errors.New("cache: miss")
-	// ErrNotFound is what a loader returns (by default) for a value that
-	// does not exist, and what a cached "not found" is reported with.
-	ErrNotFound = errors.New("cache: not found")
 	// ErrInvalidKey is returned (wrapped, naming the key) for an empty
 	// namespace part, an empty key segment, or a brace in a key of a cache
 	// that does not allow hash tags.
@@ -54,18 +58,20 @@ var (
 // namespace: with no Addresses and no Conn the cache is bypassed.
 type Options struct {
 	// AppID, Env and Service are the first three parts of every key,
-	// {app_id}:{env}:{service}:{key} (seed 002). All are required.
+	// {app_id}:{env}:{service}:{key}, so that applications, environments
+	// and services sharing a server never collide. All are required.
 	AppID, Env, Service string
 
 	// Addresses are the server (or cluster seed) host:port addresses.
 	// Empty (and Conn nil) means no endpoint: the cache is bypassed, loaders
-	// are called directly, metrics still count and nothing fails (seed 000).
+	// are called directly, metrics still count and nothing fails, so an
+	// application runs unchanged without a cache server.
 	Addresses []string
 	// Cluster selects cluster mode.
 	Cluster bool
 	// DisableTLS turns TLS off. TLS is on whenever an endpoint is
-	// configured (seed 000); set this only for local servers without TLS,
-	// as the tests do.
+	// configured (managed caches require it); set this only for local
+	// servers without TLS, as the tests do.
 	DisableTLS bool
 	// Username and Password are ACL credentials; empty means none.
 	Username, Password string
@@ -75,13 +81,21 @@ type Options struct {
 	// RequestTimeout's value.
 	ConnectTimeout time.Duration
 
-	// Conn, if set, is used instead of a glide client built from the
-	// fields above (unit tests pass a fake). Close closes it.
+	// Backend selects the client library built from the fields above:
+	// BackendGlide (the default) or BackendValkeyGo.
+	Backend Backend
+	// Near turns on the near cache (in-process L1 kept coherent by the
+	// server); nil means off. It needs BackendValkeyGo.
+	Near *NearOptions
+
+	// Conn, if set, is used instead of a client built from the fields
+	// above (unit tests pass a fake). Close closes it.
 	Conn Conn
 
 	// HashTags allows one well-formed {tag} per key, for callers that
 	// put related keys in one cluster slot on purpose. Off by default, so
-	// a stray brace (a placeholder copied from a design doc) is rejected.
+	// a stray brace (a placeholder such as {user_id} left unfilled) is
+	// rejected.
 	HashTags bool
 
 	// LoadTimeout bounds a loader run by GetOrLoad, which runs on a ctx
@@ -135,9 +149,10 @@ type core struct {
 
 // New returns a cache configured by o, then by optFns in order.
 //
-// It returns ErrInvalidOptions (wrapped) for a missing namespace part and
-// glidex's address errors for malformed addresses. The glide client
-// connects lazily: a server that is down makes calls fail open, not New.
+// It returns ErrInvalidOptions (wrapped) for a missing namespace part, an
+// unknown Backend or a near cache without BackendValkeyGo, and glidex's
+// address errors for malformed addresses. Both backends connect lazily: a
+// server that is down makes calls fail open, not New.
 func New(o Options, optFns ...func(*Options)) (*Cache, error) {
 	for _, f := range optFns {
 		f(&o)
@@ -185,6 +200,18 @@ func New(o Options, optFns ...func(*Options)) (*Cache, error) {
 		o.Now = time.Now
 	}
 	co := &core{conn: o.Conn, cluster: o.Cluster}
+	if err := checkBackend(o); err != nil {
+		return nil, err
+	}
+	if co.conn == nil && len(o.Addresses) > 0 && o.Backend == BackendValkeyGo {
+		c, err := DialValkeyGo(ValkeyGoOptions{Addresses: o.Addresses, Cluster: o.Cluster, DisableTLS: o.DisableTLS,
+			Username: o.Username, Password: o.Password, RequestTimeout: o.RequestTimeout,
+			ConnectTimeout: o.ConnectTimeout, Near: o.Near})
+		if err != nil {
+			return nil, err
+		}
+		co.conn = c
+	}
 	if co.conn == nil && len(o.Addresses) > 0 {
 		g := glidex.Options{
 			Addresses: o.Addresses, DisableTLS: o.DisableTLS, Username: o.Username,
@@ -341,7 +368,7 @@ func (c *Cache) do(ctx context.Context, op func(ctx context.Context, conn Conn) 
 			break
 		}
 		err = op(ctx, co.conn)
-		if glidex.Classify(err) != glidex.Connection || attempt >= c.o.MaxRetries {
+		if classify(err) != glidex.Connection || attempt >= c.o.MaxRetries {
 			break
 		}
 		co.metrics.connFailures.Add(1)
@@ -357,7 +384,7 @@ func (c *Cache) do(ctx context.Context, op func(ctx context.Context, conn Conn) 
 		}
 	}
 	co.metrics.latencyNanos.Add(int64(time.Since(start)))
-	kind := glidex.Classify(err)
+	kind := classify(err)
 	if ctx.Err() != nil {
 		// The caller gave up: that says nothing about the server.
 		co.breaker.release()

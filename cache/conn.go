@@ -2,6 +2,8 @@ package cache
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"sync"
 	"time"
 
@@ -11,9 +13,10 @@ import (
 	"github.com/valkey-io/valkey-glide/go/v2/pipeline"
 )
 
-// Conn is the narrow set of server operations the cache uses. The
-// glide-backed implementation is built by [New]; unit tests may pass a
-// fake through [Options].Conn. Keys reaching a Conn are full (namespaced)
+// Conn is the narrow set of server operations the cache uses. [New]
+// builds the glide or the valkey-go implementation (Options.Backend);
+// lock/valkeylock runs on a Conn too; unit tests may pass a fake through
+// [Options].Conn. Keys reaching a Conn are full (namespaced)
 // keys. A missing key is reported with ok == false, never as an error.
 type Conn interface {
 	Get(ctx context.Context, key string) (val string, ok bool, err error)
@@ -54,19 +57,27 @@ type Member struct {
 	Score  float64
 }
 
-// Script is a Lua script run with EVALSHA (loaded on first use). Create it
+// Script is a Lua script run with EVALSHA, falling back to EVAL (which
+// loads it) when the server answers NOSCRIPT, on both backends. Create it
 // once with [NewScript] and reuse it; it is safe for concurrent use.
 type Script struct {
 	src  string
+	sha  string
 	once sync.Once
 	gs   *options.Script
 }
 
 // NewScript returns a script for the Lua source src.
-func NewScript(src string) *Script { return &Script{src: src} }
+func NewScript(src string) *Script {
+	sum := sha1.Sum([]byte(src))
+	return &Script{src: src, sha: hex.EncodeToString(sum[:])}
+}
 
 // Source returns the Lua source.
 func (s *Script) Source() string { return s.src }
+
+// SHA returns the SHA-1 of the source in hex, the name EVALSHA uses.
+func (s *Script) SHA() string { return s.sha }
 
 func (s *Script) glide() options.Script {
 	s.once.Do(func() { s.gs = options.NewScript(s.src) })

@@ -17,21 +17,38 @@ import (
 	"github.com/tablekit/tablekit/internal/testenv"
 )
 
-// eachMode runs f as a subtest against the standalone server and against
-// the cluster, each with its own namespace.
+// backend is one client library (and near cache setting) under test.
+type backend struct {
+	name string
+	opt  func(*cache.Options)
+}
+
+// backends are the client libraries every integration test runs on:
+// glide, valkey-go, and valkey-go with the near cache on, so that every
+// cache guarantee is also checked with reads served in process.
+var backends = []backend{
+	{"glide", func(o *cache.Options) { o.Backend = cache.BackendGlide }},
+	{"valkeygo", func(o *cache.Options) { o.Backend = cache.BackendValkeyGo }},
+	{"valkeygo-near", func(o *cache.Options) { o.Backend, o.Near = cache.BackendValkeyGo, &cache.NearOptions{} }},
+}
+
+// eachMode runs f as a subtest on each backend against the standalone
+// server and against the cluster, each with its own namespace.
 func eachMode(t *testing.T, f func(t *testing.T, c *cache.Cache)) {
 	t.Helper()
-	for _, mode := range []string{"standalone", "cluster"} {
-		t.Run(mode, func(t *testing.T) {
-			var addrs []string
-			if mode == "cluster" {
-				addrs = testenv.ValkeyClusterAddrs(t)
-			} else {
-				addrs = []string{testenv.ValkeyAddr(t)}
-			}
-			c := newCache(t, addrs, mode == "cluster")
-			f(t, c)
-		})
+	for _, be := range backends {
+		for _, mode := range []string{"standalone", "cluster"} {
+			t.Run(be.name+"/"+mode, func(t *testing.T) {
+				var addrs []string
+				if mode == "cluster" {
+					addrs = testenv.ValkeyClusterAddrs(t)
+				} else {
+					addrs = []string{testenv.ValkeyAddr(t)}
+				}
+				c := newCache(t, addrs, mode == "cluster", be.opt)
+				f(t, c)
+			})
+		}
 	}
 }
 
@@ -376,7 +393,7 @@ func TestNegativeCaching(t *testing.T) {
 			loads.Add(1)
 			return "", fmt.Errorf("user 7: %w", entity.ErrNotFound)
 		}
-		neg := func(o *cache.LoadOptions) { o.NegativeTTL = time.Minute; o.NotFound = entity.ErrNotFound }
+		neg := func(o *cache.LoadOptions) { o.NegativeTTL = time.Minute }
 		for i := 0; i < 3; i++ {
 			if _, err := cache.GetOrLoad(ctx, c, "user:7", time.Minute, load, neg); !errors.Is(err, entity.ErrNotFound) {
 				t.Fatalf("call %d: %v, want ErrNotFound", i, err)
@@ -457,26 +474,28 @@ func TestHealth(t *testing.T) {
 // Standalone runs on testenv.StartRedis, cluster on a private one-node
 // cluster; neither touches the shared servers.
 func TestFailOpenWhenRedisStops(t *testing.T) {
-	for _, mode := range []string{"standalone", "cluster"} {
-		t.Run(mode, func(t *testing.T) {
-			var (
-				addr        string
-				stop, start func()
-			)
-			if mode == "cluster" {
-				p := startPrivateCluster(t)
-				addr, stop, start = p.addr, p.Stop, p.Start
-			} else {
-				p := testenv.StartRedis(t)
-				addr, stop, start = p.Addr, p.Stop, p.Start
-			}
-			failOpen(t, addr, mode == "cluster", stop, start)
-		})
+	for _, be := range backends {
+		for _, mode := range []string{"standalone", "cluster"} {
+			t.Run(be.name+"/"+mode, func(t *testing.T) {
+				var (
+					addr        string
+					stop, start func()
+				)
+				if mode == "cluster" {
+					p := startPrivateCluster(t)
+					addr, stop, start = p.addr, p.Stop, p.Start
+				} else {
+					p := testenv.StartRedis(t)
+					addr, stop, start = p.Addr, p.Stop, p.Start
+				}
+				failOpen(t, be, addr, mode == "cluster", stop, start)
+			})
+		}
 	}
 }
 
-func failOpen(t *testing.T, addr string, cluster bool, stop, start func()) {
-	c := newCache(t, []string{addr}, cluster, func(o *cache.Options) {
+func failOpen(t *testing.T, be backend, addr string, cluster bool, stop, start func()) {
+	c := newCache(t, []string{addr}, cluster, be.opt, func(o *cache.Options) {
 		o.RequestTimeout = 100 * time.Millisecond
 		o.BreakerThreshold = 3
 		o.BreakerCooldown = 200 * time.Millisecond
@@ -491,7 +510,20 @@ func failOpen(t *testing.T, addr string, cluster bool, stop, start func()) {
 		t.Fatalf("no hit before the fault: %v, %d loads", err, loads.Load())
 	}
 
+	nearBefore, near := c.NearStats()
 	stop()
+	if near {
+		// The near cache serves its copies until the reader notices the
+		// dead connection (the server, being dead, acknowledges no write);
+		// then it drops them all.
+		deadline := time.Now().Add(5 * time.Second)
+		for st, _ := c.NearStats(); st.Flushes == nearBefore.Flushes || st.Entries > 0; st, _ = c.NearStats() {
+			if time.Now().After(deadline) {
+				t.Fatalf("near cache not flushed after the server died: %+v", st)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	before := c.Metrics()
 	for i := 0; i < 20; i++ {
 		v, err := cache.GetOrLoad(ctx, c, "k", time.Minute, load)
@@ -561,21 +593,25 @@ func failOpen(t *testing.T, addr string, cluster bool, stop, start func()) {
 // plain-text server the cache cannot connect, so it fails open.
 func TestTLSOnByDefault(t *testing.T) {
 	addr := testenv.ValkeyAddr(t)
-	c, err := cache.New(cache.Options{AppID: testenv.UniqueName("tk"), Env: "test", Service: "tls",
-		Addresses: []string{addr}, RequestTimeout: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	v, err := cache.GetOrLoad(context.Background(), c, "k", time.Minute, func(context.Context) (int, error) { return 7, nil })
-	if err != nil || v != 7 {
-		t.Fatalf("GetOrLoad over TLS to a plain server = %d, %v; want fail-open 7", v, err)
-	}
-	if c.Metrics().Failed == 0 {
-		t.Fatalf("no failure counted: TLS was not on")
-	}
-	if h := c.Health(context.Background()); h.Healthy {
-		t.Fatalf("healthy over TLS to a plain server")
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			c, err := cache.New(cache.Options{AppID: testenv.UniqueName("tk"), Env: "test", Service: "tls",
+				Addresses: []string{addr}, RequestTimeout: 200 * time.Millisecond}, be.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			v, err := cache.GetOrLoad(context.Background(), c, "k", time.Minute, func(context.Context) (int, error) { return 7, nil })
+			if err != nil || v != 7 {
+				t.Fatalf("GetOrLoad over TLS to a plain server = %d, %v; want fail-open 7", v, err)
+			}
+			if c.Metrics().Failed == 0 {
+				t.Fatalf("no failure counted: TLS was not on")
+			}
+			if h := c.Health(context.Background()); h.Healthy {
+				t.Fatalf("healthy over TLS to a plain server")
+			}
+		})
 	}
 }
 
@@ -628,7 +664,7 @@ func TestGetOrLoadHash(t *testing.T) {
 			t.Fatalf("after invalidation: %v, %v", h, err)
 		}
 
-		neg := func(o *cache.LoadOptions) { o.NegativeTTL = time.Minute; o.NotFound = entity.ErrNotFound }
+		neg := func(o *cache.LoadOptions) { o.NegativeTTL = time.Minute }
 		for i := 0; i < 2; i++ {
 			if _, err := c.GetOrLoadHash(ctx, "h:3", time.Minute, func(context.Context) (map[string]string, error) {
 				loads.Add(1)

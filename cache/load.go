@@ -39,12 +39,8 @@ type LoadOptions struct {
 	// means the cache's Options.NegativeTTL (zero there: off).
 	NegativeTTL time.Duration
 	// IsNotFound tells a loader's "not found" error from other errors.
-	// Nil means errors.Is(err, NotFound), or ErrNotFound when NotFound is nil.
+	// Nil means errors.Is(err, ErrNotFound).
 	IsNotFound func(error) bool
-	// NotFound is the error a cached "not found" is reported with (wrapped,
-	// with ErrNotFound). Callers on an entity store pass entity.ErrNotFound
-	// so errors.Is works as with the store; nil means only ErrNotFound.
-	NotFound error
 	// NoJitter stores the TTL exactly.
 	NoJitter bool
 }
@@ -58,11 +54,7 @@ func (c *Cache) loadOptions(optFns []func(*LoadOptions)) LoadOptions {
 		lo.Codec = JSON{}
 	}
 	if lo.IsNotFound == nil {
-		target := lo.NotFound
-		if target == nil {
-			target = ErrNotFound
-		}
-		lo.IsNotFound = func(err error) bool { return errors.Is(err, target) }
+		lo.IsNotFound = func(err error) bool { return errors.Is(err, ErrNotFound) }
 	}
 	return lo
 }
@@ -101,7 +93,7 @@ func (c *Cache) genTTL() time.Duration { return 2*c.o.LoadTimeout + 10*time.Seco
 // Errors: ErrInvalidKey (wrapped) for a bad key, ErrInvalidOptions for
 // ttl <= 0, the loader's error unchanged, ctx.Err() when the caller's ctx
 // ends first. With negative caching on, a cached "not found" returns an
-// error that matches ErrNotFound and LoadOptions.NotFound.
+// error that matches [ErrNotFound] (entity.ErrNotFound).
 func GetOrLoad[T any](ctx context.Context, c *Cache, key string, ttl time.Duration,
 	load func(context.Context) (T, error), optFns ...func(*LoadOptions)) (T, error) {
 	var zero T
@@ -172,7 +164,7 @@ func GetOrLoad[T any](ctx context.Context, c *Cache, key string, ttl time.Durati
 // bytes do not decode (a foreign writer): the caller then loads.
 func decode[T any](s string, lo LoadOptions, full string) (v T, err error, decoded bool) {
 	if s == negativeMarker {
-		return v, lo.notFound(full), true
+		return v, fmt.Errorf("cache: %q cached as not found: %w", full, ErrNotFound), true
 	}
 	if err := lo.Codec.Unmarshal([]byte(s), &v); err != nil {
 		return v, nil, false
@@ -340,8 +332,8 @@ func WriteThrough[T any](ctx context.Context, c *Cache, key string, ttl time.Dur
 }
 
 // WriteThroughHash is [WriteThrough] for a hash: after store succeeds the
-// hash at key is replaced by fields, with ttl (no jitter, as for seed 003's
-// job:{jobId}, whose TTL is part of its contract).
+// hash at key is replaced by fields, with ttl exactly (no jitter: for
+// entries whose TTL is part of their contract, such as a job's state).
 func (c *Cache) WriteThroughHash(ctx context.Context, key string, fields map[string]string, ttl time.Duration,
 	store func(context.Context) error) error {
 	full, err := c.Key(key)
@@ -426,11 +418,4 @@ func (g *flightGroup) forget(key string) {
 	g.mu.Lock()
 	delete(g.m, key)
 	g.mu.Unlock()
-}
-
-func (lo LoadOptions) notFound(full string) error {
-	if lo.NotFound == nil {
-		return fmt.Errorf("cache: %q cached as not found: %w", full, ErrNotFound)
-	}
-	return fmt.Errorf("cache: %q cached as not found: %w: %w", full, ErrNotFound, lo.NotFound)
 }

@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// negativeField marks a cached "not found" hash. No seed field name
-// starts with a NUL byte.
+// negativeField marks a cached "not found" hash. It starts with a NUL
+// byte, which no application field name does.
 const negativeField = "\x00tablekit:not-found"
 
 var hashMissCheckScript = NewScript(`
@@ -22,8 +22,8 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1`)
 
-// GetOrLoadHash is [GetOrLoad] for values cached as a hash (seed 003's
-// image:{eventId}:{style}:{platform}): the hash at key, or load's fields
+// GetOrLoadHash is [GetOrLoad] for values cached as a hash of string
+// fields (a record whose fields are read one by one): the hash at key, or load's fields
 // cached for ttl (plus jitter). It shares GetOrLoad's guarantees:
 // singleflight per key, a detached load with Options.LoadTimeout, the
 // invalidation guard, negative caching, fail-open reads and bypass. The
@@ -60,7 +60,7 @@ func (c *Cache) GetOrLoadHash(ctx context.Context, key string, ttl time.Duration
 	})
 	if gerr == nil && len(h) > 0 {
 		m.hits.Add(1)
-		return hashValue(h, full, lo)
+		return hashValue(h, full)
 	}
 	if gerr != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -86,9 +86,9 @@ func (c *Cache) GetOrLoadHash(ctx context.Context, key string, ttl time.Duration
 	return v, nil
 }
 
-func hashValue(h map[string]string, full string, lo LoadOptions) (map[string]string, error) {
+func hashValue(h map[string]string, full string) (map[string]string, error) {
 	if _, neg := h[negativeField]; neg {
-		return nil, lo.notFound(full)
+		return nil, fmt.Errorf("cache: %q cached as not found: %w", full, ErrNotFound)
 	}
 	return h, nil
 }
@@ -111,7 +111,7 @@ func fillHash(ctx context.Context, c *Cache, full string, ttl time.Duration, lo 
 				v, _ := flat[i+1].(string)
 				h[k] = v
 			}
-			return hashValue(h, full, lo)
+			return hashValue(h, full)
 		}
 		gen, _ = arr[1].(string)
 		canWrite = true

@@ -18,8 +18,8 @@ type metrics struct {
 	loads, loadErrors, staleSkip atomic.Int64
 }
 
-// Metrics is a snapshot of a cache's counters (seed 002's CacheMetrics
-// plus derived rates). Counters are cumulative since [New]; views made by
+// Metrics is a snapshot of a cache's counters (operations, successes,
+// failures by kind, hits, misses, bypassed calls) plus derived rates. Counters are cumulative since [New]; views made by
 // [Cache.WithService] share them.
 type Metrics struct {
 	// Total counts server operations attempted (one per call, not per
@@ -79,7 +79,8 @@ func (m Metrics) Errors() int64 {
 	return m.ConnectionFailures + m.Timeouts + m.ServerErrors + m.Rejected
 }
 
-// Health is the result of [Cache.Health] (seed 002's health_check).
+// Health is the result of [Cache.Health]: whether every node answers, and
+// what each reports about itself.
 type Health struct {
 	// Healthy is true when every node answered PING and INFO.
 	Healthy bool

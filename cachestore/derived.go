@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/cache"
-	"github.com/tablekit/tablekit/entity"
 )
 
 // Derived declares a cached query result and the entity writes that make
@@ -107,7 +106,7 @@ func GetDerived[V any](ctx context.Context, c *cache.Cache, d *Derived, values [
 	if len(values) != len(d.Fields) {
 		return zero, fmt.Errorf("%w: derived cache %q takes %d values, got %d", ErrInvalidOptions, d.Name, len(d.Fields), len(values))
 	}
-	return cache.GetOrLoad(ctx, c, d.Key(values...), d.TTL, load, func(o *cache.LoadOptions) { o.NotFound = entity.ErrNotFound })
+	return cache.GetOrLoad(ctx, c, d.Key(values...), d.TTL, load)
 }
 
 // derivedKeys returns the keys of the derived results a write of an item

@@ -27,7 +27,9 @@
 // ClientRequestToken idempotency for 10 minutes) and TransactGetItems.
 // The legacy parameters (Expected, AttributesToGet, KeyConditions,
 // QueryFilter, ScanFilter, AttributeUpdates, ConditionalOperator) are
-// rejected with a ValidationException. ConsumedCapacity is reported when
+// accepted as DynamoDB accepts them: validated with DynamoDB's messages,
+// then translated into the equivalent expressions; a request mixing them
+// with expression parameters is a ValidationException. ConsumedCapacity is reported when
 // asked for, with DynamoDB's on-demand arithmetic (4 KB reads, half for
 // eventually consistent ones; 1 KB writes; transactions count twice), but
 // capacity is never enforced: there is no throttling unless injected (see
@@ -65,7 +67,8 @@
 //
 // # Time to live
 //
-// UpdateTimeToLive records the TTL attribute. As in DynamoDB, expired
+// UpdateTimeToLive records the TTL attribute and DescribeTimeToLive
+// reports it. As in DynamoDB, expired
 // items are not hidden from reads: they stay readable until they are
 // deleted. The engine deletes them only when [DB.SweepExpired] is called
 // (tests call it to simulate DynamoDB's background deletion); an item is
@@ -101,6 +104,36 @@
 // table. ConsistentRead is accepted and has no effect (every read is
 // strongly consistent).
 //
+// # HTTP endpoint
+//
+// [Serve] serves a DB over DynamoDB's HTTP protocol (JSON 1.0, the
+// X-Amz-Target header naming the operation) on a TCP address, by default
+// a free loopback port; it starts in well under a millisecond. Code that
+// holds a concrete *dynamodb.Client, libraries such as guregu/dynamo, the
+// AWS CLI and the SDKs of other languages use the engine through it:
+//
+//	srv, err := ddbmem.Serve(ddbmem.New(), "")
+//	defer srv.Close()
+//	client := srv.Client() // a *dynamodb.Client for srv.URL()
+//
+// The command cmd/ddbmem (go run ./cmd/ddbmem -port 8000) serves an
+// engine for other processes, and [DB.Handler] mounts one in an HTTP
+// server of one's own. Every operation the engine implements is served;
+// other operations get an UnknownOperationException. Responses carry the
+// headers the SDKs read: x-amzn-RequestId, x-amz-crc32 (the CRC32 of the
+// body) and the Content-Type of the request (application/x-amz-json-1.0
+// or application/json). Errors have DynamoDB's shapes: __type
+// "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException" and
+// the like, with the error's members (message, Item, CancellationReasons,
+// Message for TransactionCanceledException); validation errors are
+// "com.amazon.coral.validate#ValidationException"; malformed JSON and
+// values of the wrong JSON type are a
+// "com.amazon.coral.service#SerializationException". Requests must carry
+// a complete AWS signature version 4, in the Authorization header or the
+// query string (else a MissingAuthenticationTokenException or an
+// IncompleteSignatureException, as from DynamoDB), which is not verified:
+// any credentials and region work. Bodies over 16 MB get a 413.
+//
 // # Faults
 //
 // Options.Faults and [DB.SetFault] inject, per operation name ("PutItem",
@@ -109,7 +142,10 @@
 // with a *types.ProvisionedThroughputExceededException unless
 // Fault.ThrottleErr says otherwise (for example a *types.ThrottlingException).
 // Faults apply before the request is validated or applied, so a failed
-// call changes nothing.
+// call changes nothing. Fault.Unprocessed makes BatchWriteItem and
+// BatchGetItem leave part of each request unprocessed, returned in
+// UnprocessedItems or UnprocessedKeys as DynamoDB does under load, so batch
+// retry loops run on the engine as they do against the service.
 package ddbmem
 
 import (

@@ -16,7 +16,7 @@ import (
 )
 
 // gureguEngine adapts the engine to guregu/dynamo's client interface,
-// which also lists three operations the engine does not implement.
+// which also lists two operations the engine does not implement.
 type gureguEngine struct{ *ddbmem.DB }
 
 var errUnsupported = errors.New("not implemented by the engine")
@@ -25,9 +25,6 @@ func (gureguEngine) ListGlobalTables(context.Context, *dynamodb.ListGlobalTables
 	return nil, errUnsupported
 }
 func (gureguEngine) UpdateTable(context.Context, *dynamodb.UpdateTableInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
-	return nil, errUnsupported
-}
-func (gureguEngine) DescribeTimeToLive(context.Context, *dynamodb.DescribeTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
 	return nil, errUnsupported
 }
 

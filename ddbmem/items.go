@@ -55,7 +55,7 @@ type preparedPut struct {
 }
 
 func (db *DB) preparePut(t *table, in item, names map[string]string, values map[string]types.AttributeValue, cond *string) (*preparedPut, error) {
-	x, err := db.parseExprs(exprReq{names: names, values: values, cond: cond})
+	x, err := db.parseExprs(exprReq{names: names, values: values, cond: cond, valueExprs: "ConditionExpression is null"})
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (db *DB) preparePut(t *table, in item, names map[string]string, values map[
 	if err != nil {
 		return nil, err
 	}
-	if err := t.checkItemKeys(it); err != nil {
+	if err := t.checkItemKeys(it, false); err != nil {
 		return nil, err
 	}
 	if err := checkSize(it); err != nil {
@@ -198,7 +198,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	if err := checkRVOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression})
+	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression, valueExprs: "ConditionExpression is null"})
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ type preparedUpdate struct {
 }
 
 func (db *DB) prepareUpdate(t *table, key item, names map[string]string, values map[string]types.AttributeValue, update, cond *string) (*preparedUpdate, error) {
-	x, err := db.parseExprs(exprReq{names: names, values: values, update: update, cond: cond})
+	x, err := db.parseExprs(exprReq{names: names, values: values, update: update, cond: cond, valueExprs: "UpdateExpression and ConditionExpression are null"})
 	if err != nil {
 		return nil, err
 	}
@@ -284,11 +284,11 @@ func (p *preparedUpdate) applyEffective(old item) (item, []ddbexpr.Path, error) 
 	if err != nil {
 		return nil, nil, evalErr("UpdateExpression", err)
 	}
-	if err := p.t.checkItemKeys(it); err != nil {
+	if err := p.t.checkItemKeys(it, true); err != nil {
 		return nil, nil, err
 	}
-	if err := checkSize(it); err != nil {
-		return nil, nil, err
+	if ddbexpr.ItemSize(it) > maxItemSize {
+		return nil, nil, validation("Item size to update has exceeded the maximum allowed size")
 	}
 	return it, eff, nil
 }

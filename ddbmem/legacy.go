@@ -343,7 +343,7 @@ func checkAttributesToGet(attrs []string, sel types.Select) error {
 	case types.SelectCount:
 		return validation("Cannot specify the AttributesToGet when choosing to get only the Count")
 	case types.SelectAllProjectedAttributes:
-		return validation("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get ALL_PROJECTED_ATTRIBUTES")
+		return validation("Cannot specify the AttributesToGet when choosing to get ALL_PROJECTED_ATTRIBUTES")
 	}
 	return nil
 }

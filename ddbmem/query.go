@@ -221,6 +221,11 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 	if len(terms) > 2 {
 		return "", keyRange{}, validation("KeyConditionExpressions must only contain one condition per key")
 	}
+	if len(terms) == 2 && s.sk.name == "" {
+		// Two conditions on a hash-only key schema (DynamoDB Local, as
+		// dynalite's suite records DynamoDB).
+		return "", keyRange{}, validation("Query key condition not supported")
+	}
 	var pkTerm, skTerm *ddbexpr.Cond
 	for _, c := range terms {
 		attr := c.Args[0]
@@ -449,7 +454,8 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	if in.KeyConditionExpression == nil {
 		return nil, validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
-	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, key: in.KeyConditionExpression, filter: in.FilterExpression, proj: in.ProjectionExpression})
+	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, key: in.KeyConditionExpression, filter: in.FilterExpression, proj: in.ProjectionExpression,
+		valueExprs: "FilterExpression and KeyConditionExpression are null"})
 	if err != nil {
 		return nil, err
 	}
@@ -596,7 +602,8 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	if in, err = legacyScan(in); err != nil {
 		return nil, err
 	}
-	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, filter: in.FilterExpression, proj: in.ProjectionExpression})
+	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, filter: in.FilterExpression, proj: in.ProjectionExpression,
+		valueExprs: "FilterExpression is null"})
 	if err != nil {
 		return nil, err
 	}
@@ -626,7 +633,10 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 			}
 			return nil, validation("The Segment parameter is non-null, but the TotalSegments parameter is not provided")
 		}
-		if *in.TotalSegments < 1 || *in.TotalSegments > 1000000 {
+		if *in.TotalSegments < 1 {
+			return nil, validationf("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value greater than or equal to 1", *in.TotalSegments)
+		}
+		if *in.TotalSegments > 1000000 {
 			return nil, validationf("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value less than or equal to 1000000", *in.TotalSegments)
 		}
 		if *in.Segment < 0 || *in.Segment >= *in.TotalSegments {

@@ -55,6 +55,7 @@ var operations = map[string]handlerFn{
 	"DeleteItem":         op((*DB).DeleteItem),
 	"DeleteTable":        op((*DB).DeleteTable),
 	"DescribeTable":      op((*DB).DescribeTable),
+	"DescribeTimeToLive": op((*DB).DescribeTimeToLive),
 	"GetItem":            op((*DB).GetItem),
 	"ListTables":         op((*DB).ListTables),
 	"PutItem":            op((*DB).PutItem),
@@ -78,22 +79,41 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b 
 func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd["X-Amzn-Requestid"] = []string{requestID()}
+	if r.Header.Get("Origin") != "" {
+		// Browsers' cross-origin requests, as DynamoDB answers them.
+		hd["Access-Control-Allow-Origin"] = []string{"*"}
+		if r.Method == http.MethodOptions {
+			if v := r.Header.Get("Access-Control-Request-Headers"); v != "" {
+				hd["Access-Control-Allow-Headers"] = []string{v}
+			}
+			if v := r.Header.Get("Access-Control-Request-Method"); v != "" {
+				hd["Access-Control-Allow-Methods"] = []string{v}
+			}
+			hd["Access-Control-Max-Age"] = []string{"172800"}
+			writeBody(w, 200, "", nil)
+			return
+		}
+	}
 	if r.Method == http.MethodGet {
 		// DynamoDB answers a GET with a health line.
 		writeBody(w, 200, "", []byte("healthy: dynamodb.us-east-1.amazonaws.com "))
 		return
 	}
 	if r.ContentLength > maxRequestBytes {
-		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		tooLarge(w)
 		return
 	}
 	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
+	defer func() {
+		if cap(*bp) <= 1<<20 { // big buffers are left to the GC
+			bufPool.Put(bp)
+		}
+	}()
 	body, err := readAll(r.Body, (*bp)[:0])
 	*bp = body[:0]
 	if err != nil {
 		if errors.Is(err, errTooLarge) {
-			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			tooLarge(w)
 		}
 		return
 	}
@@ -116,9 +136,11 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, ct, &wireError{typ: "com.amazon.coral.service#UnknownOperationException", status: 400})
 		return
 	}
-	if auth := r.Header.Get("Authorization"); !strings.HasPrefix(strings.TrimSpace(auth), "AWS4-") && r.URL.Query().Get("X-Amz-Algorithm") == "" {
-		writeError(w, ct, &wireError{typ: "com.amazon.coral.service#MissingAuthenticationTokenException", status: 400,
-			msgKey: "message", msg: "Request is missing Authentication Token"})
+	if err := checkAuth(r); err != nil {
+		if len(body) > 0 && !validJSON(body) {
+			err = errSyntax // DynamoDB parses the body first
+		}
+		writeError(w, ct, err)
 		return
 	}
 	if len(body) == 0 {
@@ -139,6 +161,69 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 var errTooLarge = errors.New("request too large")
+
+// tooLarge answers a request over 16 MB as DynamoDB does: a 413 with an
+// empty chunked body.
+func tooLarge(w http.ResponseWriter) {
+	w.WriteHeader(http.StatusRequestEntityTooLarge)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func coralErr(name, msg string) error {
+	return &wireError{typ: "com.amazon.coral.service#" + name, status: 400, msgKey: "message", msg: msg}
+}
+
+// checkAuth checks that a request carries a complete AWS signature, in
+// the Authorization header or in the query string, as DynamoDB does
+// before anything else; the signature itself is not verified.
+func checkAuth(r *http.Request) error {
+	header := r.Header.Get("Authorization")
+	query := r.URL.Query()
+	_, inQuery := query["X-Amz-Algorithm"]
+	switch {
+	case header != "" && inQuery:
+		return coralErr("InvalidSignatureException", "Found both 'X-Amz-Algorithm' as a query-string param and 'Authorization' as HTTP header.")
+	case header == "" && !inQuery, header != "" && !strings.HasPrefix(strings.TrimSpace(header), "AWS4-"):
+		return coralErr("MissingAuthenticationTokenException", "Request is missing Authentication Token")
+	}
+	var msg strings.Builder
+	if header != "" {
+		params := map[string]string{}
+		for i, f := range strings.FieldsFunc(header, func(r rune) bool { return r == ',' || r == ' ' }) {
+			if i == 0 {
+				continue // the algorithm
+			}
+			k, v, _ := strings.Cut(strings.TrimSpace(f), "=")
+			params[k] = v
+		}
+		for _, p := range []string{"Credential", "Signature", "SignedHeaders"} {
+			if params[p] == "" {
+				msg.WriteString("Authorization header requires '" + p + "' parameter. ")
+			}
+		}
+		if r.Header.Get("X-Amz-Date") == "" && r.Header.Get("Date") == "" {
+			msg.WriteString("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ")
+		}
+		if msg.Len() > 0 {
+			msg.WriteString("Authorization=" + header)
+		}
+	} else {
+		for _, p := range []string{"X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Signature", "X-Amz-SignedHeaders", "X-Amz-Date"} {
+			if query.Get(p) == "" {
+				msg.WriteString("AWS query-string parameters must include '" + p + "'. ")
+			}
+		}
+		if msg.Len() > 0 {
+			msg.WriteString("Re-examine the query-string parameters.")
+		}
+	}
+	if msg.Len() > 0 {
+		return coralErr("IncompleteSignatureException", msg.String())
+	}
+	return nil
+}
 
 // readAll reads r into buf, up to maxRequestBytes.
 func readAll(r io.Reader, buf []byte) ([]byte, error) {
@@ -185,6 +270,16 @@ func writeBody(w http.ResponseWriter, status int, ct string, body []byte) {
 // errorNamespace prefixes the __type of DynamoDB's modelled errors.
 const errorNamespace = "com.amazonaws.dynamodb.v20120810#"
 
+// coralErrors are the errors whose __type is in the service framework's
+// namespaces rather than DynamoDB's.
+var coralErrors = map[string]string{
+	ValidationException:            "com.amazon.coral.validate#ValidationException",
+	"ThrottlingException":          "com.amazon.coral.availability#ThrottlingException",
+	"UnrecognizedClientException":  "com.amazon.coral.service#UnrecognizedClientException",
+	"AccessDeniedException":        "com.amazon.coral.service#AccessDeniedException",
+	"IncompleteSignatureException": "com.amazon.coral.service#IncompleteSignatureException",
+}
+
 // writeError writes err as DynamoDB does: a JSON body with __type and the
 // error's members (message, Item, CancellationReasons, ...).
 func writeError(w http.ResponseWriter, ct string, err error) {
@@ -207,8 +302,8 @@ func writeError(w http.ResponseWriter, ct string, err error) {
 	case errors.As(err, &api):
 		code := api.ErrorCode()
 		typ := errorNamespace + code
-		if code == ValidationException {
-			typ = "com.amazon.coral.validate#ValidationException"
+		if t, ok := coralErrors[code]; ok {
+			typ = t
 		}
 		if api.ErrorFault() == smithy.FaultServer {
 			status = 500

@@ -42,6 +42,7 @@ func rawCall(t *testing.T, url, method, target, ct, auth, body string) (int, htt
 	}
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
+		req.Header.Set("X-Amz-Date", "20260101T000000Z")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -91,9 +92,15 @@ func TestServerProtocol(t *testing.T) {
 		{"empty body", "POST", tgt + "ListTables", json10, sigV4, ``, 400, json10, `{"__type":"com.amazon.coral.service#SerializationException"}`},
 		{"wrong content type", "POST", tgt + "ListTables", "text/plain", sigV4, `{}`, 404, "", "<UnknownOperationException/>\n"},
 		{"not a POST", "PUT", tgt + "ListTables", json10, sigV4, `{}`, 404, "", "<UnknownOperationException/>\n"},
+		{"a null request is an empty one", "POST", tgt + "ListTables", json10, sigV4, `null`, 200, json10, `{"TableNames":[]}`},
 		{"GET is a health check", "GET", "", "", "", ``, 200, "", "healthy: dynamodb.us-east-1.amazonaws.com "},
 		{"missing authentication", "POST", tgt + "ListTables", json10, "", `{}`, 400, json10,
 			`{"__type":"com.amazon.coral.service#MissingAuthenticationTokenException","message":"Request is missing Authentication Token"}`},
+		{"incomplete signature", "POST", tgt + "ListTables", json10, "AWS4- Signature=b,Credential=a", `{}`, 400, json10,
+			`{"__type":"com.amazon.coral.service#IncompleteSignatureException","message":"Authorization header requires 'SignedHeaders' parameter. Authorization=AWS4- Signature=b,Credential=a"}`},
+		{"not a version 4 signature", "POST", tgt + "ListTables", json10, "AWS abc", `{}`, 400, json10,
+			`{"__type":"com.amazon.coral.service#MissingAuthenticationTokenException","message":"Request is missing Authentication Token"}`},
+		{"malformed JSON without authentication", "POST", tgt + "ListTables", json10, "", `{`, 400, json10, `{"__type":"com.amazon.coral.service#SerializationException"}`},
 		{"string for an integer", "POST", tgt + "ListTables", json10, sigV4, `{"Limit":"5"}`, 400, json10,
 			`{"__type":"com.amazon.coral.service#SerializationException","Message":"class java.lang.String can not be converted to an Integer"}`},
 		{"number for a string", "POST", tgt + "DescribeTable", json10, sigV4, `{"TableName":5}`, 400, json10,
@@ -104,6 +111,10 @@ func TestServerProtocol(t *testing.T) {
 			`{"__type":"com.amazon.coral.validate#ValidationException","message":"Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"}`},
 		{"bad base64", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":{"pk":{"B":"abc"}}}`, 400, json10,
 			`{"__type":"com.amazon.coral.service#SerializationException","Message":"'abc' can not be converted to a Blob: Base64 encoded length is expected a multiple of 4 bytes but found: 3"}`},
+		{"bad base64 character", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":{"pk":{"B":"ab.d"}}}`, 400, json10,
+			`{"__type":"com.amazon.coral.service#SerializationException","Message":"'ab.d' can not be converted to a Blob: Invalid Base64 character: '.'"}`},
+		{"non-canonical base64", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":{"pk":{"B":"AB=="}}}`, 400, json10,
+			`{"__type":"com.amazon.coral.service#SerializationException","Message":"'AB==' can not be converted to a Blob: Invalid last non-pad Base64 character dectected"}`},
 		{"validation error", "POST", tgt + "ListTables", json10, sigV4, `{"Limit":500}`, 400, json10,
 			`{"__type":"com.amazon.coral.validate#ValidationException","message":"1 validation error detected: Value '500' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100"}`},
 		{"missing table", "POST", tgt + "DescribeTable", json10, sigV4, `{"TableName":"missing"}`, 400, json10,
@@ -233,6 +244,32 @@ func TestServerTypedErrors(t *testing.T) {
 			t.Fatalf("got %v, want a ValidationException", err)
 		}
 	})
+	t.Run("injected ThrottlingException", func(t *testing.T) {
+		srv.DB().SetFault("GetItem", ddbmem.Fault{ThrottleRate: 1, ThrottleErr: &types.ThrottlingException{Message: aws.String("Rate exceeded")}})
+		defer srv.DB().ClearFaults()
+		_, err := srv.Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }).GetItem(ctx, &dynamodb.GetItemInput{TableName: tbl, Key: key})
+		var te *types.ThrottlingException
+		if !errors.As(err, &te) || te.ErrorMessage() != "Rate exceeded" {
+			t.Fatalf("got %v, want a *types.ThrottlingException", err)
+		}
+		_, _, body := rawCall(t, srv.URL(), "POST", "DynamoDB_20120810.GetItem", "application/x-amz-json-1.0", sigV4, `{"TableName":"things","Key":{"pk":{"S":"a"}}}`)
+		if !strings.Contains(body, `"__type":"com.amazon.coral.availability#ThrottlingException"`) {
+			t.Errorf("body %s, want DynamoDB's __type of ThrottlingException", body)
+		}
+	})
+	t.Run("injected internal error", func(t *testing.T) {
+		srv.DB().SetFault("GetItem", ddbmem.Fault{Err: &types.InternalServerError{Message: aws.String("boom")}})
+		defer srv.DB().ClearFaults()
+		status, _, _ := rawCall(t, srv.URL(), "POST", "DynamoDB_20120810.GetItem", "application/x-amz-json-1.0", sigV4, `{"TableName":"things","Key":{"pk":{"S":"a"}}}`)
+		if status != 500 {
+			t.Errorf("status %d, want 500", status)
+		}
+		_, err := srv.Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }).GetItem(ctx, &dynamodb.GetItemInput{TableName: tbl, Key: key})
+		var ise *types.InternalServerError
+		if !errors.As(err, &ise) {
+			t.Fatalf("got %v, want a *types.InternalServerError", err)
+		}
+	})
 	t.Run("injected throttling", func(t *testing.T) {
 		srv.DB().SetFault("GetItem", ddbmem.Fault{ThrottleRate: 1})
 		defer srv.DB().ClearFaults()
@@ -323,5 +360,109 @@ func TestServeStart(t *testing.T) {
 	t.Logf("Serve took %v", took)
 	if _, err := srv.Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }).ListTables(context.Background(), &dynamodb.ListTablesInput{}); err == nil {
 		t.Error("the endpoint answers after Close")
+	}
+}
+
+// TestServerCORS checks the answers to browsers' cross-origin requests.
+func TestServerCORS(t *testing.T) {
+	srv := serve(t)
+	req, err := http.NewRequest(http.MethodOptions, srv.URL(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Origin", "http://localhost:3000")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "x-amz-target,content-type")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	got := map[string]string{}
+	for _, h := range []string{"Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Access-Control-Allow-Headers", "Access-Control-Max-Age"} {
+		got[h] = resp.Header.Get(h)
+	}
+	want := map[string]string{"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "POST",
+		"Access-Control-Allow-Headers": "x-amz-target,content-type", "Access-Control-Max-Age": "172800"}
+	if resp.StatusCode != 200 {
+		t.Errorf("status %d", resp.StatusCode)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("headers (-want +got):\n%s", d)
+	}
+}
+
+// TestServerConcurrent has many goroutines increment one counter through
+// the endpoint and counts the result: no increment is lost.
+func TestServerConcurrent(t *testing.T) {
+	ctx := context.Background()
+	srv := serve(t)
+	c := srv.Client()
+	tbl := aws.String("counters")
+	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            tbl,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "c"}}
+	const workers, each = 16, 40
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*each)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				_, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: tbl, Key: key, UpdateExpression: aws.String("ADD n :one"),
+					ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}}})
+				if err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: tbl, Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Item["n"].(*types.AttributeValueMemberN).Value; got != strconv.Itoa(workers*each) {
+		t.Fatalf("counter %s, want %d", got, workers*each)
+	}
+}
+
+// TestServerQueryAuthAndSize checks signatures in the query string and
+// the 16 MB request limit.
+func TestServerQueryAuthAndSize(t *testing.T) {
+	srv := serve(t)
+	const json10 = "application/x-amz-json-1.0"
+	cases := []struct {
+		name, query, auth string
+		body              string
+		status            int
+		want              string
+	}{
+		{"complete query signature", "?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=a&X-Amz-Signature=b&X-Amz-SignedHeaders=host&X-Amz-Date=d",
+			"", `{}`, 200, `{"TableNames":[]}`},
+		{"incomplete query signature", "?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=a", "", `{}`, 400,
+			`{"__type":"com.amazon.coral.service#IncompleteSignatureException","message":"AWS query-string parameters must include 'X-Amz-Signature'. AWS query-string parameters must include 'X-Amz-SignedHeaders'. AWS query-string parameters must include 'X-Amz-Date'. Re-examine the query-string parameters."}`},
+		{"header and query signatures", "?X-Amz-Algorithm", sigV4, `{}`, 400,
+			`{"__type":"com.amazon.coral.service#InvalidSignatureException","message":"Found both 'X-Amz-Algorithm' as a query-string param and 'Authorization' as HTTP header."}`},
+		{"over 16 MB", "", sigV4, `{"TableName":"` + strings.Repeat("a", 16<<20) + `"}`, 413, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, _, body := rawCall(t, srv.URL()+"/"+c.query, "POST", "DynamoDB_20120810.ListTables", json10, c.auth, c.body)
+			if status != c.status || body != c.want {
+				t.Errorf("got %d %s, want %d %s", status, body, c.status, c.want)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package ddbmem
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -156,9 +157,18 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 			return nil, validation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
 		}
 	}
-	addIndex := func(name *string, ks []types.KeySchemaElement, proj *types.Projection, local bool) error {
-		if name == nil || len(*name) < 3 {
-			return validation("1 validation error detected: Value null at 'indexName' failed to satisfy constraint: Member must not be null")
+	addIndex := func(name *string, ks []types.KeySchemaElement, proj *types.Projection, local bool, pos int) error {
+		field := fmt.Sprintf("globalSecondaryIndexes.%d.member.indexName", pos)
+		if local {
+			field = fmt.Sprintf("localSecondaryIndexes.%d.member.indexName", pos)
+		}
+		switch {
+		case name == nil:
+			return validationf("1 validation error detected: Value null at '%s' failed to satisfy constraint: Member must not be null", field)
+		case len(*name) < 3:
+			return validationf("1 validation error detected: Value '%s' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 3", *name, field)
+		case len(*name) > 255:
+			return validationf("1 validation error detected: Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to 255", *name, field)
 		}
 		if _, dup := t.byName[*name]; dup {
 			return validationf("One or more parameter values were invalid: Duplicate index name: %s", *name)
@@ -203,16 +213,16 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 		t.indexes = append(t.indexes, ix)
 		return nil
 	}
-	for _, g := range in.GlobalSecondaryIndexes {
+	for i, g := range in.GlobalSecondaryIndexes {
 		if t.billing == types.BillingModeProvisioned && g.ProvisionedThroughput == nil {
 			return nil, validation("No provisioned throughput specified for the global secondary index")
 		}
-		if err := addIndex(g.IndexName, g.KeySchema, g.Projection, false); err != nil {
+		if err := addIndex(g.IndexName, g.KeySchema, g.Projection, false, i+1); err != nil {
 			return nil, err
 		}
 	}
-	for _, l := range in.LocalSecondaryIndexes {
-		if err := addIndex(l.IndexName, l.KeySchema, l.Projection, true); err != nil {
+	for i, l := range in.LocalSecondaryIndexes {
+		if err := addIndex(l.IndexName, l.KeySchema, l.Projection, true, i+1); err != nil {
 			return nil, err
 		}
 	}
@@ -497,7 +507,10 @@ func checkKeyValue(k keyAttr, v types.AttributeValue) error {
 }
 
 // checkItemKeys validates the table and index keys of an item to store.
-func (t *table) checkItemKeys(it item) error {
+//
+// update selects the message DynamoDB Local gives when an update
+// expression (rather than a whole item) sets an empty index key.
+func (t *table) checkItemKeys(it item, update bool) error {
 	for _, k := range []keyAttr{t.pk, t.sk} {
 		if k.name == "" {
 			continue
@@ -538,6 +551,9 @@ func (t *table) checkItemKeys(it item) error {
 				empty = x.Value == ""
 			case *types.AttributeValueMemberB:
 				empty = len(x.Value) == 0
+			}
+			if empty && update {
+				return validation("One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty string value.")
 			}
 			if empty {
 				return validationf("One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: %s, IndexKey: %s", ix.name, k.name)

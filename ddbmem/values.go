@@ -346,6 +346,10 @@ type exprReq struct {
 	names                           map[string]string
 	values                          map[string]types.AttributeValue
 	cond, filter, key, update, proj *string
+	// valueExprs names the expressions of the operation that take values
+	// ("ConditionExpression is null"), for the message on values given
+	// without any of them.
+	valueExprs string
 }
 
 func (db *DB) parseExprs(r exprReq) (*exprs, error) {
@@ -425,6 +429,9 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 			return nil, validation("ExpressionAttributeNames can only be specified when using expressions")
 		}
 		if r.values != nil {
+			if r.valueExprs != "" {
+				return nil, validation("ExpressionAttributeValues can only be specified when using expressions: " + r.valueExprs)
+			}
 			return nil, validation("ExpressionAttributeValues can only be specified when using expressions")
 		}
 		return x, nil

@@ -417,6 +417,14 @@ var (
 func decodeInput(body []byte, in any) error {
 	v := reflect.ValueOf(in).Elem()
 	d := &jdec{s: string(body)}
+	if d.null() {
+		// A null request is an empty one.
+		d.ws()
+		if d.i != len(d.s) {
+			return errSyntax
+		}
+		return nil
+	}
 	if err := decoderFor(v.Type())(d, v); err != nil {
 		return err
 	}
@@ -657,9 +665,16 @@ func (d *jdec) blob() ([]byte, error) {
 	if len(s)%4 != 0 {
 		return nil, serializationErr(fmt.Sprintf("'%s' can not be converted to a Blob: Base64 encoded length is expected a multiple of 4 bytes but found: %d", s, len(s)))
 	}
-	b, err := base64.StdEncoding.DecodeString(s)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		valid := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '='
+		if !valid || (c == '=' && i+1 < len(s) && s[i+1] != '=') {
+			return nil, serializationErr(fmt.Sprintf("'%s' can not be converted to a Blob: Invalid Base64 character: '%c'", s, c))
+		}
+	}
+	b, err := base64.StdEncoding.Strict().DecodeString(s)
 	if err != nil {
-		return nil, serializationErr(fmt.Sprintf("'%s' can not be converted to a Blob: Invalid Base64 character", s))
+		return nil, serializationErr(fmt.Sprintf("'%s' can not be converted to a Blob: Invalid last non-pad Base64 character dectected", s))
 	}
 	return b, nil
 }

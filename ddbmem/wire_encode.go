@@ -160,6 +160,14 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Skip eight plain bytes at a time: no control character, quote,
+		// backslash or non-ASCII byte among them.
+		for i+8 <= len(s) && plain8(s[i:i+8]) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -202,4 +210,21 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// plain8 reports whether the 8 bytes of s need no escaping: each is
+// printable ASCII other than '"' and '\\'.
+func plain8(s string) bool {
+	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	q := x ^ (lsb * '"')
+	bs := x ^ (lsb * '\\')
+	// A byte is flagged when it is < 0x20, is zero after the XORs (a
+	// quote or backslash), or has its high bit set.
+	return ((x-lsb*0x20)|(q-lsb)|(bs-lsb)|x)&msb == 0
 }

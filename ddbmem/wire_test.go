@@ -2,11 +2,14 @@ package ddbmem
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -101,5 +104,35 @@ func TestDecodeInputs(t *testing.T) {
 				t.Errorf("decoded input differs (-sent +decoded):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestAppendJSONString checks the string encoder against encoding/json on
+// strings of every kind, including invalid UTF-8 and characters next to
+// the 8-byte fast path's boundaries.
+func TestAppendJSONString(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", "Z", " ", "~", "\"", "\\", "\n", "\x00", "\x1f", "\x7f", "é", "日", "\u2028", "\xff", "\xe6\x97", "😀"}
+	for i := 0; i < 5000; i++ {
+		var b strings.Builder
+		for n := r.IntN(40); n > 0; n-- {
+			if r.IntN(3) == 0 {
+				b.WriteString(alphabet[r.IntN(len(alphabet))])
+			} else {
+				b.WriteByte(byte('a' + r.IntN(26)))
+			}
+		}
+		s := b.String()
+		var got, want string
+		if err := json.Unmarshal(appendJSONString(nil, s), &got); err != nil {
+			t.Fatalf("%q: invalid JSON %s: %v", s, appendJSONString(nil, s), err)
+		}
+		std, _ := json.Marshal(s)
+		if err := json.Unmarshal(std, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("%q: decoded %q, want %q", s, got, want)
+		}
 	}
 }

@@ -68,43 +68,69 @@ func (s *Store[T, PT]) BatchGet(ctx context.Context, keys []Key, optFns ...func(
 	}
 	found := make([]map[string]types.AttributeValue, len(uniq))
 	tr := s.t.tracer(&o)
-	var ka types.KeysAndAttributes
-	if o.ConsistentRead {
-		b := true
-		ka.ConsistentRead = &b
-	}
-	pending := uniq
-	attempt := 0
-	for len(pending) > 0 {
-		n := min(len(pending), BatchGetSize)
-		chunk := pending[:n]
-		pending = pending[n:]
-		ka.Keys = make([]map[string]types.AttributeValue, len(chunk))
+	input := func(chunk []Key) *dynamodb.BatchGetItemInput {
+		ka := types.KeysAndAttributes{Keys: make([]map[string]types.AttributeValue, len(chunk))}
 		for i, k := range chunk {
 			ka.Keys[i] = s.t.KeyMap(k)
 		}
-		in := &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{s.t.name: ka}}
-		if o.DryRun != nil {
-			*o.DryRun = Request{Op: "BatchGetItem", Input: in}
-			return nil, nil
+		if o.ConsistentRead {
+			b := true
+			ka.ConsistentRead = &b
 		}
-		out, err := send(ctx, s.t, tr, "BatchGetItem", "", in, s.t.client.BatchGetItem)
+		return &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{s.t.name: ka}}
+	}
+	if o.DryRun != nil {
+		if len(uniq) > 0 {
+			*o.DryRun = Request{Op: "BatchGetItem", Input: input(uniq[:min(len(uniq), BatchGetSize)])}
+		}
+		return nil, nil
+	}
+	left, err := batchLoop(ctx, s.t, uniq, BatchGetSize, func(ctx context.Context, chunk []Key) ([]Key, error) {
+		out, err := send(ctx, s.t, tr, "BatchGetItem", "", input(chunk), s.t.client.BatchGetItem)
+		if err != nil {
+			return nil, err
+		}
+		for _, item := range out.Responses[s.t.name] {
+			if i, ok := seen[s.t.keyOf(item)]; ok {
+				found[i] = item
+			}
+		}
 		var left []Key
+		for _, m := range out.UnprocessedKeys[s.t.name].Keys {
+			left = append(left, s.t.keyOf(m))
+		}
+		return left, nil
+	})
+	if err != nil {
+		items, _ := s.collect(found)
+		return items, &BatchError{Op: "BatchGet", Unprocessed: left, Err: err}
+	}
+	return s.collect(found)
+}
+
+// batchLoop is the one retry loop of BatchGet and BatchWrite. It sends
+// pending in chunks of size through send, which returns what its request
+// left unprocessed. Unprocessed items, and the whole chunk of a throttled
+// request, go back to the end of the queue, so the other chunks are sent
+// meanwhile, and each retry waits as the table's retry strategy says. A
+// request that processed anything is progress and resets the attempt
+// count: the loop gives up only after retries in a row without progress.
+// It ends when everything is processed (nil, nil), when ctx ends or the
+// strategy gives up, or on an error that is not throttling; it then
+// returns what is left with the error.
+func batchLoop[W any](ctx context.Context, t *Table, pending []W, size int, send func(context.Context, []W) ([]W, error)) ([]W, error) {
+	attempt := 0
+	for len(pending) > 0 {
+		n := min(len(pending), size)
+		chunk := pending[:n:n]
+		pending = pending[n:]
+		left, err := send(ctx, chunk)
 		switch {
 		case err == nil:
-			for _, item := range out.Responses[s.t.name] {
-				if i, ok := seen[s.t.keyOf(item)]; ok {
-					found[i] = item
-				}
-			}
-			for _, m := range out.UnprocessedKeys[s.t.name].Keys {
-				left = append(left, s.t.keyOf(m))
-			}
 		case throttled(err):
 			left = chunk
 		default:
-			items, _ := s.collect(found)
-			return items, &BatchError{Op: "BatchGet", Unprocessed: append(append([]Key(nil), chunk...), pending...), Err: err}
+			return append(append([]W(nil), chunk...), pending...), err
 		}
 		if len(left) < len(chunk) {
 			attempt = 0 // progress
@@ -114,12 +140,11 @@ func (s *Store[T, PT]) BatchGet(ctx context.Context, keys []Key, optFns ...func(
 		}
 		pending = append(pending, left...)
 		attempt++
-		if err := s.t.backoff(ctx, nil, attempt); err != nil {
-			items, _ := s.collect(found)
-			return items, &BatchError{Op: "BatchGet", Unprocessed: pending, Err: err}
+		if err := t.backoff(ctx, nil, attempt); err != nil {
+			return pending, err
 		}
 	}
-	return s.collect(found)
+	return nil, nil
 }
 
 // collect decodes the items found, in order; the first item that does not
@@ -221,53 +246,35 @@ func (t *Table) BatchWrite(ctx context.Context, ops ...WriteOp) error {
 			pending = append(pending, op)
 		}
 	}
-	keysOf := func(ws []WriteOp) []Key {
-		out := make([]Key, len(ws))
-		for i, w := range ws {
-			out[i] = w.key
-		}
-		return out
-	}
 	tr := t.opts.Tracer
-	attempt := 0
-	for len(pending) > 0 {
-		n := min(len(pending), BatchWriteSize)
-		chunk := pending[:n]
-		pending = pending[n:]
-		reqs := make([]types.WriteRequest, n)
+	left, err := batchLoop(ctx, t, pending, BatchWriteSize, func(ctx context.Context, chunk []WriteOp) ([]WriteOp, error) {
+		reqs := make([]types.WriteRequest, len(chunk))
 		for i, w := range chunk {
 			reqs[i] = w.req
 		}
 		in := &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{t.name: reqs}}
 		out, err := send(ctx, t, tr, "BatchWriteItem", "", in, t.client.BatchWriteItem)
+		if err != nil {
+			return nil, err
+		}
 		var left []WriteOp
-		switch {
-		case err == nil:
-			for _, r := range out.UnprocessedItems[t.name] {
-				m := map[string]types.AttributeValue(nil)
-				if r.PutRequest != nil {
-					m = r.PutRequest.Item
-				} else if r.DeleteRequest != nil {
-					m = r.DeleteRequest.Key
-				}
-				left = append(left, WriteOp{key: t.keyOf(m), req: r})
+		for _, r := range out.UnprocessedItems[t.name] {
+			m := map[string]types.AttributeValue(nil)
+			if r.PutRequest != nil {
+				m = r.PutRequest.Item
+			} else if r.DeleteRequest != nil {
+				m = r.DeleteRequest.Key
 			}
-		case throttled(err):
-			left = chunk
-		default:
-			return &BatchError{Op: "BatchWrite", Unprocessed: append(keysOf(chunk), keysOf(pending)...), Err: err}
+			left = append(left, WriteOp{key: t.keyOf(m), req: r})
 		}
-		if len(left) < len(chunk) {
-			attempt = 0 // progress
+		return left, nil
+	})
+	if err != nil {
+		keys := make([]Key, len(left))
+		for i, w := range left {
+			keys[i] = w.key
 		}
-		if len(left) == 0 {
-			continue
-		}
-		pending = append(pending, left...)
-		attempt++
-		if err := t.backoff(ctx, nil, attempt); err != nil {
-			return &BatchError{Op: "BatchWrite", Unprocessed: keysOf(pending), Err: err}
-		}
+		return &BatchError{Op: "BatchWrite", Unprocessed: keys, Err: err}
 	}
 	return nil
 }

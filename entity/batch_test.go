@@ -473,3 +473,52 @@ func TestBatchGetDecodeError(t *testing.T) {
 		t.Errorf("BatchGet returned %d items with the error", len(got))
 	}
 }
+
+// TestTxRetry: conflicts are retried with the strategy of Tx.Retry (or the
+// table's), and a transaction that keeps conflicting ends with the
+// cancellation joined with retry.ErrGaveUp; throttling is retried too.
+func TestTxRetry(t *testing.T) {
+	base := noteTable(t, patient)
+	fake := &stingy{Client: base.Client()}
+	tbl := entity.NewTable(fake, base.Name(), func(o *entity.Options) { *o = base.Options() })
+	posts := entity.NewStore[codex.Post](tbl)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name      string
+		conflicts int
+		strategy  retry.Strategy
+		calls     int
+		want      []error
+	}{
+		{"table strategy gives up", 10, nil, 4, []error{entity.ErrTransactionCanceled, retry.ErrGaveUp}},
+		{"Never", 10, retry.Never(), 1, []error{entity.ErrTransactionCanceled, retry.ErrGaveUp}},
+		{"commits after conflicts", 3, retry.Constant(time.Millisecond), 4, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake.mu.Lock()
+			fake.tx, fake.conflicts = 0, tc.conflicts
+			fake.mu.Unlock()
+			p := codex.Post{ID: testenv.UniqueName("tx"), CategoryID: "c1", Title: "t"}
+			err := tbl.Tx().Retry(tc.strategy).Add(posts.TxCreate(&p)).Exec(ctx)
+			for _, w := range tc.want {
+				if !errors.Is(err, w) {
+					t.Errorf("err %v, want it to match %v", err, w)
+				}
+			}
+			if tc.want == nil && err != nil {
+				t.Fatal(err)
+			}
+			if fake.tx != tc.calls {
+				t.Errorf("%d TransactWriteItems calls, want %d", fake.tx, tc.calls)
+			}
+		})
+	}
+	db := ddbmem.New()
+	etbl := noteTableOn(t, db, patient)
+	eposts := entity.NewStore[codex.Post](etbl)
+	db.SetFault("TransactWriteItems", ddbmem.Fault{Err: &types.ThrottlingException{Message: aws.String("slow down")}, Times: 2})
+	p := codex.Post{ID: "throttled", CategoryID: "c1", Title: "t"}
+	if err := etbl.Tx().Add(eposts.TxCreate(&p)).Exec(ctx); err != nil {
+		t.Fatalf("throttled transaction: %v", err)
+	}
+}

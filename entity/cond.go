@@ -19,26 +19,33 @@ const (
 // own part (existence, expected version) ANDed with the user's [If]
 // conditions. ok is false when there is no condition at all.
 func (s *Store[T, PT]) condition(o *CallOptions, e existence) (c expression.ConditionBuilder, ok bool) {
-	var parts []expression.ConditionBuilder
+	var p [3]expression.ConditionBuilder // at most: existence, version, user
+	n := 0
 	switch e {
 	case mustExist:
-		parts = append(parts, expression.AttributeExists(expression.Name(s.t.opts.PK)))
+		p[n] = expression.AttributeExists(expression.Name(s.t.opts.PK))
+		n++
 	case mustNot:
-		parts = append(parts, expression.AttributeNotExists(expression.Name(s.t.opts.PK)))
+		p[n] = expression.AttributeNotExists(expression.Name(s.t.opts.PK))
+		n++
 	}
 	if s.schema.VersionAttr != "" && o.Version > 0 {
-		parts = append(parts, expression.Name(s.schema.VersionAttr).Equal(expression.Value(o.Version)))
+		p[n] = expression.Name(s.schema.VersionAttr).Equal(expression.Value(o.Version))
+		n++
 	}
 	if o.Condition != nil {
-		parts = append(parts, *o.Condition)
+		p[n] = *o.Condition
+		n++
 	}
-	switch len(parts) {
+	switch n {
 	case 0:
 		return c, false
 	case 1:
-		return parts[0], true
+		return p[0], true
+	case 2:
+		return expression.And(p[0], p[1]), true
 	}
-	return expression.And(parts[0], parts[1], parts[2:]...), true
+	return expression.And(p[0], p[1], p[2]), true
 }
 
 // condExpr is a built condition: the expression and its placeholders.

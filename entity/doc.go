@@ -34,25 +34,41 @@
 //     emptied; primary key attributes and their sources are never set;
 //   - items over 400 KB ([ItemSize], computed like DynamoDB) are refused
 //     before sending with [ErrItemTooLarge];
-//   - [DryRun] captures the exact request instead of sending it.
+//   - the request builders ([Store.GetInput], [Store.CreateInput],
+//     [Store.PutInput], [Store.UpdateInput], [Store.DeleteInput]) build the
+//     exact request without a context and without sending it; [DryRun]
+//     captures it from a call instead.
+//
+// NewStore checks the entity's schema against the table ([CheckSchema]):
+// a primary key attribute with another name, or an index the table does
+// not declare (or declares with other attribute names), makes it panic
+// with a [*SchemaError], as regexp.MustCompile does for a bad pattern.
 //
 // Batches ([Store.BatchGet], [Table.BatchWrite]) are chunked (100 keys, 25
 // writes), deduplicated, keep the caller's order on read, and retry
-// unprocessed items with jittered backoff ([Options.Retry], default
-// [DefaultRetry]) until the context ends; leftovers come back in a
-// [*BatchError]. Transactions ([Table.Tx]) mix Create/Put/Update/Delete/
-// ConditionCheck across entity types, are refused over 100 actions before
-// sending, retry only conflicts and throttling, and report a cancellation
+// unprocessed items and throttled chunks with jittered backoff
+// ([Options.Retry], default [DefaultRetry]) while sending the other
+// chunks; any progress resets the strategy's attempt count, so a batch
+// ends only when everything landed, when the context ends, when the
+// strategy gives up after retries in a row without progress, or on an
+// error that is not retryable; leftovers come back in a [*BatchError].
+// Transactions ([Table.Tx]) mix Create/Put/Update/Delete/ConditionCheck
+// across entity types, are refused over 100 actions before sending, retry
+// only conflicts and throttling, and report a cancellation
 // as a [*TxCanceledError] listing each failed action with its reason code
 // and old item decoded into its Go type.
 //
 // Errors are sentinels ([ErrNotFound], [ErrConditionFailed],
 // [ErrAlreadyExists], [ErrVersionConflict], [ErrItemTooLarge],
-// [ErrValidation], [ErrUnprocessed], [ErrTransactionCanceled]) and typed
+// [ErrValidation], [ErrUnprocessed], [ErrTransactionCanceled],
+// [ErrSchemaMismatch]) and typed
 // errors carrying details; check them with errors.Is and errors.As.
 //
-// Nothing is logged. A [Tracer] receives one [TraceEvent] per request
-// (operation, table, index, consumed capacity, duration, error).
+// Nothing is logged. A [Tracer] sees every request start and end with the
+// call's context, so its spans nest under the caller's (operation, table,
+// index, consumed capacity, duration, error). Every request goes through
+// one path ([Send] for packages built on the runtime), and every loop the
+// runtime owns is paced by the one retry.Strategy shape of package retry.
 //
 // Tables and stores are safe for concurrent use once built.
 package entity

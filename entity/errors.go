@@ -2,15 +2,19 @@ package entity
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/internal/notfound"
 )
 
 // Sentinel errors of the table runtime. Check them with errors.Is.
 var (
-	// ErrNotFound is returned when the item does not exist.
-	ErrNotFound = errors.New("entity: item not found")
+	// ErrNotFound is returned when the item does not exist. It is the
+	// same value as cache.ErrNotFound.
+	ErrNotFound = notfound.Err
 	// ErrConditionFailed is returned when a write's condition failed,
 	// including a Create whose item already exists. It translates the
 	// SDK's ConditionalCheckFailedException.
@@ -32,8 +36,11 @@ var (
 	// ErrTransactionCanceled is matched by [*TxCanceledError].
 	ErrTransactionCanceled = errors.New("entity: transaction canceled")
 	// ErrUnprocessed is matched by [*BatchError]: a batch left items
-	// unprocessed when its context ended.
+	// unprocessed when its context ended or its retry strategy gave up.
 	ErrUnprocessed = errors.New("entity: batch items left unprocessed")
+	// ErrSchemaMismatch is matched by every [*SchemaError]: an entity
+	// schema that does not fit its table.
+	ErrSchemaMismatch = errors.New("entity: schema does not fit the table")
 )
 
 // ValidationError reports bad input found before sending. It matches
@@ -130,3 +137,26 @@ func (e *VersionConflictError) Unwrap() []error {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// SchemaError reports an entity schema that does not fit its table: a
+// primary key attribute with another name, or a key of an index the table
+// does not declare or declares with other attribute names. It matches
+// [ErrSchemaMismatch].
+type SchemaError struct {
+	Table string // the table name
+	Type  string // the entity type
+	Index string // the index at fault; "" for the primary key
+	Attr  string // the key attribute the entity writes
+	Err   error  // what does not fit
+}
+
+func (e *SchemaError) Error() string {
+	where := "primary key"
+	if e.Index != "" {
+		where = "index " + e.Index
+	}
+	return fmt.Sprintf("entity: schema of %s does not fit table %s: %s attribute %s: %v", e.Type, e.Table, where, e.Attr, e.Err)
+}
+
+// Unwrap returns [ErrSchemaMismatch] and the cause.
+func (e *SchemaError) Unwrap() []error { return []error{ErrSchemaMismatch, e.Err} }

@@ -2,6 +2,7 @@ package entity_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/codex"
 )
@@ -124,4 +126,65 @@ func ExampleDryRun() {
 	// SET #1 = :0, #2 = :1, #3 = :2, #4 = if_not_exists(#4, :3)
 	// attribute_exists (#0)
 	// Post
+}
+
+// A client for DynamoDB Local (or any local endpoint): placeholder
+// credentials and a fixed region, nothing read from the environment.
+func ExampleLocalClient() {
+	client := entity.LocalClient("http://127.0.0.1:8000")
+	tbl := entity.NewTable(client, "AppTable")
+	fmt.Println(tbl.Name(), client.Options().Region)
+	// Output: AppTable us-east-1
+}
+
+// A table that does not declare an index an entity writes is caught when
+// the store is made: CheckSchema returns the error and NewStore panics
+// with it.
+func ExampleCheckSchema() {
+	tbl := entity.NewTable(nil, "notes") // no GSIs declared
+	err := entity.CheckSchema(tbl, new(Note).EntitySchema())
+	var se *entity.SchemaError
+	fmt.Println(errors.As(err, &se), se.Index)
+	fmt.Println(err)
+	// Output:
+	// true GSI1
+	// entity: schema of NOTE does not fit table notes: index GSI1 attribute GSI1PK: the table declares no index "GSI1"
+}
+
+type traceKey struct{}
+
+// spans is a Tracer that opens a span per request under the caller's span
+// found in the context, and prints it when the request ends.
+type spans struct{}
+
+func (spans) TraceStart(ctx context.Context, ev entity.TraceStartEvent) context.Context {
+	parent, _ := ctx.Value(traceKey{}).(string)
+	return context.WithValue(ctx, traceKey{}, parent+" > "+ev.Op)
+}
+
+func (spans) TraceEnd(ctx context.Context, ev entity.TraceEvent) {
+	fmt.Println(ctx.Value(traceKey{}), ev.Err == nil, len(ev.Consumed))
+}
+
+// A Tracer receives the call's context, so the runtime's requests nest
+// under the caller's spans.
+func ExampleTracer() {
+	ctx := context.Background()
+	tbl := codex.NewTable(ddbmem.New(), "")
+	if err := tbl.EnsureTable(ctx); err != nil {
+		panic(err)
+	}
+	tbl = codex.NewTable(tbl.Client(), "", func(o *entity.Options) { o.Tracer = spans{} })
+	users := entity.NewStore[codex.User](tbl)
+	ctx = context.WithValue(ctx, traceKey{}, "GET /users/u001")
+	if err := users.Put(ctx, &codex.User{ID: "u001", DisplayName: "김대연"}); err != nil {
+		panic(err)
+	}
+	key, _ := codex.UserKey("u001")
+	if _, err := users.Get(ctx, key); err != nil {
+		panic(err)
+	}
+	// Output:
+	// GET /users/u001 > PutItem true 1
+	// GET /users/u001 > GetItem true 1
 }

@@ -33,8 +33,10 @@ type KeyAttr struct {
 	// Sources are the item attribute names the key is built from, in
 	// template order. Empty for a constant key such as "CORP#INFO".
 	Sources []string
-	// Sparse reports that an item without the sources is legal: the key
-	// attribute is then omitted (and removed on update).
+	// Sparse reports that an item without the sources is legal: the
+	// item is then written without the index, whole: when any key
+	// attribute of a sparse index cannot be built, every key attribute of
+	// that index is omitted (and removed on update).
 	Sparse bool
 	// Build computes the key value from item attributes. It returns an
 	// error wrapping keys.ErrMissingField when a source is absent or empty.

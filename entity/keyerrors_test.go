@@ -62,8 +62,8 @@ func TestSameMistakeSameError(t *testing.T) {
 			t.Run(mistake.name+"/"+path, func(t *testing.T) {
 				err := write()
 				var ke *keys.Error
-				if !errors.Is(err, mistake.want) || !errors.Is(err, entity.ErrValidation) || !errors.As(err, &ke) || ke.Field == "" {
-					t.Fatalf("%v, want a *ValidationError wrapping a *keys.Error (naming the field) that matches %v", err, mistake.want)
+				if !errors.Is(err, mistake.want) || !errors.Is(err, entity.ErrValidation) || !errors.As(err, &ke) || ke.Field != "EventID" {
+					t.Fatalf("%v, want a *ValidationError wrapping a *keys.Error naming field EventID that matches %v", err, mistake.want)
 				}
 				if mistake.want == keys.ErrTooLarge && !strings.Contains(err.Error(), "bytes, limit 2048") {
 					t.Errorf("%v does not state the size and the limit", err)

@@ -7,7 +7,8 @@ import "github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 // [KeepTimestamps]. The zero value is a plain call.
 type CallOptions struct {
 	// ConsistentRead asks Get for a strongly consistent read. Default:
-	// eventually consistent (seed 001 §8).
+	// eventually consistent (cheaper, and may miss a write of the last
+	// second).
 	ConsistentRead bool
 	// Condition is a user condition every write adds to its own.
 	Condition *expression.ConditionBuilder

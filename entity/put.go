@@ -183,7 +183,7 @@ func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create bool) (map
 
 // TimeFormat is the layout of the automatic CreatedAt and UpdatedAt
 // attributes when the schema names none: ISO 8601 in UTC with second
-// precision.
+// precision ("2025-11-14T03:00:00Z"), whose byte order is time order.
 const TimeFormat = "2006-01-02T15:04:05Z"
 
 func (s *Store[T, PT]) now() string {

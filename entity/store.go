@@ -78,32 +78,6 @@ func NewStore[T any, PT interface {
 	return s
 }
 
-// SchemaError reports an entity schema that does not fit its table: a
-// primary key attribute with another name, or a key of an index the table
-// does not declare or declares with other attribute names. It matches
-// [ErrSchemaMismatch].
-type SchemaError struct {
-	Table string // the table name
-	Type  string // the entity type
-	Index string // the index at fault; "" for the primary key
-	Attr  string // the key attribute the entity writes
-	Err   error  // what does not fit
-}
-
-func (e *SchemaError) Error() string {
-	where := "primary key"
-	if e.Index != "" {
-		where = "index " + e.Index
-	}
-	return fmt.Sprintf("entity: schema of %s does not fit table %s: %s attribute %s: %v", e.Type, e.Table, where, e.Attr, e.Err)
-}
-
-// Unwrap returns [ErrSchemaMismatch] and the cause.
-func (e *SchemaError) Unwrap() []error { return []error{ErrSchemaMismatch, e.Err} }
-
-// ErrSchemaMismatch is matched by every [*SchemaError].
-var ErrSchemaMismatch = errors.New("entity: schema does not fit the table")
-
 // CheckSchema reports whether an entity schema fits table t: each primary
 // key attribute must be the table's own PK or SK attribute, and each index
 // key must belong to an index that t declares (Options.GSIs or LSIs) in

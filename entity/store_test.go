@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/internal/testenv"
@@ -420,5 +422,105 @@ func TestSparseIndexWholeOrNothing(t *testing.T) {
 	raw = rawItem(t, tbl, key)
 	if sval(raw, "GSI2PK") != "TAG#news" || sval(raw, "GSI2SK") != "NOTE#s1" {
 		t.Errorf("GSI2 keys after tagging: %q %q", sval(raw, "GSI2PK"), sval(raw, "GSI2SK"))
+	}
+}
+
+type spanKey struct{}
+
+// spanTracer opens a "span" in TraceStart as a child of the caller's and
+// records, in TraceEnd, the span path it finds in the context.
+type spanTracer struct {
+	mu    sync.Mutex
+	ended []string
+}
+
+func (s *spanTracer) TraceStart(ctx context.Context, ev entity.TraceStartEvent) context.Context {
+	parent, _ := ctx.Value(spanKey{}).(string)
+	return context.WithValue(ctx, spanKey{}, parent+"/"+ev.Op)
+}
+
+func (s *spanTracer) TraceEnd(ctx context.Context, ev entity.TraceEvent) {
+	path, _ := ctx.Value(spanKey{}).(string)
+	s.mu.Lock()
+	s.ended = append(s.ended, path)
+	s.mu.Unlock()
+}
+
+// TestTracerNests: the tracer receives the call's context, and TraceEnd the
+// context its TraceStart returned, so spans nest under the caller's.
+func TestTracerNests(t *testing.T) {
+	tr := &spanTracer{}
+	tbl := noteTable(t, func(o *entity.Options) { o.Tracer = tr })
+	notes := entity.NewStore[Note](tbl)
+	ctx := context.WithValue(context.Background(), spanKey{}, "handler")
+	n := Note{ID: "tr", Owner: "o", Region: "r", Title: "t"}
+	if err := notes.Create(ctx, &n); err != nil {
+		t.Fatal(err)
+	}
+	key, _ := n.PrimaryKey()
+	if _, err := notes.Get(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := notes.Update(ctx, key, entity.Changes[Note]{entity.Set(NoteBody, "b")}, entity.IfVersion(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Tx().Add(notes.TxDelete(key, entity.IfVersion(2))).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/CreateTable", "handler/PutItem", "handler/GetItem", "handler/UpdateItem", "handler/TransactWriteItems"}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if diff := cmp.Diff(want, tr.ended); diff != "" {
+		t.Fatalf("spans (-want +got):\n%s", diff)
+	}
+}
+
+// TestRequestBuilders: the request builders need no context and build the
+// request a DryRun captures.
+func TestRequestBuilders(t *testing.T) {
+	tbl := noteTable(t)
+	notes := entity.NewStore[Note](tbl)
+	n := Note{ID: "rb", Owner: "o", Region: "r", Title: "t", CreatedAt: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	key, _ := n.PrimaryKey()
+	ctx := context.Background()
+	opts := cmpopts.IgnoreUnexported(dynamodb.PutItemInput{}, dynamodb.UpdateItemInput{}, dynamodb.DeleteItemInput{}, dynamodb.GetItemInput{},
+		types.AttributeValueMemberS{}, types.AttributeValueMemberN{})
+	for _, tc := range []struct {
+		name  string
+		build func() (any, error)
+		call  func(*entity.Request) error
+	}{
+		{"Get", func() (any, error) { return notes.GetInput(key, entity.ConsistentRead) },
+			func(r *entity.Request) error {
+				_, err := notes.Get(ctx, key, entity.ConsistentRead, entity.DryRun(r))
+				return err
+			}},
+		{"Create", func() (any, error) { return notes.CreateInput(&n) },
+			func(r *entity.Request) error { return notes.Create(ctx, &n, entity.DryRun(r)) }},
+		{"Put", func() (any, error) { return notes.PutInput(&n, entity.IfVersion(3)) },
+			func(r *entity.Request) error { return notes.Put(ctx, &n, entity.IfVersion(3), entity.DryRun(r)) }},
+		{"Delete", func() (any, error) { return notes.DeleteInput(key, entity.IfVersion(3)) },
+			func(r *entity.Request) error { return notes.Delete(ctx, key, entity.IfVersion(3), entity.DryRun(r)) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			built, err := tc.build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r entity.Request
+			if err := tc.call(&r); err != nil {
+				t.Fatal(err)
+			}
+			// UpdatedAt is stamped now: compare all but the item's times.
+			if diff := cmp.Diff(r.Input, built, opts, cmpopts.IgnoreMapEntries(func(k string, _ types.AttributeValue) bool { return k == "UpdatedAt" })); diff != "" {
+				t.Fatalf("builder vs dry run (-dry +built):\n%s", diff)
+			}
+		})
+	}
+	if _, err := notes.UpdateInput(key, entity.Changes[Note]{entity.Set(NoteBody, "b")}, entity.IfVersion(1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := notes.UpdateInput(key, nil, entity.IfVersion(1)); !errors.Is(err, entity.ErrValidation) {
+		t.Fatalf("UpdateInput with no changes: %v", err)
 	}
 }

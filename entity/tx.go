@@ -210,10 +210,10 @@ func tableOf(it types.TransactWriteItem) string {
 }
 
 // Exec sends the transaction. A cancellation caused only by transaction
-// conflicts or throttling is retried, with the strategy of [Tx.Retry] or
+// conflicts or throttling, and a throttled request, are retried, with the strategy of [Tx.Retry] or
 // else the table's, until it commits, the strategy gives up or ctx ends
-// (the last [*TxCanceledError] is then returned joined with
-// retry.ErrGaveUp or the context's error). Any other cancellation is a
+// (the last error, a [*TxCanceledError] or the throttling error, is then
+// returned joined with retry.ErrGaveUp or the context's error). Any other cancellation is a
 // *TxCanceledError listing each failed action; any other failure is
 // returned wrapped. Objects of TxCreate and TxPut are refreshed on
 // success. This is the one transaction path of tablekit: packages built
@@ -236,15 +236,21 @@ func (x *Tx) Exec(ctx context.Context) error {
 			return nil
 		}
 		var tce *types.TransactionCanceledException
-		if !errors.As(err, &tce) {
+		var fail error
+		switch {
+		case errors.As(err, &tce):
+			cerr := x.canceled(tce)
+			if !cerr.retryable() {
+				return cerr
+			}
+			fail = cerr
+		case throttled(err):
+			fail = fmt.Errorf("entity: transaction: %w", err)
+		default:
 			return fmt.Errorf("entity: transaction: %w", err)
 		}
-		cerr := x.canceled(tce)
-		if !cerr.retryable() {
-			return cerr
-		}
 		if berr := x.t.backoff(ctx, x.retry, attempt); berr != nil {
-			return errors.Join(cerr, berr)
+			return errors.Join(fail, berr)
 		}
 	}
 }

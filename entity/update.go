@@ -25,8 +25,9 @@ import (
 // index key, the key is recomputed from the update's values and the
 // primary key, and written in the same request. If a source is removed or
 // emptied the update fails with a [*ValidationError] that matches
-// keys.ErrMissingField, as Create does, and nothing is written; a sparse
-// index key whose source is removed or emptied is removed instead.
+// keys.ErrMissingField, as Create does, and nothing is written; when a
+// source of a sparse index key is removed or emptied, every key attribute
+// of that index is removed instead (a sparse index is whole or absent).
 // Primary key attributes and their sources cannot be changed.
 func (s *Store[T, PT]) Update(ctx context.Context, key Key, changes Changes[T], optFns ...func(*CallOptions)) (T, error) {
 	var v T
@@ -210,11 +211,19 @@ func (s *Store[T, PT]) updateInput(key Key, changes Changes[T], o *CallOptions) 
 }
 
 // missingSource is the error of an index key whose source an update
-// removes or empties: a *keys.Error wrapping keys.ErrMissingField, as the
-// generated key builders return for a missing source.
+// removes or empties: a *keys.Error wrapping keys.ErrMissingField, naming
+// the template's field as the generated key builders do for a missing
+// source.
 func missingSource(k KeyAttr, removed map[string]bool) error {
-	for _, src := range k.Sources {
+	var fields []string
+	if t, err := keys.New(k.Template); err == nil {
+		fields = t.Fields()
+	}
+	for i, src := range k.Sources {
 		if removed[src] {
+			if len(fields) == len(k.Sources) {
+				src = fields[i]
+			}
 			return &keys.Error{Template: k.Template, Field: src, Err: keys.ErrMissingField}
 		}
 	}

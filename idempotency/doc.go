@@ -35,8 +35,10 @@
 //
 // # The record
 //
-// Key: [Options.Key] of the idempotency key, by default PK "IDEMP#{key}",
-// SK "LOCK" (seed 004's IdempotencyLock with key "{eventId}#{userId}").
+// Key: [Options.Key] of the idempotency key, by default [DefaultKey]: PK
+// "IDEMP#" and the key escaped as a keys template field, SK "LOCK"; a key
+// made of several parts ([DefaultKey] of event and user IDs) is what a
+// generated "IDEMP#{EventID}#{UserID}" key builder gives.
 // Attributes: status (IN_PROGRESS, COMPLETE, FAILED), owner, payloadHash,
 // leaseUntil (epoch milliseconds), startedAt, completedAt, result (the
 // result marshalled by attributevalue), errorMessage (recorded failures),

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
+	"github.com/tablekit/tablekit/ddbmem"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/idempotency"
 )
 
@@ -34,23 +34,38 @@ func ExampleFirstValue() {
 	// Output: true req-1 true
 }
 
-// Charging an order at most once. db is a *dynamodb.Client (or the
-// embedded engine); the table has string keys PK and SK.
+// Charging an order at most once, on the embedded engine (a
+// *dynamodb.Client works the same); the table has string keys PK and SK.
+// The second call with the same key replays the first result without
+// running the effect.
 func ExampleDo() {
-	var db *dynamodb.Client // configured elsewhere
+	ctx := context.Background()
+	db := ddbmem.New()
+	if err := entity.NewTable(db, "AppTable").EnsureTable(ctx); err != nil {
+		log.Fatal(err)
+	}
 	store, err := idempotency.New(db, "AppTable")
 	if err != nil {
 		log.Fatal(err)
 	}
 	type receipt struct{ ChargeID string }
 	payload := []byte(`{"order":"o-1","amount":1200}`) // canonical bytes of the request
-	r, replayed, err := idempotency.Do(context.TODO(), store, "charge#o-1", payload,
-		func(ctx context.Context) (receipt, error) {
-			return receipt{ChargeID: "ch_1"}, nil // the effect, run at most once
-		},
-		func(o *idempotency.Options) { o.WaitForResult = true })
-	if err != nil {
-		log.Fatal(err)
+	charges := 0
+	for range 2 {
+		r, replayed, err := idempotency.Do(ctx, store, "charge#o-1", payload,
+			func(ctx context.Context) (receipt, error) {
+				charges++
+				return receipt{ChargeID: "ch_1"}, nil // the effect, run at most once
+			},
+			func(o *idempotency.Options) { o.WaitForResult = true })
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(r.ChargeID, replayed)
 	}
-	fmt.Println(r.ChargeID, replayed)
+	fmt.Println("charges:", charges)
+	// Output:
+	// ch_1 false
+	// ch_1 true
+	// charges: 1
 }

@@ -135,7 +135,8 @@ type Options struct {
 	// TTLAttr names the retention attribute (epoch seconds). Default "ttl".
 	TTLAttr string
 	// FirstValueAttr names the attribute that holds [Options.FirstValue].
-	// Default "firstValue" (seed 004 would use "requestId").
+	// Default "firstValue" (an application that stores the first
+	// request's ID there might name it "requestId").
 	FirstValueAttr string
 
 	// Lease is how long a claim holds without a heartbeat. Default 30 s.

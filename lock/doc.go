@@ -3,7 +3,7 @@
 //
 // A [Locker] obtains a [Lock] for a key and a TTL:
 //
-//	b, _ := valkeylock.New(glideClient, func(o *valkeylock.Options) { o.Prefix = "finance_app:prod" })
+//	b, _ := valkeylock.New(cache.NewGlideConn(glideClient), func(o *valkeylock.Options) { o.Prefix = "finance_app:prod" })
 //	lk := lock.New(b)
 //	l, err := lk.Obtain(ctx, "scheduler:outbox_events", 300*time.Second)
 //	if errors.Is(err, lock.ErrNotObtained) { ... another process holds it ... }
@@ -15,10 +15,9 @@
 // the acquire request was sent, less 1% of the TTL. [Lock.Refresh] extends
 // the lock; with [Options.AutoRefresh] a heartbeat does it until Release or
 // until the ctx given to Obtain ends. [Lock.Lost] is closed when a refresh
-// finds the lock gone. [Manager] adds the seed 002 manager: WithLock,
-// IsLocked, a registry of this process's locks, ForceReleaseAll, and the
-// scenario presets ([OutboxEvents], [CreateTable], [CleanupQueues],
-// [MonthlySummary]).
+// finds the lock gone. [Manager] adds a lock manager: WithLock, IsLocked,
+// a registry of this process's locks, ForceReleaseAll, and named locks
+// declared once ([Preset], [Manager.WithPreset]).
 //
 // # Defaults
 //

@@ -5,24 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	glide "github.com/valkey-io/valkey-glide/go/v2"
-	"github.com/valkey-io/valkey-glide/go/v2/config"
 
+	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/lock"
-	"github.com/tablekit/tablekit/lock/valkeylock"
+	"github.com/tablekit/tablekit/lock/dynamolock"
 )
 
-// The seed 002 scenarios and the condition that fences the application's
-// own DynamoDB writes with a lock's fencing number.
+// The condition that fences the application's own DynamoDB writes with a
+// lock's fencing number.
 func Example() {
-	for _, p := range lock.Presets() {
-		fmt.Println(p.Key, p.TTL)
-	}
 	expr, err := lock.FencedExpression("", 42)
 	if err != nil {
 		panic(err)
@@ -30,35 +27,32 @@ func Example() {
 	fmt.Println(aws.ToString(expr.Condition()))
 	fmt.Println(expr.Names())
 	// Output:
-	// scheduler:outbox_events 5m0s
-	// scheduler:create_table 1m0s
-	// scheduler:cleanup_queues 1h0m0s
-	// scheduler:monthly_summary 30m0s
 	// (attribute_not_exists (#0)) OR (#0 < :0)
 	// map[#0:fence]
 }
 
-// A scheduler job that runs on one server at a time, with fenced writes.
-// It needs a Valkey server and a DynamoDB table, so it is not run.
+// A scheduler job that runs on one server at a time, with fenced writes:
+// here the lock lives in a DynamoDB table (package lock/dynamolock) on the
+// embedded engine; with Valkey use package lock/valkeylock instead.
 func ExampleManager_WithPreset() {
 	ctx := context.Background()
-	client, err := glide.NewClient(config.NewClientConfiguration().
-		WithAddress(&config.NodeAddress{Host: "localhost", Port: 6379}))
-	if err != nil {
+	db := ddbmem.New()
+	tbl := entity.NewTable(db, "FMWebAppTable") // string keys PK and SK
+	if err := tbl.EnsureTable(ctx); err != nil {
 		log.Fatal(err)
 	}
-	defer client.Close()
-	b, err := valkeylock.New(client, func(o *valkeylock.Options) { o.Prefix = "finance_app:prod" })
+	b, err := dynamolock.New(db, func(o *dynamolock.Options) { o.Table = tbl.Name() })
 	if err != nil {
 		log.Fatal(err)
 	}
 	m := lock.NewManager(lock.New(b))
 	defer m.ForceReleaseAll(context.Background()) // on shutdown
 
-	var db *dynamodb.Client // your DynamoDB client
-	err = m.WithPreset(ctx, lock.OutboxEvents, func(ctx context.Context, l *lock.Lock) error {
+	outbox := lock.Preset{Key: "scheduler:outbox_events", TTL: 5 * time.Minute} // one per job
+	err = m.WithPreset(ctx, outbox, func(ctx context.Context, l *lock.Lock) error {
+		fmt.Println("held:", m.Held())
 		_, err := lock.PutFenced(ctx, db, &dynamodb.PutItemInput{
-			TableName: aws.String("FMWebAppTable"),
+			TableName: aws.String(tbl.Name()),
 			Item: map[string]types.AttributeValue{
 				"PK": &types.AttributeValueMemberS{Value: "OUTBOX#cursor"},
 				"SK": &types.AttributeValueMemberS{Value: "STATE"},
@@ -71,8 +65,12 @@ func ExampleManager_WithPreset() {
 	})
 	switch {
 	case errors.Is(err, lock.ErrNotObtained):
-		log.Print("another server is processing the outbox")
+		fmt.Println("another server is processing the outbox")
 	case err != nil:
-		log.Print(err)
+		log.Fatal(err)
 	}
+	fmt.Println("held after:", m.Held())
+	// Output:
+	// held: [scheduler:outbox_events]
+	// held after: []
 }

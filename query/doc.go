@@ -5,7 +5,9 @@
 // order, a limit, a filter, a projection and consistent reads, and
 // returns a [Page] of T with a Next cursor, an iterator over every page
 // ([Query.All]) or a count ([Query.Count]). [Query.Params] shows the
-// request without sending it.
+// request without sending it. [PageOptions] (limit, cursor, reversed
+// order, consistent read) is the one paging argument of every list
+// function built on a Query; [Query.With] applies it.
 //
 // # Cursors
 //

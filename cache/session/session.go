@@ -1,5 +1,5 @@
-// Package session keeps login sessions in Valkey, after seed 002's
-// session management, on top of package cache.
+// Package session keeps login sessions in Valkey, on top of package
+// cache.
 //
 // # Keys
 //
@@ -26,11 +26,11 @@
 //
 // # Behaviour
 //
-//   - [Store.Create] writes both keys with every SessionInfo field of seed 002
-//     (shard_id from Options.ShardFunc) and registers the token in the user's
-//     sorted set; past Options.MaxSessions the sessions with the oldest
-//     login time are evicted. (The seed evicts set_members()[0], but a Redis
-//     set has no order: its first member is not the oldest session.)
+//   - [Store.Create] writes both keys with every [Info] field (shard_id
+//     from Options.ShardFunc) and registers the token in the user's sorted
+//     set; past Options.MaxSessions the sessions with the oldest login time
+//     are evicted. (A plain Redis set would not do: it has no order, so its
+//     first member is not the oldest session.)
 //   - [Store.Validate] checks the token, refreshes both TTLs and
 //     last_access_time. There is no absolute lifetime unless
 //     Options.MaxLifetime is set (seed 002 has none); then a session is
@@ -67,7 +67,7 @@ import (
 
 // Defaults applied by [New] to zero [Options] fields.
 const (
-	DefaultTTL         = 3600 * time.Second // seed 002's session_expire_time
+	DefaultTTL         = 3600 * time.Second // idle time after which a session expires (seed 002's session_expire_time)
 	DefaultMaxSessions = 5
 	DefaultService     = "session"
 )
@@ -191,7 +191,8 @@ func New(c *cache.Cache, optFns ...func(*Options)) (*Store, error) {
 	return &Store{c: v, o: o, atomic: o.Layout == HashTagLayout || !c.Cluster()}, nil
 }
 
-// Info is seed 002's SessionInfo, plus the absolute expiry.
+// Info is what a session records about its login, plus the absolute
+// expiry.
 type Info struct {
 	SessionID      string
 	UserAccountID  string
@@ -398,9 +399,8 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1`)
 
 // registerScript tracks a token in the user's sorted set and evicts the
-// oldest beyond the limit. Seed 002 evicts set_members()[0] of a plain
-// set, but a Redis set has no order: its "first" member is arbitrary, not
-// the oldest session. Here the score is the login time, so rank 0 is
+// oldest beyond the limit. A plain Redis set would not do: it has no
+// order, so its "first" member is arbitrary, not the oldest session. Here the score is the login time, so rank 0 is
 // truly the oldest login, and the check and eviction are one atomic step
 // however many logins of the user race. ARGV: token, login score (µs), limit (0: none),
 // prune-before score, set ttl ms. The score is bumped past the newest

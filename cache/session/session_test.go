@@ -39,33 +39,35 @@ func (e env) key(kind, tok string) string {
 
 func eachMode(t *testing.T, f func(t *testing.T, e env)) {
 	t.Helper()
-	for _, run := range []struct {
-		mode   string
-		layout session.Layout
-	}{{"standalone", session.SeedLayout}, {"cluster", session.SeedLayout}, {"standalone-hashtags", session.HashTagLayout}, {"cluster-hashtags", session.HashTagLayout}} {
-		mode := strings.TrimSuffix(run.mode, "-hashtags")
-		t.Run(run.mode, func(t *testing.T) {
-			var addrs []string
-			if mode == "cluster" {
-				addrs = testenv.ValkeyClusterAddrs(t)
-			} else {
-				addrs = []string{testenv.ValkeyAddr(t)}
-			}
-			clk := &clock{}
-			clk.ns.Store(time.Now().UnixNano())
-			c, err := cache.New(cache.Options{AppID: testenv.UniqueName("tk"), Env: "test", Service: "api",
-				Addresses: addrs, Cluster: mode == "cluster", DisableTLS: true, RequestTimeout: time.Second,
-				Now: clk.now})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(c.Close)
-			raw, err := c.WithService("session", true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f(t, env{c: c, raw: raw, clock: clk, layout: run.layout, split: mode == "cluster" && run.layout == session.SeedLayout})
-		})
+	for _, be := range []cache.Backend{cache.BackendGlide, cache.BackendValkeyGo} {
+		for _, run := range []struct {
+			mode   string
+			layout session.Layout
+		}{{"standalone", session.SeedLayout}, {"cluster", session.SeedLayout}, {"standalone-hashtags", session.HashTagLayout}, {"cluster-hashtags", session.HashTagLayout}} {
+			mode := strings.TrimSuffix(run.mode, "-hashtags")
+			t.Run(be.String()+"/"+run.mode, func(t *testing.T) {
+				var addrs []string
+				if mode == "cluster" {
+					addrs = testenv.ValkeyClusterAddrs(t)
+				} else {
+					addrs = []string{testenv.ValkeyAddr(t)}
+				}
+				clk := &clock{}
+				clk.ns.Store(time.Now().UnixNano())
+				c, err := cache.New(cache.Options{AppID: testenv.UniqueName("tk"), Env: "test", Service: "api",
+					Addresses: addrs, Cluster: mode == "cluster", DisableTLS: true, RequestTimeout: time.Second,
+					Now: clk.now, Backend: be})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(c.Close)
+				raw, err := c.WithService("session", true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f(t, env{c: c, raw: raw, clock: clk, layout: run.layout, split: mode == "cluster" && run.layout == session.SeedLayout})
+			})
+		}
 	}
 }
 

@@ -69,11 +69,6 @@ func userPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // UserSK is the SK of every User.
 const UserSK = "METADATA"
 
-// userSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func userSKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return UserSK, nil
-}
-
 // UserKey returns the primary key of a User.
 func UserKey(id string) (entity.Key, error) {
 	b := keys.NewBuilder(13 + len(id))
@@ -81,8 +76,7 @@ func UserKey(id string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := UserSK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: UserSK}, nil
 }
 
 // ParseUserKey parses the primary key of a User back into its fields.
@@ -100,59 +94,29 @@ func ParseUserKey(k entity.Key) (id string, err error) {
 }
 
 // UserID describes the "id" attribute of a User.
-var UserID = entity.Field[User, string]{
-	Name: "id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var UserID = entity.Field[User, string]{Name: "id", Encode: codec.EncodeString[string]}
 
 // UserDisplayName describes the "displayName" attribute of a User.
-var UserDisplayName = entity.Field[User, string]{
-	Name: "displayName",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var UserDisplayName = entity.Field[User, string]{Name: "displayName", Encode: codec.EncodeString[string]}
 
 // UserRole describes the "role" attribute of a User.
-var UserRole = entity.Field[User, string]{
-	Name: "role",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var UserRole = entity.Field[User, string]{Name: "role", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // UserCreatedAt describes the "CreatedAt" attribute of a User.
-var UserCreatedAt = entity.Field[User, time.Time]{
-	Name: "CreatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("CreatedAt", v, keys.TimeSeconds)
-	},
-}
+var UserCreatedAt = entity.Field[User, time.Time]{Name: "CreatedAt", Encode: codec.TimeEncoder("CreatedAt", keys.TimeSeconds, false)}
 
 // UserUpdatedAt describes the "UpdatedAt" attribute of a User.
-var UserUpdatedAt = entity.Field[User, time.Time]{
-	Name: "UpdatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("UpdatedAt", v, keys.TimeSeconds)
-	},
-}
+var UserUpdatedAt = entity.Field[User, time.Time]{Name: "UpdatedAt", Encode: codec.TimeEncoder("UpdatedAt", keys.TimeSeconds, false)}
 
 var userSchema = entity.Schema{
 	Type: UserType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "USER#{ID}", Sources: []string{"id"}, Build: userPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "METADATA", Build: userSKFromItem},
+		{Role: "sk", Attr: "SK", Template: "METADATA", Build: codec.ConstKey(UserSK)},
 	},
 	Attrs:       []string{"Type", "id", "displayName", "role", "CreatedAt", "UpdatedAt"},
-	VersionAttr: "",
 	CreatedAttr: "CreatedAt",
 	UpdatedAttr: "UpdatedAt",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05Z",
 }
 
@@ -294,11 +258,6 @@ func categoryPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // CategorySK is the SK of every Category.
 const CategorySK = "METADATA"
 
-// categorySKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func categorySKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return CategorySK, nil
-}
-
 // CategoryKey returns the primary key of a Category.
 func CategoryKey(id string) (entity.Key, error) {
 	b := keys.NewBuilder(17 + len(id))
@@ -306,8 +265,7 @@ func CategoryKey(id string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := CategorySK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: CategorySK}, nil
 }
 
 // ParseCategoryKey parses the primary key of a Category back into its fields.
@@ -325,59 +283,29 @@ func ParseCategoryKey(k entity.Key) (id string, err error) {
 }
 
 // CategoryID describes the "id" attribute of a Category.
-var CategoryID = entity.Field[Category, string]{
-	Name: "id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var CategoryID = entity.Field[Category, string]{Name: "id", Encode: codec.EncodeString[string]}
 
 // CategoryTitle describes the "title" attribute of a Category.
-var CategoryTitle = entity.Field[Category, string]{
-	Name: "title",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var CategoryTitle = entity.Field[Category, string]{Name: "title", Encode: codec.EncodeString[string]}
 
 // CategoryDesc describes the "desc" attribute of a Category.
-var CategoryDesc = entity.Field[Category, string]{
-	Name: "desc",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var CategoryDesc = entity.Field[Category, string]{Name: "desc", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // CategoryCreatedAt describes the "CreatedAt" attribute of a Category.
-var CategoryCreatedAt = entity.Field[Category, time.Time]{
-	Name: "CreatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("CreatedAt", v, keys.TimeSeconds)
-	},
-}
+var CategoryCreatedAt = entity.Field[Category, time.Time]{Name: "CreatedAt", Encode: codec.TimeEncoder("CreatedAt", keys.TimeSeconds, false)}
 
 // CategoryUpdatedAt describes the "UpdatedAt" attribute of a Category.
-var CategoryUpdatedAt = entity.Field[Category, time.Time]{
-	Name: "UpdatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("UpdatedAt", v, keys.TimeSeconds)
-	},
-}
+var CategoryUpdatedAt = entity.Field[Category, time.Time]{Name: "UpdatedAt", Encode: codec.TimeEncoder("UpdatedAt", keys.TimeSeconds, false)}
 
 var categorySchema = entity.Schema{
 	Type: CategoryType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "CATEGORY#{ID}", Sources: []string{"id"}, Build: categoryPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "METADATA", Build: categorySKFromItem},
+		{Role: "sk", Attr: "SK", Template: "METADATA", Build: codec.ConstKey(CategorySK)},
 	},
 	Attrs:       []string{"Type", "id", "title", "desc", "CreatedAt", "UpdatedAt"},
-	VersionAttr: "",
 	CreatedAttr: "CreatedAt",
 	UpdatedAttr: "UpdatedAt",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05Z",
 }
 
@@ -590,77 +518,28 @@ func ParsePostKey(k entity.Key) (categoryID string, id string, err error) {
 }
 
 // PostID describes the "id" attribute of a Post.
-var PostID = entity.Field[Post, string]{
-	Name: "id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var PostID = entity.Field[Post, string]{Name: "id", Encode: codec.EncodeString[string]}
 
 // PostCategoryID describes the "categoryId" attribute of a Post.
-var PostCategoryID = entity.Field[Post, string]{
-	Name: "categoryId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var PostCategoryID = entity.Field[Post, string]{Name: "categoryId", Encode: codec.EncodeString[string]}
 
 // PostAuthorID describes the "authorId" attribute of a Post.
-var PostAuthorID = entity.Field[Post, string]{
-	Name: "authorId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var PostAuthorID = entity.Field[Post, string]{Name: "authorId", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // PostTitle describes the "title" attribute of a Post.
-var PostTitle = entity.Field[Post, string]{
-	Name: "title",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var PostTitle = entity.Field[Post, string]{Name: "title", Encode: codec.EncodeString[string]}
 
 // PostContents describes the "contents" attribute of a Post.
-var PostContents = entity.Field[Post, string]{
-	Name: "contents",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var PostContents = entity.Field[Post, string]{Name: "contents", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // PostLegacyID describes the "legacyId" attribute of a Post.
-var PostLegacyID = entity.Field[Post, string]{
-	Name: "legacyId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var PostLegacyID = entity.Field[Post, string]{Name: "legacyId", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // PostCreatedAt describes the "CreatedAt" attribute of a Post.
-var PostCreatedAt = entity.Field[Post, time.Time]{
-	Name: "CreatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("CreatedAt", v, keys.TimeSeconds)
-	},
-}
+var PostCreatedAt = entity.Field[Post, time.Time]{Name: "CreatedAt", Encode: codec.TimeEncoder("CreatedAt", keys.TimeSeconds, false)}
 
 // PostUpdatedAt describes the "UpdatedAt" attribute of a Post.
-var PostUpdatedAt = entity.Field[Post, time.Time]{
-	Name: "UpdatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("UpdatedAt", v, keys.TimeSeconds)
-	},
-}
+var PostUpdatedAt = entity.Field[Post, time.Time]{Name: "UpdatedAt", Encode: codec.TimeEncoder("UpdatedAt", keys.TimeSeconds, false)}
 
 var postSchema = entity.Schema{
 	Type: PostType,
@@ -669,10 +548,8 @@ var postSchema = entity.Schema{
 		{Role: "sk", Attr: "SK", Template: "POST#{ID}", Sources: []string{"id"}, Build: postSKFromItem},
 	},
 	Attrs:       []string{"Type", "id", "categoryId", "authorId", "title", "contents", "legacyId", "CreatedAt", "UpdatedAt"},
-	VersionAttr: "",
 	CreatedAttr: "CreatedAt",
 	UpdatedAttr: "UpdatedAt",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05Z",
 }
 
@@ -835,11 +712,6 @@ func bannerPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // BannerSK is the SK of every Banner.
 const BannerSK = "METADATA"
 
-// bannerSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func bannerSKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return BannerSK, nil
-}
-
 // BannerKey returns the primary key of a Banner.
 func BannerKey(id string) (entity.Key, error) {
 	b := keys.NewBuilder(15 + len(id))
@@ -847,8 +719,7 @@ func BannerKey(id string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := BannerSK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: BannerSK}, nil
 }
 
 // ParseBannerKey parses the primary key of a Banner back into its fields.
@@ -866,92 +737,38 @@ func ParseBannerKey(k entity.Key) (id string, err error) {
 }
 
 // BannerID describes the "id" attribute of a Banner.
-var BannerID = entity.Field[Banner, string]{
-	Name: "id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var BannerID = entity.Field[Banner, string]{Name: "id", Encode: codec.EncodeString[string]}
 
 // BannerTitle describes the "title" attribute of a Banner.
-var BannerTitle = entity.Field[Banner, string]{
-	Name: "title",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var BannerTitle = entity.Field[Banner, string]{Name: "title", Encode: codec.EncodeString[string]}
 
 // BannerDesc describes the "desc" attribute of a Banner.
-var BannerDesc = entity.Field[Banner, string]{
-	Name: "desc",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var BannerDesc = entity.Field[Banner, string]{Name: "desc", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // BannerImgURI describes the "imgUri" attribute of a Banner.
-var BannerImgURI = entity.Field[Banner, string]{
-	Name: "imgUri",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var BannerImgURI = entity.Field[Banner, string]{Name: "imgUri", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // BannerBtn1Text describes the "btn1Text" attribute of a Banner.
-var BannerBtn1Text = entity.Field[Banner, string]{
-	Name: "btn1Text",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var BannerBtn1Text = entity.Field[Banner, string]{Name: "btn1Text", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // BannerBtn2Text describes the "btn2Text" attribute of a Banner.
-var BannerBtn2Text = entity.Field[Banner, string]{
-	Name: "btn2Text",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var BannerBtn2Text = entity.Field[Banner, string]{Name: "btn2Text", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // BannerCreatedAt describes the "CreatedAt" attribute of a Banner.
-var BannerCreatedAt = entity.Field[Banner, time.Time]{
-	Name: "CreatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("CreatedAt", v, keys.TimeSeconds)
-	},
-}
+var BannerCreatedAt = entity.Field[Banner, time.Time]{Name: "CreatedAt", Encode: codec.TimeEncoder("CreatedAt", keys.TimeSeconds, false)}
 
 // BannerUpdatedAt describes the "UpdatedAt" attribute of a Banner.
-var BannerUpdatedAt = entity.Field[Banner, time.Time]{
-	Name: "UpdatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("UpdatedAt", v, keys.TimeSeconds)
-	},
-}
+var BannerUpdatedAt = entity.Field[Banner, time.Time]{Name: "UpdatedAt", Encode: codec.TimeEncoder("UpdatedAt", keys.TimeSeconds, false)}
 
 var bannerSchema = entity.Schema{
 	Type: BannerType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "BANNER#{ID}", Sources: []string{"id"}, Build: bannerPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "METADATA", Build: bannerSKFromItem},
+		{Role: "sk", Attr: "SK", Template: "METADATA", Build: codec.ConstKey(BannerSK)},
 	},
 	Attrs:       []string{"Type", "id", "title", "desc", "imgUri", "btn1Text", "btn2Text", "CreatedAt", "UpdatedAt"},
-	VersionAttr: "",
 	CreatedAttr: "CreatedAt",
 	UpdatedAttr: "UpdatedAt",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05Z",
 }
 
@@ -1075,24 +892,12 @@ var _ struct {
 // CorpInfoPK is the PK of every CorpInfo.
 const CorpInfoPK = "CORP#INFO"
 
-// corpInfoPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
-func corpInfoPKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return CorpInfoPK, nil
-}
-
 // CorpInfoSK is the SK of every CorpInfo.
 const CorpInfoSK = "METADATA"
 
-// corpInfoSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func corpInfoSKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return CorpInfoSK, nil
-}
-
 // CorpInfoKey returns the primary key of a CorpInfo.
 func CorpInfoKey() (entity.Key, error) {
-	pk := CorpInfoPK
-	sk := CorpInfoSK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: CorpInfoPK, SK: CorpInfoSK}, nil
 }
 
 // ParseCorpInfoKey parses the primary key of a CorpInfo back into its fields.
@@ -1107,92 +912,38 @@ func ParseCorpInfoKey(k entity.Key) (err error) {
 }
 
 // CorpInfoID describes the "id" attribute of a CorpInfo.
-var CorpInfoID = entity.Field[CorpInfo, string]{
-	Name: "id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var CorpInfoID = entity.Field[CorpInfo, string]{Name: "id", Encode: codec.EncodeString[string]}
 
 // CorpInfoName describes the "name" attribute of a CorpInfo.
-var CorpInfoName = entity.Field[CorpInfo, string]{
-	Name: "name",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var CorpInfoName = entity.Field[CorpInfo, string]{Name: "name", Encode: codec.EncodeString[string]}
 
 // CorpInfoAddress describes the "address" attribute of a CorpInfo.
-var CorpInfoAddress = entity.Field[CorpInfo, string]{
-	Name: "address",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var CorpInfoAddress = entity.Field[CorpInfo, string]{Name: "address", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // CorpInfoEmail describes the "email" attribute of a CorpInfo.
-var CorpInfoEmail = entity.Field[CorpInfo, string]{
-	Name: "email",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var CorpInfoEmail = entity.Field[CorpInfo, string]{Name: "email", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // CorpInfoFax describes the "fax" attribute of a CorpInfo.
-var CorpInfoFax = entity.Field[CorpInfo, string]{
-	Name: "fax",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var CorpInfoFax = entity.Field[CorpInfo, string]{Name: "fax", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // CorpInfoCorpNum describes the "corpNum" attribute of a CorpInfo.
-var CorpInfoCorpNum = entity.Field[CorpInfo, string]{
-	Name: "corpNum",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var CorpInfoCorpNum = entity.Field[CorpInfo, string]{Name: "corpNum", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // CorpInfoCreatedAt describes the "CreatedAt" attribute of a CorpInfo.
-var CorpInfoCreatedAt = entity.Field[CorpInfo, time.Time]{
-	Name: "CreatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("CreatedAt", v, keys.TimeSeconds)
-	},
-}
+var CorpInfoCreatedAt = entity.Field[CorpInfo, time.Time]{Name: "CreatedAt", Encode: codec.TimeEncoder("CreatedAt", keys.TimeSeconds, false)}
 
 // CorpInfoUpdatedAt describes the "UpdatedAt" attribute of a CorpInfo.
-var CorpInfoUpdatedAt = entity.Field[CorpInfo, time.Time]{
-	Name: "UpdatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("UpdatedAt", v, keys.TimeSeconds)
-	},
-}
+var CorpInfoUpdatedAt = entity.Field[CorpInfo, time.Time]{Name: "UpdatedAt", Encode: codec.TimeEncoder("UpdatedAt", keys.TimeSeconds, false)}
 
 var corpInfoSchema = entity.Schema{
 	Type: CorpInfoType,
 	Keys: []entity.KeyAttr{
-		{Role: "pk", Attr: "PK", Template: "CORP#INFO", Build: corpInfoPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "METADATA", Build: corpInfoSKFromItem},
+		{Role: "pk", Attr: "PK", Template: "CORP#INFO", Build: codec.ConstKey(CorpInfoPK)},
+		{Role: "sk", Attr: "SK", Template: "METADATA", Build: codec.ConstKey(CorpInfoSK)},
 	},
 	Attrs:       []string{"Type", "id", "name", "address", "email", "fax", "corpNum", "CreatedAt", "UpdatedAt"},
-	VersionAttr: "",
 	CreatedAttr: "CreatedAt",
 	UpdatedAttr: "UpdatedAt",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05Z",
 }
 
@@ -1355,11 +1106,6 @@ func contactInquiryPKFromItem(item map[string]types.AttributeValue) (string, err
 // ContactInquirySK is the SK of every ContactInquiry.
 const ContactInquirySK = "METADATA"
 
-// contactInquirySKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func contactInquirySKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return ContactInquirySK, nil
-}
-
 // ContactInquiryKey returns the primary key of a ContactInquiry.
 func ContactInquiryKey(id string) (entity.Key, error) {
 	b := keys.NewBuilder(16 + len(id))
@@ -1367,8 +1113,7 @@ func ContactInquiryKey(id string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := ContactInquirySK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: ContactInquirySK}, nil
 }
 
 // ParseContactInquiryKey parses the primary key of a ContactInquiry back into its fields.
@@ -1386,127 +1131,50 @@ func ParseContactInquiryKey(k entity.Key) (id string, err error) {
 }
 
 // ContactInquiryID describes the "id" attribute of a ContactInquiry.
-var ContactInquiryID = entity.Field[ContactInquiry, string]{
-	Name: "id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ContactInquiryID = entity.Field[ContactInquiry, string]{Name: "id", Encode: codec.EncodeString[string]}
 
 // ContactInquiryName describes the "name" attribute of a ContactInquiry.
-var ContactInquiryName = entity.Field[ContactInquiry, string]{
-	Name: "name",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ContactInquiryName = entity.Field[ContactInquiry, string]{Name: "name", Encode: codec.EncodeString[string]}
 
 // ContactInquiryEmail describes the "email" attribute of a ContactInquiry.
-var ContactInquiryEmail = entity.Field[ContactInquiry, string]{
-	Name: "email",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ContactInquiryEmail = entity.Field[ContactInquiry, string]{Name: "email", Encode: codec.EncodeString[string]}
 
 // ContactInquiryCompany describes the "company" attribute of a ContactInquiry.
-var ContactInquiryCompany = entity.Field[ContactInquiry, string]{
-	Name: "company",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ContactInquiryCompany = entity.Field[ContactInquiry, string]{Name: "company", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // ContactInquiryTitle describes the "title" attribute of a ContactInquiry.
-var ContactInquiryTitle = entity.Field[ContactInquiry, string]{
-	Name: "title",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ContactInquiryTitle = entity.Field[ContactInquiry, string]{Name: "title", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // ContactInquiryReferral describes the "referral" attribute of a ContactInquiry.
-var ContactInquiryReferral = entity.Field[ContactInquiry, string]{
-	Name: "referral",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ContactInquiryReferral = entity.Field[ContactInquiry, string]{Name: "referral", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // ContactInquirySubject describes the "subject" attribute of a ContactInquiry.
-var ContactInquirySubject = entity.Field[ContactInquiry, string]{
-	Name: "subject",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ContactInquirySubject = entity.Field[ContactInquiry, string]{Name: "subject", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // ContactInquiryMessage describes the "message" attribute of a ContactInquiry.
-var ContactInquiryMessage = entity.Field[ContactInquiry, string]{
-	Name: "message",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ContactInquiryMessage = entity.Field[ContactInquiry, string]{Name: "message", Encode: codec.EncodeString[string]}
 
 // ContactInquiryStatus describes the "status" attribute of a ContactInquiry.
-var ContactInquiryStatus = entity.Field[ContactInquiry, string]{
-	Name: "status",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ContactInquiryStatus = entity.Field[ContactInquiry, string]{Name: "status", Encode: codec.EncodeString[string]}
 
 // ContactInquiryNotifiedEmail describes the "notifiedEmail" attribute of a ContactInquiry.
-var ContactInquiryNotifiedEmail = entity.Field[ContactInquiry, string]{
-	Name: "notifiedEmail",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ContactInquiryNotifiedEmail = entity.Field[ContactInquiry, string]{Name: "notifiedEmail", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // ContactInquiryCreatedAt describes the "CreatedAt" attribute of a ContactInquiry.
-var ContactInquiryCreatedAt = entity.Field[ContactInquiry, time.Time]{
-	Name: "CreatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("CreatedAt", v, keys.TimeSeconds)
-	},
-}
+var ContactInquiryCreatedAt = entity.Field[ContactInquiry, time.Time]{Name: "CreatedAt", Encode: codec.TimeEncoder("CreatedAt", keys.TimeSeconds, false)}
 
 // ContactInquiryUpdatedAt describes the "UpdatedAt" attribute of a ContactInquiry.
-var ContactInquiryUpdatedAt = entity.Field[ContactInquiry, time.Time]{
-	Name: "UpdatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("UpdatedAt", v, keys.TimeSeconds)
-	},
-}
+var ContactInquiryUpdatedAt = entity.Field[ContactInquiry, time.Time]{Name: "UpdatedAt", Encode: codec.TimeEncoder("UpdatedAt", keys.TimeSeconds, false)}
 
 var contactInquirySchema = entity.Schema{
 	Type: ContactInquiryType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "CONTACT#{ID}", Sources: []string{"id"}, Build: contactInquiryPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "METADATA", Build: contactInquirySKFromItem},
+		{Role: "sk", Attr: "SK", Template: "METADATA", Build: codec.ConstKey(ContactInquirySK)},
 	},
 	Attrs:       []string{"Type", "id", "name", "email", "company", "title", "referral", "subject", "message", "status", "notifiedEmail", "CreatedAt", "UpdatedAt"},
-	VersionAttr: "",
 	CreatedAttr: "CreatedAt",
 	UpdatedAttr: "UpdatedAt",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05Z",
 }
 

@@ -271,7 +271,7 @@ func (s *Service) Image(ctx context.Context, eventID string, style Style, platfo
 				return nil, err
 			}
 			return ImageDataOf(g).fields(), nil
-		}, func(o *cache.LoadOptions) { o.NoJitter = true; o.NotFound = entity.ErrNotFound })
+		}, func(o *cache.LoadOptions) { o.NoJitter = true })
 	if err != nil {
 		return ImageData{}, err
 	}

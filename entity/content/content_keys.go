@@ -174,16 +174,6 @@ func contentPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // ContentSK is the SK of every Content.
 const ContentSK = "CONTENT"
 
-// contentSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func contentSKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return ContentSK, nil
-}
-
-// contentTypeFromItem computes the Type from item attributes (entity.KeyAttr.Build).
-func contentTypeFromItem(item map[string]types.AttributeValue) (string, error) {
-	return ContentType, nil
-}
-
 // buildContentCreatedAt appends the createdAt to b and returns it.
 func buildContentCreatedAt(b *keys.Builder, createdAt time.Time) (string, error) {
 	b.Reset("{CreatedAt}", keys.MaxSortKeyLen)
@@ -209,8 +199,7 @@ func ContentKey(eventID string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := ContentSK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: ContentSK}, nil
 }
 
 // ParseContentKey parses the primary key of a Content back into its fields.
@@ -228,48 +217,19 @@ func ParseContentKey(k entity.Key) (eventID string, err error) {
 }
 
 // ContentEventID describes the "eventId" attribute of a Content.
-var ContentEventID = entity.Field[Content, string]{
-	Name: "eventId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ContentEventID = entity.Field[Content, string]{Name: "eventId", Encode: codec.EncodeString[string]}
 
 // ContentEventTitle describes the "eventTitle" attribute of a Content. Check applies its rules.
-var ContentEventTitle = entity.Field[Content, string]{
-	Name: "eventTitle",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-	Check: checkContentEventTitle,
-}
+var ContentEventTitle = entity.Field[Content, string]{Name: "eventTitle", Encode: codec.EncodeString[string], Check: checkContentEventTitle}
 
 // ContentEventDescription describes the "eventDescription" attribute of a Content.
-var ContentEventDescription = entity.Field[Content, string]{
-	Name: "eventDescription",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ContentEventDescription = entity.Field[Content, string]{Name: "eventDescription", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // ContentCreatedAt describes the "createdAt" attribute of a Content.
-var ContentCreatedAt = entity.Field[Content, time.Time]{
-	Name: "createdAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("createdAt", v, keys.TimeMillis)
-	},
-}
+var ContentCreatedAt = entity.Field[Content, time.Time]{Name: "createdAt", Encode: codec.TimeEncoder("createdAt", keys.TimeMillis, false)}
 
 // ContentUpdatedAt describes the "updatedAt" attribute of a Content.
-var ContentUpdatedAt = entity.Field[Content, time.Time]{
-	Name: "updatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("updatedAt", v, keys.TimeMillis)
-	},
-}
+var ContentUpdatedAt = entity.Field[Content, time.Time]{Name: "updatedAt", Encode: codec.TimeEncoder("updatedAt", keys.TimeMillis, false)}
 
 // checkContentEventTitle checks the "eventTitle" attribute of a Content: not empty.
 func checkContentEventTitle(v string) error {
@@ -291,15 +251,13 @@ var contentSchema = entity.Schema{
 	Type: ContentType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "EVENT#{EventID}", Sources: []string{"eventId"}, Build: contentPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "CONTENT", Build: contentSKFromItem},
-		{Index: "Type_CreatedAt", Role: "pk", Attr: "Type", Template: "Content", Sparse: true, Build: contentTypeFromItem},
+		{Role: "sk", Attr: "SK", Template: "CONTENT", Build: codec.ConstKey(ContentSK)},
+		{Index: "Type_CreatedAt", Role: "pk", Attr: "Type", Template: "Content", Sparse: true, Build: codec.ConstKey(ContentType)},
 		{Index: "Type_CreatedAt", Role: "sk", Attr: "createdAt", Template: "{CreatedAt}", Sources: []string{"createdAt"}, Sparse: true, Build: contentCreatedAtFromItem},
 	},
 	Attrs:       []string{"eventId", "eventTitle", "eventDescription", "updatedAt"},
-	VersionAttr: "",
 	CreatedAttr: "createdAt",
 	UpdatedAttr: "updatedAt",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05.000Z",
 }
 
@@ -524,11 +482,6 @@ func generatedImageSKFromItem(item map[string]types.AttributeValue) (string, err
 	return buildGeneratedImageSK(&b, style, platform, id)
 }
 
-// generatedImageTypeFromItem computes the Type from item attributes (entity.KeyAttr.Build).
-func generatedImageTypeFromItem(item map[string]types.AttributeValue) (string, error) {
-	return GeneratedImageType, nil
-}
-
 // buildGeneratedImageCreatedAt appends the createdAt to b and returns it.
 func buildGeneratedImageCreatedAt(b *keys.Builder, createdAt time.Time) (string, error) {
 	b.Reset("{CreatedAt}", keys.MaxSortKeyLen)
@@ -583,128 +536,46 @@ func ParseGeneratedImageKey(k entity.Key) (eventID string, style Style, platform
 }
 
 // GeneratedImageID describes the "id" attribute of a GeneratedImage.
-var GeneratedImageID = entity.Field[GeneratedImage, string]{
-	Name: "id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var GeneratedImageID = entity.Field[GeneratedImage, string]{Name: "id", Encode: codec.EncodeString[string]}
 
 // GeneratedImageEventID describes the "eventId" attribute of a GeneratedImage.
-var GeneratedImageEventID = entity.Field[GeneratedImage, string]{
-	Name: "eventId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var GeneratedImageEventID = entity.Field[GeneratedImage, string]{Name: "eventId", Encode: codec.EncodeString[string]}
 
 // GeneratedImageStyle describes the "style" attribute of a GeneratedImage. Check applies its rules.
-var GeneratedImageStyle = entity.Field[GeneratedImage, Style]{
-	Name: "style",
-	Encode: func(v Style) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: string(v)}, nil
-	},
-	Check: checkGeneratedImageStyle,
-}
+var GeneratedImageStyle = entity.Field[GeneratedImage, Style]{Name: "style", Encode: codec.EncodeString[Style], Check: checkGeneratedImageStyle}
 
 // GeneratedImagePlatform describes the "platform" attribute of a GeneratedImage. Check applies its rules.
-var GeneratedImagePlatform = entity.Field[GeneratedImage, Platform]{
-	Name: "platform",
-	Encode: func(v Platform) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: string(v)}, nil
-	},
-	Check: checkGeneratedImagePlatform,
-}
+var GeneratedImagePlatform = entity.Field[GeneratedImage, Platform]{Name: "platform", Encode: codec.EncodeString[Platform], Check: checkGeneratedImagePlatform}
 
 // GeneratedImageCDNURL describes the "cdnUrl" attribute of a GeneratedImage. Check applies its rules.
-var GeneratedImageCDNURL = entity.Field[GeneratedImage, string]{
-	Name: "cdnUrl",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-	Check: checkGeneratedImageCDNURL,
-}
+var GeneratedImageCDNURL = entity.Field[GeneratedImage, string]{Name: "cdnUrl", Encode: codec.EncodeString[string], Check: checkGeneratedImageCDNURL}
 
 // GeneratedImagePrompt describes the "prompt" attribute of a GeneratedImage.
-var GeneratedImagePrompt = entity.Field[GeneratedImage, string]{
-	Name: "prompt",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var GeneratedImagePrompt = entity.Field[GeneratedImage, string]{Name: "prompt", Encode: codec.EncodeString[string]}
 
 // GeneratedImageSelected describes the "selected" attribute of a GeneratedImage.
-var GeneratedImageSelected = entity.Field[GeneratedImage, bool]{
-	Name: "selected",
-	Encode: func(v bool) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberBOOL{Value: v}, nil
-	},
-}
+var GeneratedImageSelected = entity.Field[GeneratedImage, bool]{Name: "selected", Encode: codec.EncodeBool[bool]}
 
 // GeneratedImageWidth describes the "width" attribute of a GeneratedImage. Check applies its rules.
-var GeneratedImageWidth = entity.Field[GeneratedImage, int]{
-	Name: "width",
-	Encode: func(v int) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-	Check: checkGeneratedImageWidth,
-}
+var GeneratedImageWidth = entity.Field[GeneratedImage, int]{Name: "width", Encode: codec.EncodeInt[int], Check: checkGeneratedImageWidth}
 
 // GeneratedImageHeight describes the "height" attribute of a GeneratedImage. Check applies its rules.
-var GeneratedImageHeight = entity.Field[GeneratedImage, int]{
-	Name: "height",
-	Encode: func(v int) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-	Check: checkGeneratedImageHeight,
-}
+var GeneratedImageHeight = entity.Field[GeneratedImage, int]{Name: "height", Encode: codec.EncodeInt[int], Check: checkGeneratedImageHeight}
 
 // GeneratedImageFileSize describes the "fileSize" attribute of a GeneratedImage. Check applies its rules.
-var GeneratedImageFileSize = entity.Field[GeneratedImage, int64]{
-	Name: "fileSize",
-	Encode: func(v int64) (types.AttributeValue, error) {
-		if v == 0 {
-			return nil, nil
-		}
-		return codec.Number(int64(v)), nil
-	},
-	Check: checkGeneratedImageFileSize,
-}
+var GeneratedImageFileSize = entity.Field[GeneratedImage, int64]{Name: "fileSize", Encode: codec.EncodeIntOmitEmpty[int64], Check: checkGeneratedImageFileSize}
 
 // GeneratedImageContentType describes the "contentType" attribute of a GeneratedImage.
-var GeneratedImageContentType = entity.Field[GeneratedImage, string]{
-	Name: "contentType",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var GeneratedImageContentType = entity.Field[GeneratedImage, string]{Name: "contentType", Encode: codec.EncodeString[string]}
 
 // GeneratedImageCreatedAt describes the "createdAt" attribute of a GeneratedImage.
-var GeneratedImageCreatedAt = entity.Field[GeneratedImage, time.Time]{
-	Name: "createdAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("createdAt", v, keys.TimeMillis)
-	},
-}
+var GeneratedImageCreatedAt = entity.Field[GeneratedImage, time.Time]{Name: "createdAt", Encode: codec.TimeEncoder("createdAt", keys.TimeMillis, false)}
 
 // GeneratedImageUpdatedAt describes the "updatedAt" attribute of a GeneratedImage.
-var GeneratedImageUpdatedAt = entity.Field[GeneratedImage, time.Time]{
-	Name: "updatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("updatedAt", v, keys.TimeMillis)
-	},
-}
+var GeneratedImageUpdatedAt = entity.Field[GeneratedImage, time.Time]{Name: "updatedAt", Encode: codec.TimeEncoder("updatedAt", keys.TimeMillis, false)}
 
 // GeneratedImageExpiresAt describes the "ttl" attribute of a GeneratedImage.
-var GeneratedImageExpiresAt = entity.Field[GeneratedImage, time.Time]{
-	Name: "ttl",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		if v.IsZero() {
-			return nil, nil
-		}
-		return codec.Number(v.Unix()), nil
-	},
-}
+var GeneratedImageExpiresAt = entity.Field[GeneratedImage, time.Time]{Name: "ttl", Encode: codec.EpochEncoder(false, true)}
 
 // checkGeneratedImageStyle checks the "style" attribute of a GeneratedImage: one of FANCY, SIMPLE, TRENDY.
 func checkGeneratedImageStyle(v Style) error {
@@ -785,11 +656,10 @@ var generatedImageSchema = entity.Schema{
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "EVENT#{EventID}", Sources: []string{"eventId"}, Build: generatedImagePKFromItem},
 		{Role: "sk", Attr: "SK", Template: "IMAGE#{Style}#{Platform}#{ID}", Sources: []string{"style", "platform", "id"}, Build: generatedImageSKFromItem},
-		{Index: "Type_CreatedAt", Role: "pk", Attr: "Type", Template: "GeneratedImage", Sparse: true, Build: generatedImageTypeFromItem},
+		{Index: "Type_CreatedAt", Role: "pk", Attr: "Type", Template: "GeneratedImage", Sparse: true, Build: codec.ConstKey(GeneratedImageType)},
 		{Index: "Type_CreatedAt", Role: "sk", Attr: "createdAt", Template: "{CreatedAt}", Sources: []string{"createdAt"}, Sparse: true, Build: generatedImageCreatedAtFromItem},
 	},
 	Attrs:       []string{"id", "eventId", "style", "platform", "cdnUrl", "prompt", "selected", "width", "height", "fileSize", "contentType", "updatedAt", "ttl"},
-	VersionAttr: "",
 	CreatedAttr: "createdAt",
 	UpdatedAttr: "updatedAt",
 	TTLAttr:     "ttl",
@@ -987,11 +857,6 @@ func jobPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // JobSK is the SK of every Job.
 const JobSK = "META"
 
-// jobSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func jobSKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return JobSK, nil
-}
-
 // JobGSI1PK returns the GSI1PK of a Job: "EVENT#{EventID}".
 func JobGSI1PK(eventID string) (string, error) {
 	b := keys.NewBuilder(6 + len(eventID))
@@ -1179,8 +1044,7 @@ func JobKey(id string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := JobSK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: JobSK}, nil
 }
 
 // ParseJobKey parses the primary key of a Job back into its fields.
@@ -1198,109 +1062,37 @@ func ParseJobKey(k entity.Key) (id string, err error) {
 }
 
 // JobID describes the "id" attribute of a Job. Check applies its rules.
-var JobID = entity.Field[Job, string]{
-	Name: "id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-	Check: checkJobID,
-}
+var JobID = entity.Field[Job, string]{Name: "id", Encode: codec.EncodeString[string], Check: checkJobID}
 
 // JobEventID describes the "eventId" attribute of a Job. Check applies its rules.
-var JobEventID = entity.Field[Job, string]{
-	Name: "eventId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-	Check: checkJobEventID,
-}
+var JobEventID = entity.Field[Job, string]{Name: "eventId", Encode: codec.EncodeString[string], Check: checkJobEventID}
 
 // JobKind describes the "jobType" attribute of a Job. Check applies its rules.
-var JobKind = entity.Field[Job, Kind]{
-	Name: "jobType",
-	Encode: func(v Kind) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: string(v)}, nil
-	},
-	Check: checkJobKind,
-}
+var JobKind = entity.Field[Job, Kind]{Name: "jobType", Encode: codec.EncodeString[Kind], Check: checkJobKind}
 
 // JobStatus describes the "status" attribute of a Job. Check applies its rules.
-var JobStatus = entity.Field[Job, Status]{
-	Name: "status",
-	Encode: func(v Status) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: string(v)}, nil
-	},
-	Check: checkJobStatus,
-}
+var JobStatus = entity.Field[Job, Status]{Name: "status", Encode: codec.EncodeString[Status], Check: checkJobStatus}
 
 // JobProgress describes the "progress" attribute of a Job. Check applies its rules.
-var JobProgress = entity.Field[Job, int]{
-	Name: "progress",
-	Encode: func(v int) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-	Check: checkJobProgress,
-}
+var JobProgress = entity.Field[Job, int]{Name: "progress", Encode: codec.EncodeInt[int], Check: checkJobProgress}
 
 // JobResultMessage describes the "resultMessage" attribute of a Job.
-var JobResultMessage = entity.Field[Job, string]{
-	Name: "resultMessage",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var JobResultMessage = entity.Field[Job, string]{Name: "resultMessage", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // JobErrorMessage describes the "errorMessage" attribute of a Job.
-var JobErrorMessage = entity.Field[Job, string]{
-	Name: "errorMessage",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var JobErrorMessage = entity.Field[Job, string]{Name: "errorMessage", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // JobCreatedAt describes the "createdAt" attribute of a Job.
-var JobCreatedAt = entity.Field[Job, time.Time]{
-	Name: "createdAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("createdAt", v, keys.TimeMillis)
-	},
-}
+var JobCreatedAt = entity.Field[Job, time.Time]{Name: "createdAt", Encode: codec.TimeEncoder("createdAt", keys.TimeMillis, false)}
 
 // JobUpdatedAt describes the "updatedAt" attribute of a Job.
-var JobUpdatedAt = entity.Field[Job, time.Time]{
-	Name: "updatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("updatedAt", v, keys.TimeMillis)
-	},
-}
+var JobUpdatedAt = entity.Field[Job, time.Time]{Name: "updatedAt", Encode: codec.TimeEncoder("updatedAt", keys.TimeMillis, false)}
 
 // JobCompletedAt describes the "completedAt" attribute of a Job.
-var JobCompletedAt = entity.Field[Job, time.Time]{
-	Name: "completedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		if v.IsZero() {
-			return nil, nil
-		}
-		return codec.TimeString("completedAt", v, keys.TimeMillis)
-	},
-}
+var JobCompletedAt = entity.Field[Job, time.Time]{Name: "completedAt", Encode: codec.TimeEncoder("completedAt", keys.TimeMillis, true)}
 
 // JobExpiresAt describes the "ttl" attribute of a Job.
-var JobExpiresAt = entity.Field[Job, time.Time]{
-	Name: "ttl",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		if v.IsZero() {
-			return nil, nil
-		}
-		return codec.Number(v.Unix()), nil
-	},
-}
+var JobExpiresAt = entity.Field[Job, time.Time]{Name: "ttl", Encode: codec.EpochEncoder(false, true)}
 
 // checkJobID checks the "id" attribute of a Job: "job-img-" and more.
 func checkJobID(v string) error {
@@ -1369,14 +1161,13 @@ var jobSchema = entity.Schema{
 	Type: JobType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "JOB#{ID}", Sources: []string{"id"}, Build: jobPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "META", Build: jobSKFromItem},
+		{Role: "sk", Attr: "SK", Template: "META", Build: codec.ConstKey(JobSK)},
 		{Index: "GSI1", Role: "pk", Attr: "GSI1PK", Template: "EVENT#{EventID}", Sources: []string{"eventId"}, Build: jobGSI1PKFromItem},
 		{Index: "GSI1", Role: "sk", Attr: "GSI1SK", Template: "JOB#{CreatedAt}#{ID}", Sources: []string{"createdAt", "id"}, Build: jobGSI1SKFromItem},
 		{Index: "GSI2", Role: "pk", Attr: "GSI2PK", Template: "JOBSTATUS#{Status}", Sources: []string{"status"}, Build: jobGSI2PKFromItem},
 		{Index: "GSI2", Role: "sk", Attr: "GSI2SK", Template: "{CreatedAt}#{ID}", Sources: []string{"createdAt", "id"}, Build: jobGSI2SKFromItem},
 	},
 	Attrs:       []string{"Type", "id", "eventId", "jobType", "status", "progress", "resultMessage", "errorMessage", "createdAt", "updatedAt", "completedAt", "ttl"},
-	VersionAttr: "",
 	CreatedAttr: "createdAt",
 	UpdatedAttr: "updatedAt",
 	TTLAttr:     "ttl",

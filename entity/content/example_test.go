@@ -2,10 +2,12 @@ package content_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/tablekit/tablekit/ddbmem"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/content"
 )
 
@@ -48,4 +50,29 @@ func Example() {
 	// content: illegal job status transition COMPLETED -> PROCESSING (job job-img-abc123)
 	// 1200 628 2026-01-27
 	// JOB#job-img-abc123 META
+}
+
+// The seed's rules hold on every write path, not only through Service: a
+// plain entity.Store refuses a job with progress 500, and writes nothing.
+func Example_rules() {
+	ctx := context.Background()
+	tbl := content.NewTable(ddbmem.New(), "")
+	if err := tbl.EnsureTable(ctx); err != nil {
+		panic(err)
+	}
+	jobs := entity.NewStore[content.Job](tbl)
+	job := content.Job{ID: "job-img-abc123", EventID: "evt-1", Kind: content.KindImageGeneration, Status: content.StatusProcessing, Progress: 500}
+	err := jobs.Create(ctx, &job)
+	var ce *entity.ConstraintError
+	fmt.Println(errors.As(err, &ce), ce.Attr, ce.Value, ce.Rule, ce.Limit)
+
+	job.Progress = 40
+	if err := jobs.Create(ctx, &job); err != nil {
+		panic(err)
+	}
+	_, err = jobs.Update(ctx, entity.Key{PK: "JOB#job-img-abc123", SK: "META"}, entity.Changes[content.Job]{entity.Set(content.JobStatus, "PAUSED")})
+	fmt.Println(errors.Is(err, entity.ErrValidation), errors.As(err, &ce), ce.Attr, ce.Value)
+	// Output:
+	// true progress 500 max 100
+	// true true status PAUSED
 }

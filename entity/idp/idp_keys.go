@@ -77,18 +77,8 @@ func projectPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // ProjectSK is the SK of every Project.
 const ProjectSK = "META"
 
-// projectSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func projectSKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return ProjectSK, nil
-}
-
 // ProjectGSI1PK is the GSI1PK of every Project.
 const ProjectGSI1PK = "PROJECTS"
-
-// projectGSI1PKFromItem computes the GSI1PK from item attributes (entity.KeyAttr.Build).
-func projectGSI1PKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return ProjectGSI1PK, nil
-}
 
 // ProjectGSI1SK returns the GSI1SK of a Project: "{CreatedAt}".
 func ProjectGSI1SK(createdAt time.Time) (string, error) {
@@ -131,8 +121,7 @@ func ProjectKey(projectID string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := ProjectSK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: ProjectSK}, nil
 }
 
 // ParseProjectKey parses the primary key of a Project back into its fields.
@@ -150,72 +139,34 @@ func ParseProjectKey(k entity.Key) (projectID string, err error) {
 }
 
 // ProjectProjectID describes the "project_id" attribute of a Project.
-var ProjectProjectID = entity.Field[Project, string]{
-	Name: "project_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ProjectProjectID = entity.Field[Project, string]{Name: "project_id", Encode: codec.EncodeString[string]}
 
 // ProjectName describes the "name" attribute of a Project.
-var ProjectName = entity.Field[Project, string]{
-	Name: "name",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ProjectName = entity.Field[Project, string]{Name: "name", Encode: codec.EncodeString[string]}
 
 // ProjectDescription describes the "description" attribute of a Project.
-var ProjectDescription = entity.Field[Project, string]{
-	Name: "description",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ProjectDescription = entity.Field[Project, string]{Name: "description", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // ProjectOwnerID describes the "owner_id" attribute of a Project.
-var ProjectOwnerID = entity.Field[Project, string]{
-	Name: "owner_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ProjectOwnerID = entity.Field[Project, string]{Name: "owner_id", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // ProjectCreatedAt describes the "created_at" attribute of a Project.
-var ProjectCreatedAt = entity.Field[Project, time.Time]{
-	Name: "created_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("created_at", v, keys.TimeMillis)
-	},
-}
+var ProjectCreatedAt = entity.Field[Project, time.Time]{Name: "created_at", Encode: codec.TimeEncoder("created_at", keys.TimeMillis, false)}
 
 // ProjectUpdatedAt describes the "updated_at" attribute of a Project.
-var ProjectUpdatedAt = entity.Field[Project, time.Time]{
-	Name: "updated_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("updated_at", v, keys.TimeMillis)
-	},
-}
+var ProjectUpdatedAt = entity.Field[Project, time.Time]{Name: "updated_at", Encode: codec.TimeEncoder("updated_at", keys.TimeMillis, false)}
 
 var projectSchema = entity.Schema{
 	Type: ProjectType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "PROJ#{ProjectID}", Sources: []string{"project_id"}, Build: projectPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "META", Build: projectSKFromItem},
-		{Index: "GSI1", Role: "pk", Attr: "GSI1PK", Template: "PROJECTS", Build: projectGSI1PKFromItem},
+		{Role: "sk", Attr: "SK", Template: "META", Build: codec.ConstKey(ProjectSK)},
+		{Index: "GSI1", Role: "pk", Attr: "GSI1PK", Template: "PROJECTS", Build: codec.ConstKey(ProjectGSI1PK)},
 		{Index: "GSI1", Role: "sk", Attr: "GSI1SK", Template: "{CreatedAt}", Sources: []string{"created_at"}, Build: projectGSI1SKFromItem},
 	},
 	Attrs:       []string{"Type", "project_id", "name", "description", "owner_id", "created_at", "updated_at"},
-	VersionAttr: "",
 	CreatedAttr: "created_at",
 	UpdatedAttr: "updated_at",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05.000Z",
 }
 
@@ -519,77 +470,28 @@ func ParseDocumentKey(k entity.Key) (projectID string, documentID string, err er
 }
 
 // DocumentProjectID describes the "project_id" attribute of a Document.
-var DocumentProjectID = entity.Field[Document, string]{
-	Name: "project_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var DocumentProjectID = entity.Field[Document, string]{Name: "project_id", Encode: codec.EncodeString[string]}
 
 // DocumentDocumentID describes the "document_id" attribute of a Document.
-var DocumentDocumentID = entity.Field[Document, string]{
-	Name: "document_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var DocumentDocumentID = entity.Field[Document, string]{Name: "document_id", Encode: codec.EncodeString[string]}
 
 // DocumentFileName describes the "file_name" attribute of a Document.
-var DocumentFileName = entity.Field[Document, string]{
-	Name: "file_name",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var DocumentFileName = entity.Field[Document, string]{Name: "file_name", Encode: codec.EncodeString[string]}
 
 // DocumentFileType describes the "file_type" attribute of a Document.
-var DocumentFileType = entity.Field[Document, string]{
-	Name: "file_type",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var DocumentFileType = entity.Field[Document, string]{Name: "file_type", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // DocumentFileSize describes the "file_size" attribute of a Document.
-var DocumentFileSize = entity.Field[Document, int64]{
-	Name: "file_size",
-	Encode: func(v int64) (types.AttributeValue, error) {
-		if v == 0 {
-			return nil, nil
-		}
-		return codec.Number(int64(v)), nil
-	},
-}
+var DocumentFileSize = entity.Field[Document, int64]{Name: "file_size", Encode: codec.EncodeIntOmitEmpty[int64]}
 
 // DocumentStatus describes the "status" attribute of a Document.
-var DocumentStatus = entity.Field[Document, string]{
-	Name: "status",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var DocumentStatus = entity.Field[Document, string]{Name: "status", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // DocumentCreatedAt describes the "created_at" attribute of a Document.
-var DocumentCreatedAt = entity.Field[Document, time.Time]{
-	Name: "created_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("created_at", v, keys.TimeMillis)
-	},
-}
+var DocumentCreatedAt = entity.Field[Document, time.Time]{Name: "created_at", Encode: codec.TimeEncoder("created_at", keys.TimeMillis, false)}
 
 // DocumentUpdatedAt describes the "updated_at" attribute of a Document.
-var DocumentUpdatedAt = entity.Field[Document, time.Time]{
-	Name: "updated_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("updated_at", v, keys.TimeMillis)
-	},
-}
+var DocumentUpdatedAt = entity.Field[Document, time.Time]{Name: "updated_at", Encode: codec.TimeEncoder("updated_at", keys.TimeMillis, false)}
 
 var documentSchema = entity.Schema{
 	Type: DocumentType,
@@ -600,10 +502,8 @@ var documentSchema = entity.Schema{
 		{Index: "GSI1", Role: "sk", Attr: "GSI1SK", Template: "{CreatedAt}", Sources: []string{"created_at"}, Build: documentGSI1SKFromItem},
 	},
 	Attrs:       []string{"Type", "project_id", "document_id", "file_name", "file_type", "file_size", "status", "created_at", "updated_at"},
-	VersionAttr: "",
 	CreatedAttr: "created_at",
 	UpdatedAttr: "updated_at",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05.000Z",
 }
 
@@ -845,69 +745,25 @@ func ParseWorkflowKey(k entity.Key) (documentID string, workflowID string, err e
 }
 
 // WorkflowDocumentID describes the "document_id" attribute of a Workflow.
-var WorkflowDocumentID = entity.Field[Workflow, string]{
-	Name: "document_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var WorkflowDocumentID = entity.Field[Workflow, string]{Name: "document_id", Encode: codec.EncodeString[string]}
 
 // WorkflowWorkflowID describes the "workflow_id" attribute of a Workflow.
-var WorkflowWorkflowID = entity.Field[Workflow, string]{
-	Name: "workflow_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var WorkflowWorkflowID = entity.Field[Workflow, string]{Name: "workflow_id", Encode: codec.EncodeString[string]}
 
 // WorkflowProjectID describes the "project_id" attribute of a Workflow.
-var WorkflowProjectID = entity.Field[Workflow, string]{
-	Name: "project_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var WorkflowProjectID = entity.Field[Workflow, string]{Name: "project_id", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // WorkflowStatus describes the "status" attribute of a Workflow.
-var WorkflowStatus = entity.Field[Workflow, string]{
-	Name: "status",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var WorkflowStatus = entity.Field[Workflow, string]{Name: "status", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // WorkflowTotalPages describes the "total_pages" attribute of a Workflow.
-var WorkflowTotalPages = entity.Field[Workflow, int]{
-	Name: "total_pages",
-	Encode: func(v int) (types.AttributeValue, error) {
-		if v == 0 {
-			return nil, nil
-		}
-		return codec.Number(int64(v)), nil
-	},
-}
+var WorkflowTotalPages = entity.Field[Workflow, int]{Name: "total_pages", Encode: codec.EncodeIntOmitEmpty[int]}
 
 // WorkflowCreatedAt describes the "created_at" attribute of a Workflow.
-var WorkflowCreatedAt = entity.Field[Workflow, time.Time]{
-	Name: "created_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("created_at", v, keys.TimeMillis)
-	},
-}
+var WorkflowCreatedAt = entity.Field[Workflow, time.Time]{Name: "created_at", Encode: codec.TimeEncoder("created_at", keys.TimeMillis, false)}
 
 // WorkflowUpdatedAt describes the "updated_at" attribute of a Workflow.
-var WorkflowUpdatedAt = entity.Field[Workflow, time.Time]{
-	Name: "updated_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("updated_at", v, keys.TimeMillis)
-	},
-}
+var WorkflowUpdatedAt = entity.Field[Workflow, time.Time]{Name: "updated_at", Encode: codec.TimeEncoder("updated_at", keys.TimeMillis, false)}
 
 var workflowSchema = entity.Schema{
 	Type: WorkflowType,
@@ -916,10 +772,8 @@ var workflowSchema = entity.Schema{
 		{Role: "sk", Attr: "SK", Template: "WF#{WorkflowID}", Sources: []string{"workflow_id"}, Build: workflowSKFromItem},
 	},
 	Attrs:       []string{"Type", "document_id", "workflow_id", "project_id", "status", "total_pages", "created_at", "updated_at"},
-	VersionAttr: "",
 	CreatedAttr: "created_at",
 	UpdatedAttr: "updated_at",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05.000Z",
 }
 
@@ -1147,58 +1001,22 @@ func ParseSegmentKey(k entity.Key) (workflowID string, segmentIndex int, err err
 }
 
 // SegmentWorkflowID describes the "workflow_id" attribute of a Segment.
-var SegmentWorkflowID = entity.Field[Segment, string]{
-	Name: "workflow_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var SegmentWorkflowID = entity.Field[Segment, string]{Name: "workflow_id", Encode: codec.EncodeString[string]}
 
 // SegmentSegmentIndex describes the "segment_index" attribute of a Segment.
-var SegmentSegmentIndex = entity.Field[Segment, int]{
-	Name: "segment_index",
-	Encode: func(v int) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-}
+var SegmentSegmentIndex = entity.Field[Segment, int]{Name: "segment_index", Encode: codec.EncodeInt[int]}
 
 // SegmentText describes the "text" attribute of a Segment.
-var SegmentText = entity.Field[Segment, string]{
-	Name: "text",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var SegmentText = entity.Field[Segment, string]{Name: "text", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // SegmentImageURI describes the "image_uri" attribute of a Segment.
-var SegmentImageURI = entity.Field[Segment, string]{
-	Name: "image_uri",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var SegmentImageURI = entity.Field[Segment, string]{Name: "image_uri", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // SegmentCreatedAt describes the "created_at" attribute of a Segment.
-var SegmentCreatedAt = entity.Field[Segment, time.Time]{
-	Name: "created_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("created_at", v, keys.TimeMillis)
-	},
-}
+var SegmentCreatedAt = entity.Field[Segment, time.Time]{Name: "created_at", Encode: codec.TimeEncoder("created_at", keys.TimeMillis, false)}
 
 // SegmentUpdatedAt describes the "updated_at" attribute of a Segment.
-var SegmentUpdatedAt = entity.Field[Segment, time.Time]{
-	Name: "updated_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("updated_at", v, keys.TimeMillis)
-	},
-}
+var SegmentUpdatedAt = entity.Field[Segment, time.Time]{Name: "updated_at", Encode: codec.TimeEncoder("updated_at", keys.TimeMillis, false)}
 
 var segmentSchema = entity.Schema{
 	Type: SegmentType,
@@ -1207,10 +1025,8 @@ var segmentSchema = entity.Schema{
 		{Role: "sk", Attr: "SK", Template: "SEG#{SegmentIndex:6}", Sources: []string{"segment_index"}, Build: segmentSKFromItem},
 	},
 	Attrs:       []string{"Type", "workflow_id", "segment_index", "text", "image_uri", "created_at", "updated_at"},
-	VersionAttr: "",
 	CreatedAttr: "created_at",
 	UpdatedAttr: "updated_at",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05.000Z",
 }
 
@@ -1362,11 +1178,6 @@ func artifactPKFromItem(item map[string]types.AttributeValue) (string, error) {
 
 // ArtifactSK is the SK of every Artifact.
 const ArtifactSK = "META"
-
-// artifactSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func artifactSKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return ArtifactSK, nil
-}
 
 // ArtifactGSI1PK returns the GSI1PK of an Artifact: "USR#{UserID}#ART".
 func ArtifactGSI1PK(userID string) (string, error) {
@@ -1540,8 +1351,7 @@ func ArtifactKey(artifactID string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := ArtifactSK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: ArtifactSK}, nil
 }
 
 // ParseArtifactKey parses the primary key of an Artifact back into its fields.
@@ -1559,90 +1369,42 @@ func ParseArtifactKey(k entity.Key) (artifactID string, err error) {
 }
 
 // ArtifactArtifactID describes the "artifact_id" attribute of an Artifact.
-var ArtifactArtifactID = entity.Field[Artifact, string]{
-	Name: "artifact_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ArtifactArtifactID = entity.Field[Artifact, string]{Name: "artifact_id", Encode: codec.EncodeString[string]}
 
 // ArtifactUserID describes the "user_id" attribute of an Artifact.
-var ArtifactUserID = entity.Field[Artifact, string]{
-	Name: "user_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ArtifactUserID = entity.Field[Artifact, string]{Name: "user_id", Encode: codec.EncodeString[string]}
 
 // ArtifactProjectID describes the "project_id" attribute of an Artifact.
-var ArtifactProjectID = entity.Field[Artifact, string]{
-	Name: "project_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ArtifactProjectID = entity.Field[Artifact, string]{Name: "project_id", Encode: codec.EncodeString[string]}
 
 // ArtifactName describes the "name" attribute of an Artifact.
-var ArtifactName = entity.Field[Artifact, string]{
-	Name: "name",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ArtifactName = entity.Field[Artifact, string]{Name: "name", Encode: codec.EncodeString[string]}
 
 // ArtifactContentType describes the "content_type" attribute of an Artifact.
-var ArtifactContentType = entity.Field[Artifact, string]{
-	Name: "content_type",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ArtifactContentType = entity.Field[Artifact, string]{Name: "content_type", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // ArtifactS3Key describes the "s3_key" attribute of an Artifact.
-var ArtifactS3Key = entity.Field[Artifact, string]{
-	Name: "s3_key",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ArtifactS3Key = entity.Field[Artifact, string]{Name: "s3_key", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // ArtifactCreatedAt describes the "created_at" attribute of an Artifact.
-var ArtifactCreatedAt = entity.Field[Artifact, time.Time]{
-	Name: "created_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("created_at", v, keys.TimeMillis)
-	},
-}
+var ArtifactCreatedAt = entity.Field[Artifact, time.Time]{Name: "created_at", Encode: codec.TimeEncoder("created_at", keys.TimeMillis, false)}
 
 // ArtifactUpdatedAt describes the "updated_at" attribute of an Artifact.
-var ArtifactUpdatedAt = entity.Field[Artifact, time.Time]{
-	Name: "updated_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("updated_at", v, keys.TimeMillis)
-	},
-}
+var ArtifactUpdatedAt = entity.Field[Artifact, time.Time]{Name: "updated_at", Encode: codec.TimeEncoder("updated_at", keys.TimeMillis, false)}
 
 var artifactSchema = entity.Schema{
 	Type: ArtifactType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "ART#{ArtifactID}", Sources: []string{"artifact_id"}, Build: artifactPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "META", Build: artifactSKFromItem},
+		{Role: "sk", Attr: "SK", Template: "META", Build: codec.ConstKey(ArtifactSK)},
 		{Index: "GSI1", Role: "pk", Attr: "GSI1PK", Template: "USR#{UserID}#ART", Sources: []string{"user_id"}, Build: artifactGSI1PKFromItem},
 		{Index: "GSI1", Role: "sk", Attr: "GSI1SK", Template: "{CreatedAt}", Sources: []string{"created_at"}, Build: artifactGSI1SKFromItem},
 		{Index: "GSI2", Role: "pk", Attr: "GSI2PK", Template: "USR#{UserID}#PROJ#{ProjectID}#ART", Sources: []string{"user_id", "project_id"}, Build: artifactGSI2PKFromItem},
 		{Index: "GSI2", Role: "sk", Attr: "GSI2SK", Template: "{CreatedAt}", Sources: []string{"created_at"}, Build: artifactGSI2SKFromItem},
 	},
 	Attrs:       []string{"Type", "artifact_id", "user_id", "project_id", "name", "content_type", "s3_key", "created_at", "updated_at"},
-	VersionAttr: "",
 	CreatedAttr: "created_at",
 	UpdatedAttr: "updated_at",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05.000Z",
 }
 

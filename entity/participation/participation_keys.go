@@ -224,11 +224,6 @@ func idempotencyLockPKFromItem(item map[string]types.AttributeValue) (string, er
 // IdempotencyLockSK is the SK of every IdempotencyLock.
 const IdempotencyLockSK = "LOCK"
 
-// idempotencyLockSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func idempotencyLockSKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return IdempotencyLockSK, nil
-}
-
 // IdempotencyLockKey returns the primary key of an IdempotencyLock.
 func IdempotencyLockKey(eventID string, userID string) (entity.Key, error) {
 	b := keys.NewBuilder(11 + len(eventID) + len(userID))
@@ -236,8 +231,7 @@ func IdempotencyLockKey(eventID string, userID string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := IdempotencyLockSK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: IdempotencyLockSK}, nil
 }
 
 // ParseIdempotencyLockKey parses the primary key of an IdempotencyLock back into its fields.
@@ -257,48 +251,25 @@ func ParseIdempotencyLockKey(k entity.Key) (eventID string, userID string, err e
 }
 
 // IdempotencyLockEventID describes the "eventId" attribute of an IdempotencyLock.
-var IdempotencyLockEventID = entity.Field[IdempotencyLock, string]{
-	Name: "eventId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var IdempotencyLockEventID = entity.Field[IdempotencyLock, string]{Name: "eventId", Encode: codec.EncodeString[string]}
 
 // IdempotencyLockUserID describes the "userId" attribute of an IdempotencyLock.
-var IdempotencyLockUserID = entity.Field[IdempotencyLock, string]{
-	Name: "userId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var IdempotencyLockUserID = entity.Field[IdempotencyLock, string]{Name: "userId", Encode: codec.EncodeString[string]}
 
 // IdempotencyLockRequestID describes the "requestId" attribute of an IdempotencyLock.
-var IdempotencyLockRequestID = entity.Field[IdempotencyLock, string]{
-	Name: "requestId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var IdempotencyLockRequestID = entity.Field[IdempotencyLock, string]{Name: "requestId", Encode: codec.EncodeString[string]}
 
 // IdempotencyLockCreatedAt describes the "createdAt" attribute of an IdempotencyLock.
-var IdempotencyLockCreatedAt = entity.Field[IdempotencyLock, time.Time]{
-	Name: "createdAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("createdAt", v, keys.TimeMillis)
-	},
-}
+var IdempotencyLockCreatedAt = entity.Field[IdempotencyLock, time.Time]{Name: "createdAt", Encode: codec.TimeEncoder("createdAt", keys.TimeMillis, false)}
 
 var idempotencyLockSchema = entity.Schema{
 	Type: IdempotencyLockType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "IDEMP#{EventID}#{UserID}", Sources: []string{"eventId", "userId"}, Build: idempotencyLockPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "LOCK", Build: idempotencyLockSKFromItem},
+		{Role: "sk", Attr: "SK", Template: "LOCK", Build: codec.ConstKey(IdempotencyLockSK)},
 	},
 	Attrs:       []string{"Type", "eventId", "userId", "requestId", "createdAt"},
-	VersionAttr: "",
 	CreatedAttr: "createdAt",
-	UpdatedAttr: "",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05.000Z",
 }
 
@@ -437,11 +408,6 @@ func requestPKFromItem(item map[string]types.AttributeValue) (string, error) {
 
 // RequestSK is the SK of every Request.
 const RequestSK = "META"
-
-// requestSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func requestSKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return RequestSK, nil
-}
 
 // RequestGSI1PK returns the GSI1PK of a Request: "USER#{UserID}".
 func RequestGSI1PK(userID string) (string, error) {
@@ -636,8 +602,7 @@ func RequestKey(requestID string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := RequestSK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: RequestSK}, nil
 }
 
 // ParseRequestKey parses the primary key of a Request back into its fields.
@@ -655,142 +620,46 @@ func ParseRequestKey(k entity.Key) (requestID string, err error) {
 }
 
 // RequestRequestID describes the "requestId" attribute of a Request.
-var RequestRequestID = entity.Field[Request, string]{
-	Name: "requestId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var RequestRequestID = entity.Field[Request, string]{Name: "requestId", Encode: codec.EncodeString[string]}
 
 // RequestEventID describes the "eventId" attribute of a Request.
-var RequestEventID = entity.Field[Request, string]{
-	Name: "eventId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var RequestEventID = entity.Field[Request, string]{Name: "eventId", Encode: codec.EncodeString[string]}
 
 // RequestUserID describes the "userId" attribute of a Request.
-var RequestUserID = entity.Field[Request, string]{
-	Name: "userId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var RequestUserID = entity.Field[Request, string]{Name: "userId", Encode: codec.EncodeString[string]}
 
 // RequestMode describes the "mode" attribute of a Request. Check applies its rules.
-var RequestMode = entity.Field[Request, Mode]{
-	Name: "mode",
-	Encode: func(v Mode) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: string(v)}, nil
-	},
-	Check: checkRequestMode,
-}
+var RequestMode = entity.Field[Request, Mode]{Name: "mode", Encode: codec.EncodeString[Mode], Check: checkRequestMode}
 
 // RequestStatus describes the "status" attribute of a Request. Check applies its rules.
-var RequestStatus = entity.Field[Request, Status]{
-	Name: "status",
-	Encode: func(v Status) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: string(v)}, nil
-	},
-	Check: checkRequestStatus,
-}
+var RequestStatus = entity.Field[Request, Status]{Name: "status", Encode: codec.EncodeString[Status], Check: checkRequestStatus}
 
 // RequestUIResult describes the "uiResult" attribute of a Request. Check applies its rules.
-var RequestUIResult = entity.Field[Request, UIResult]{
-	Name: "uiResult",
-	Encode: func(v UIResult) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: string(v)}, nil
-	},
-	Check: checkRequestUIResult,
-}
+var RequestUIResult = entity.Field[Request, UIResult]{Name: "uiResult", Encode: codec.EncodeStringOmitEmpty[UIResult], Check: checkRequestUIResult}
 
 // RequestRequestedAt describes the "requestedAt" attribute of a Request.
-var RequestRequestedAt = entity.Field[Request, time.Time]{
-	Name: "requestedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("requestedAt", v, keys.TimeMillis)
-	},
-}
+var RequestRequestedAt = entity.Field[Request, time.Time]{Name: "requestedAt", Encode: codec.TimeEncoder("requestedAt", keys.TimeMillis, false)}
 
 // RequestQueuedAt describes the "queuedAt" attribute of a Request.
-var RequestQueuedAt = entity.Field[Request, time.Time]{
-	Name: "queuedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		if v.IsZero() {
-			return nil, nil
-		}
-		return codec.TimeString("queuedAt", v, keys.TimeMillis)
-	},
-}
+var RequestQueuedAt = entity.Field[Request, time.Time]{Name: "queuedAt", Encode: codec.TimeEncoder("queuedAt", keys.TimeMillis, true)}
 
 // RequestStartedAt describes the "startedAt" attribute of a Request.
-var RequestStartedAt = entity.Field[Request, time.Time]{
-	Name: "startedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		if v.IsZero() {
-			return nil, nil
-		}
-		return codec.TimeString("startedAt", v, keys.TimeMillis)
-	},
-}
+var RequestStartedAt = entity.Field[Request, time.Time]{Name: "startedAt", Encode: codec.TimeEncoder("startedAt", keys.TimeMillis, true)}
 
 // RequestFinishedAt describes the "finishedAt" attribute of a Request.
-var RequestFinishedAt = entity.Field[Request, time.Time]{
-	Name: "finishedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		if v.IsZero() {
-			return nil, nil
-		}
-		return codec.TimeString("finishedAt", v, keys.TimeMillis)
-	},
-}
+var RequestFinishedAt = entity.Field[Request, time.Time]{Name: "finishedAt", Encode: codec.TimeEncoder("finishedAt", keys.TimeMillis, true)}
 
 // RequestFailureClass describes the "failureClass" attribute of a Request. Check applies its rules.
-var RequestFailureClass = entity.Field[Request, FailureClass]{
-	Name: "failureClass",
-	Encode: func(v FailureClass) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: string(v)}, nil
-	},
-	Check: checkRequestFailureClass,
-}
+var RequestFailureClass = entity.Field[Request, FailureClass]{Name: "failureClass", Encode: codec.EncodeStringOmitEmpty[FailureClass], Check: checkRequestFailureClass}
 
 // RequestErrorCode describes the "errorCode" attribute of a Request. Check applies its rules.
-var RequestErrorCode = entity.Field[Request, ErrorCode]{
-	Name: "errorCode",
-	Encode: func(v ErrorCode) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: string(v)}, nil
-	},
-	Check: checkRequestErrorCode,
-}
+var RequestErrorCode = entity.Field[Request, ErrorCode]{Name: "errorCode", Encode: codec.EncodeStringOmitEmpty[ErrorCode], Check: checkRequestErrorCode}
 
 // RequestErrorMessage describes the "errorMessage" attribute of a Request.
-var RequestErrorMessage = entity.Field[Request, string]{
-	Name: "errorMessage",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var RequestErrorMessage = entity.Field[Request, string]{Name: "errorMessage", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // RequestUpdatedAt describes the "updatedAt" attribute of a Request.
-var RequestUpdatedAt = entity.Field[Request, time.Time]{
-	Name: "updatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("updatedAt", v, keys.TimeMillis)
-	},
-}
+var RequestUpdatedAt = entity.Field[Request, time.Time]{Name: "updatedAt", Encode: codec.TimeEncoder("updatedAt", keys.TimeMillis, false)}
 
 // checkRequestMode checks the "mode" attribute of a Request: one of FIRST_COME, LOTTERY.
 func checkRequestMode(v Mode) error {
@@ -865,17 +734,14 @@ var requestSchema = entity.Schema{
 	Type: RequestType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "REQ#{RequestID}", Sources: []string{"requestId"}, Build: requestPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "META", Build: requestSKFromItem},
+		{Role: "sk", Attr: "SK", Template: "META", Build: codec.ConstKey(RequestSK)},
 		{Index: "GSI1", Role: "pk", Attr: "GSI1PK", Template: "USER#{UserID}", Sources: []string{"userId"}, Build: requestGSI1PKFromItem},
 		{Index: "GSI1", Role: "sk", Attr: "GSI1SK", Template: "RAT#{RequestedAt}#REQ#{RequestID}", Sources: []string{"requestedAt", "requestId"}, Build: requestGSI1SKFromItem},
 		{Index: "GSI2", Role: "pk", Attr: "GSI2PK", Template: "EVENT#{EventID}", Sources: []string{"eventId"}, Sparse: true, Build: requestGSI2PKFromItem},
 		{Index: "GSI2", Role: "sk", Attr: "GSI2SK", Template: "QAT#{QueuedAt}#REQ#{RequestID}", Sources: []string{"queuedAt", "requestId"}, Sparse: true, Build: requestGSI2SKFromItem},
 	},
 	Attrs:       []string{"Type", "requestId", "eventId", "userId", "mode", "status", "uiResult", "requestedAt", "queuedAt", "startedAt", "finishedAt", "failureClass", "errorCode", "errorMessage", "updatedAt"},
-	VersionAttr: "",
-	CreatedAttr: "",
 	UpdatedAttr: "updatedAt",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05.000Z",
 }
 
@@ -1101,11 +967,6 @@ func eventCapacityPKFromItem(item map[string]types.AttributeValue) (string, erro
 // EventCapacitySK is the SK of every EventCapacity.
 const EventCapacitySK = "CAPACITY"
 
-// eventCapacitySKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func eventCapacitySKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return EventCapacitySK, nil
-}
-
 // EventCapacityKey returns the primary key of an EventCapacity.
 func EventCapacityKey(eventID string) (entity.Key, error) {
 	b := keys.NewBuilder(14 + len(eventID))
@@ -1113,8 +974,7 @@ func EventCapacityKey(eventID string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := EventCapacitySK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: EventCapacitySK}, nil
 }
 
 // ParseEventCapacityKey parses the primary key of an EventCapacity back into its fields.
@@ -1132,46 +992,19 @@ func ParseEventCapacityKey(k entity.Key) (eventID string, err error) {
 }
 
 // EventCapacityEventID describes the "eventId" attribute of an EventCapacity.
-var EventCapacityEventID = entity.Field[EventCapacity, string]{
-	Name: "eventId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var EventCapacityEventID = entity.Field[EventCapacity, string]{Name: "eventId", Encode: codec.EncodeString[string]}
 
 // EventCapacityCapacityTotal describes the "capacityTotal" attribute of an EventCapacity. Check applies its rules.
-var EventCapacityCapacityTotal = entity.Field[EventCapacity, int64]{
-	Name: "capacityTotal",
-	Encode: func(v int64) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-	Check: checkEventCapacityCapacityTotal,
-}
+var EventCapacityCapacityTotal = entity.Field[EventCapacity, int64]{Name: "capacityTotal", Encode: codec.EncodeInt[int64], Check: checkEventCapacityCapacityTotal}
 
 // EventCapacityCapacityRemaining describes the "capacityRemaining" attribute of an EventCapacity. Check applies its rules.
-var EventCapacityCapacityRemaining = entity.Field[EventCapacity, int64]{
-	Name: "capacityRemaining",
-	Encode: func(v int64) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-	Check: checkEventCapacityCapacityRemaining,
-}
+var EventCapacityCapacityRemaining = entity.Field[EventCapacity, int64]{Name: "capacityRemaining", Encode: codec.EncodeInt[int64], Check: checkEventCapacityCapacityRemaining}
 
 // EventCapacityCreatedAt describes the "createdAt" attribute of an EventCapacity.
-var EventCapacityCreatedAt = entity.Field[EventCapacity, time.Time]{
-	Name: "createdAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("createdAt", v, keys.TimeMillis)
-	},
-}
+var EventCapacityCreatedAt = entity.Field[EventCapacity, time.Time]{Name: "createdAt", Encode: codec.TimeEncoder("createdAt", keys.TimeMillis, false)}
 
 // EventCapacityUpdatedAt describes the "updatedAt" attribute of an EventCapacity.
-var EventCapacityUpdatedAt = entity.Field[EventCapacity, time.Time]{
-	Name: "updatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("updatedAt", v, keys.TimeMillis)
-	},
-}
+var EventCapacityUpdatedAt = entity.Field[EventCapacity, time.Time]{Name: "updatedAt", Encode: codec.TimeEncoder("updatedAt", keys.TimeMillis, false)}
 
 // checkEventCapacityCapacityTotal checks the "capacityTotal" attribute of an EventCapacity: >= 1.
 func checkEventCapacityCapacityTotal(v int64) error {
@@ -1204,13 +1037,11 @@ var eventCapacitySchema = entity.Schema{
 	Type: EventCapacityType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "EVENT#{EventID}", Sources: []string{"eventId"}, Build: eventCapacityPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "CAPACITY", Build: eventCapacitySKFromItem},
+		{Role: "sk", Attr: "SK", Template: "CAPACITY", Build: codec.ConstKey(EventCapacitySK)},
 	},
 	Attrs:       []string{"Type", "eventId", "capacityTotal", "capacityRemaining", "createdAt", "updatedAt"},
-	VersionAttr: "",
 	CreatedAttr: "createdAt",
 	UpdatedAttr: "updatedAt",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05.000Z",
 }
 
@@ -1422,52 +1253,19 @@ func ParseRequestStatusLogKey(k entity.Key) (requestID string, occurredAt time.T
 }
 
 // RequestStatusLogRequestID describes the "requestId" attribute of a RequestStatusLog.
-var RequestStatusLogRequestID = entity.Field[RequestStatusLog, string]{
-	Name: "requestId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var RequestStatusLogRequestID = entity.Field[RequestStatusLog, string]{Name: "requestId", Encode: codec.EncodeString[string]}
 
 // RequestStatusLogOccurredAt describes the "occurredAt" attribute of a RequestStatusLog.
-var RequestStatusLogOccurredAt = entity.Field[RequestStatusLog, time.Time]{
-	Name: "occurredAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("occurredAt", v, keys.TimeNanos)
-	},
-}
+var RequestStatusLogOccurredAt = entity.Field[RequestStatusLog, time.Time]{Name: "occurredAt", Encode: codec.TimeEncoder("occurredAt", keys.TimeNanos, false)}
 
 // RequestStatusLogFrom describes the "fromStatus" attribute of a RequestStatusLog. Check applies its rules.
-var RequestStatusLogFrom = entity.Field[RequestStatusLog, Status]{
-	Name: "fromStatus",
-	Encode: func(v Status) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: string(v)}, nil
-	},
-	Check: checkRequestStatusLogFrom,
-}
+var RequestStatusLogFrom = entity.Field[RequestStatusLog, Status]{Name: "fromStatus", Encode: codec.EncodeStringOmitEmpty[Status], Check: checkRequestStatusLogFrom}
 
 // RequestStatusLogTo describes the "toStatus" attribute of a RequestStatusLog. Check applies its rules.
-var RequestStatusLogTo = entity.Field[RequestStatusLog, Status]{
-	Name: "toStatus",
-	Encode: func(v Status) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: string(v)}, nil
-	},
-	Check: checkRequestStatusLogTo,
-}
+var RequestStatusLogTo = entity.Field[RequestStatusLog, Status]{Name: "toStatus", Encode: codec.EncodeString[Status], Check: checkRequestStatusLogTo}
 
 // RequestStatusLogDetail describes the "detail" attribute of a RequestStatusLog.
-var RequestStatusLogDetail = entity.Field[RequestStatusLog, string]{
-	Name: "detail",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var RequestStatusLogDetail = entity.Field[RequestStatusLog, string]{Name: "detail", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // checkRequestStatusLogFrom checks the "fromStatus" attribute of a RequestStatusLog: one of RECEIVED, QUEUED, PROCESSING, SUCCEEDED, REJECTED, FAILED_FINAL.
 func checkRequestStatusLogFrom(v Status) error {
@@ -1505,11 +1303,7 @@ var requestStatusLogSchema = entity.Schema{
 		{Role: "pk", Attr: "PK", Template: "REQ#{RequestID}", Sources: []string{"requestId"}, Build: requestStatusLogPKFromItem},
 		{Role: "sk", Attr: "SK", Template: "LOG#{OccurredAt}", Sources: []string{"occurredAt"}, Build: requestStatusLogSKFromItem},
 	},
-	Attrs:       []string{"Type", "requestId", "occurredAt", "fromStatus", "toStatus", "detail"},
-	VersionAttr: "",
-	CreatedAttr: "",
-	UpdatedAttr: "",
-	TTLAttr:     "",
+	Attrs: []string{"Type", "requestId", "occurredAt", "fromStatus", "toStatus", "detail"},
 }
 
 // EntitySchema returns the schema of RequestStatusLog, shared and read-only.

@@ -8,9 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/entity"
@@ -101,8 +99,8 @@ type Options struct {
 	// Draw decides a LOTTERY request: true wins. Default: a fair coin.
 	Draw func(r Request) bool
 	// Retry paces retries of transaction conflicts (many workers on one
-	// EventCapacity). Default: jittered backoff from 5 ms to 200 ms,
-	// bounded by the context.
+	// EventCapacity); it is given to entity.Tx.Retry. Default: jittered
+	// backoff from 5 ms to 200 ms, bounded by the context.
 	Retry retry.Strategy
 }
 
@@ -182,8 +180,8 @@ type Receipt struct {
 // Participate is POST /events/{eventId}/participations: table A of the
 // seed, rows one to four.
 //
-// In one TransactWriteItems it puts the IdempotencyLock (condition
-// attribute_not_exists(PK) AND attribute_not_exists(SK)) and the Request
+// In one transaction (entity.Tx) it creates the IdempotencyLock
+// (condition attribute_not_exists(PK): no item with that key) and the Request
 // (status RECEIVED, requestedAt now), so a Request never exists without
 // its lock. A duplicate click writes nothing and gets the first requestId,
 // from the failed condition's old item (ALL_OLD) or, failing that, a
@@ -209,35 +207,14 @@ func (s *Service) Participate(ctx context.Context, eventID, userID string, mode 
 	now := s.now()
 	lock := IdempotencyLock{EventID: eventID, UserID: userID, RequestID: rid, CreatedAt: now}
 	req := Request{RequestID: rid, EventID: eventID, UserID: userID, Mode: mode, Status: StatusReceived, RequestedAt: now}
-	var lockDry, reqDry entity.Request
-	if err := s.locks.Create(ctx, &lock, entity.DryRun(&lockDry)); err != nil {
-		return Receipt{}, err
-	}
-	if err := s.reqs.Create(ctx, &req, entity.DryRun(&reqDry)); err != nil {
-		return Receipt{}, err
-	}
-	lockPut := putOf(lockDry)
-	// The seed's exact condition for the lock.
-	lockPut.ConditionExpression = aws.String("attribute_not_exists(#pk) AND attribute_not_exists(#sk)")
-	lockPut.ExpressionAttributeNames = map[string]string{"#pk": s.t.PKAttr(), "#sk": s.t.SKAttr()}
-	lockPut.ExpressionAttributeValues = nil
-	reqPut := putOf(reqDry)
-	if _, ok := reqPut.Item["GSI2SK"]; !ok {
-		// GSI2 is sparse as a pair: no GSI2PK before QUEUED either.
-		delete(reqPut.Item, "GSI2PK")
-	}
-	items := []types.TransactWriteItem{{Put: lockPut}, {Put: reqPut}}
+	tx := s.t.Tx().Retry(s.o.Retry).Add(s.locks.TxCreate(&lock), s.reqs.TxCreate(&req))
 	if s.o.StatusLog {
-		lp, err := s.logPut(rid, "", StatusReceived, now, "participation received")
-		if err != nil {
-			return Receipt{}, err
-		}
-		items = append(items, types.TransactWriteItem{Put: lp})
+		tx.Add(s.logCreate(rid, "", StatusReceived, now, "participation received"))
 	}
-	reasons, err := s.transact(ctx, items)
-	if err != nil {
-		if len(reasons) > 0 && code(reasons[0]) == "ConditionalCheckFailed" {
-			first, ferr := s.firstRequestID(ctx, lockKey, reasons[0].Item)
+	if err := tx.Exec(ctx); err != nil {
+		var tce *entity.TxCanceledError
+		if errors.As(err, &tce) && len(tce.Failures) > 0 && tce.Failures[0].Index == 0 && tce.Failures[0].Code == "ConditionalCheckFailed" {
+			first, ferr := s.firstRequestID(ctx, lockKey, tce.Failures[0].Item)
 			if ferr != nil {
 				return Receipt{}, ferr
 			}
@@ -381,18 +358,13 @@ func (s *Service) decide(ctx context.Context, r *Request) error {
 	if err != nil {
 		return invalid("Process", EventCapacityType, "eventId", err)
 	}
-	var dry entity.Request
-	_, err = s.caps.Update(ctx, capKey,
+	take := s.caps.TxUpdate(capKey,
 		entity.Changes[EventCapacity]{entity.Add(EventCapacityCapacityRemaining, -1)},
-		entity.If(expression.Name("capacityRemaining").GreaterThan(expression.Value(0))),
-		entity.DryRun(&dry))
-	if err != nil {
-		return err
-	}
+		entity.If(expression.Name("capacityRemaining").GreaterThan(expression.Value(0))))
 	err = s.apply(ctx, r, step{
 		to:      StatusSucceeded,
 		changes: entity.Changes[Request]{entity.Set(RequestUIResult, UISuccess), entity.Set(RequestFinishedAt, now)},
-		extra:   []types.TransactWriteItem{{Update: updateOf(dry)}},
+		extra:   []entity.TxOp{take},
 		detail:  string(UISuccess),
 	})
 	var xf *extraFailed
@@ -439,8 +411,8 @@ type step struct {
 	to      Status
 	changes entity.Changes[Request]
 	conds   []expression.ConditionBuilder
-	// extra items join the transaction after the request's update.
-	extra  []types.TransactWriteItem
+	// extra actions join the transaction after the request's update.
+	extra  []entity.TxOp
 	detail string
 }
 
@@ -476,45 +448,34 @@ func (s *Service) apply(ctx context.Context, r *Request, st step) error {
 	for _, c := range st.conds {
 		cond = cond.And(c)
 	}
-	var dry entity.Request
-	if _, err := s.reqs.Update(ctx, key, changes, entity.If(cond), entity.DryRun(&dry)); err != nil {
-		return err
-	}
-	in := dry.Input.(*dynamodb.UpdateItemInput)
-	items := st.extra
-	if s.o.StatusLog {
-		lp, err := s.logPut(r.RequestID, from, st.to, s.now(), st.detail)
-		if err != nil {
-			return err
-		}
-		items = append(append([]types.TransactWriteItem(nil), items...), types.TransactWriteItem{Put: lp})
-	}
-	if len(items) == 0 {
-		out, err := s.t.Client().UpdateItem(ctx, in)
-		var ccf *types.ConditionalCheckFailedException
-		if errors.As(err, &ccf) {
-			return s.lost(ctx, r, key, st.to, ccf.Item)
+	if len(st.extra) == 0 && !s.o.StatusLog {
+		v, err := s.reqs.Update(ctx, key, changes, entity.If(cond))
+		var ce *entity.ConditionError
+		if errors.As(err, &ce) {
+			return s.lost(ctx, r, key, st.to, ce.Old)
 		}
 		if err != nil {
 			return fmt.Errorf("participation: %s -> %s (request %s): %w", from, st.to, r.RequestID, err)
 		}
-		v, err := s.reqs.Decode(out.Attributes)
-		if err != nil {
-			return err
-		}
 		*r = v
 		return nil
 	}
-	all := append([]types.TransactWriteItem{{Update: updateOf(entity.Request{Input: in})}}, items...)
-	reasons, err := s.transact(ctx, all)
-	if err != nil {
-		if len(reasons) == len(all) {
-			if code(reasons[0]) == "ConditionalCheckFailed" {
-				return s.lost(ctx, r, key, st.to, reasons[0].Item)
-			}
-			for i := 1; i <= len(st.extra); i++ {
-				if code(reasons[i]) == "ConditionalCheckFailed" {
-					return &extraFailed{index: i - 1, old: reasons[i].Item}
+	tx := s.t.Tx().Retry(s.o.Retry).Add(s.reqs.TxUpdate(key, changes, entity.If(cond))).Add(st.extra...)
+	if s.o.StatusLog {
+		tx.Add(s.logCreate(r.RequestID, from, st.to, s.now(), st.detail))
+	}
+	if err := tx.Exec(ctx); err != nil {
+		var tce *entity.TxCanceledError
+		if errors.As(err, &tce) {
+			for _, f := range tce.Failures {
+				if f.Code != "ConditionalCheckFailed" {
+					continue
+				}
+				if f.Index == 0 {
+					return s.lost(ctx, r, key, st.to, f.Item)
+				}
+				if f.Index <= len(st.extra) {
+					return &extraFailed{index: f.Index - 1, old: f.Item}
 				}
 			}
 		}
@@ -544,75 +505,8 @@ func (s *Service) lost(ctx context.Context, r *Request, key entity.Key, to Statu
 	return &TransitionError{RequestID: r.RequestID, From: cur.Status, To: to}
 }
 
-func (s *Service) logPut(requestID string, from, to Status, at time.Time, detail string) (*types.Put, error) {
+// logCreate is the transaction action that writes a RequestStatusLog.
+func (s *Service) logCreate(requestID string, from, to Status, at time.Time, detail string) entity.TxOp {
 	l := RequestStatusLog{RequestID: requestID, OccurredAt: at, From: from, To: to, Detail: detail}
-	var dry entity.Request
-	if err := s.logs.Create(context.Background(), &l, entity.DryRun(&dry)); err != nil {
-		return nil, err
-	}
-	return putOf(dry), nil
-}
-
-// transact sends a transaction, retrying transaction conflicts and
-// throttling. On a cancellation it returns the reasons with the error.
-func (s *Service) transact(ctx context.Context, items []types.TransactWriteItem) ([]types.CancellationReason, error) {
-	in := &dynamodb.TransactWriteItemsInput{TransactItems: items}
-	for attempt := 1; ; attempt++ {
-		_, err := s.t.Client().TransactWriteItems(ctx, in)
-		if err == nil {
-			return nil, nil
-		}
-		var tce *types.TransactionCanceledException
-		if !errors.As(err, &tce) {
-			return nil, err
-		}
-		again := false
-		for _, r := range tce.CancellationReasons {
-			switch code(r) {
-			case "ConditionalCheckFailed":
-				return tce.CancellationReasons, err
-			case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
-				again = true
-			}
-		}
-		if !again {
-			return tce.CancellationReasons, err
-		}
-		d, ok := s.o.Retry.Backoff(attempt)
-		if !ok {
-			return tce.CancellationReasons, err
-		}
-		select {
-		case <-ctx.Done():
-			return tce.CancellationReasons, errors.Join(err, ctx.Err())
-		case <-time.After(d):
-		}
-	}
-}
-
-func code(r types.CancellationReason) string { return aws.ToString(r.Code) }
-
-func putOf(r entity.Request) *types.Put {
-	in := r.Input.(*dynamodb.PutItemInput)
-	return &types.Put{
-		TableName:                           in.TableName,
-		Item:                                in.Item,
-		ConditionExpression:                 in.ConditionExpression,
-		ExpressionAttributeNames:            in.ExpressionAttributeNames,
-		ExpressionAttributeValues:           in.ExpressionAttributeValues,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
-}
-
-func updateOf(r entity.Request) *types.Update {
-	in := r.Input.(*dynamodb.UpdateItemInput)
-	return &types.Update{
-		TableName:                           in.TableName,
-		Key:                                 in.Key,
-		UpdateExpression:                    in.UpdateExpression,
-		ConditionExpression:                 in.ConditionExpression,
-		ExpressionAttributeNames:            in.ExpressionAttributeNames,
-		ExpressionAttributeValues:           in.ExpressionAttributeValues,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
+	return s.logs.TxCreate(&l)
 }

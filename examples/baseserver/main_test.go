@@ -19,7 +19,6 @@ import (
 	"github.com/tablekit/tablekit/cache"
 	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/internal/testenv"
-	"github.com/tablekit/tablekit/lock"
 )
 
 // mustContain fails for every line of want that out does not contain.
@@ -36,7 +35,7 @@ func mustContain(t *testing.T, out string, want ...string) {
 // competing servers, n times in out (once per backend).
 func lockLines(t *testing.T, out string, n int) {
 	t.Helper()
-	for _, p := range lock.Presets() {
+	for _, p := range presets() {
 		re := regexp.MustCompile(regexp.QuoteMeta(p.Key+" (TTL "+p.TTL.String()+"): ") +
 			`1 server ran the job \[server-\d \(fence \d+\)\], 1 skipped \[server-\d\] \(lock: not obtained\); IsLocked after: false`)
 		if got := len(re.FindAllString(out, -1)); got != n {

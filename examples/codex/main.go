@@ -23,9 +23,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	cx "github.com/tablekit/tablekit/entity/codex"
-	"github.com/tablekit/tablekit/internal/exampleenv"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/query/codex"
 )
@@ -53,8 +53,10 @@ func main() {
 // newClient returns the DynamoDB client of the example: DynamoDB Local
 // when TABLEKIT_DYNAMODB_ENDPOINT is set, else the embedded engine.
 func newClient() (entity.Client, error) {
-	c, _ := exampleenv.FromEnv()
-	return c, nil
+	if ep := os.Getenv("TABLEKIT_DYNAMODB_ENDPOINT"); ep != "" {
+		return entity.LocalClient(ep), nil
+	}
+	return ddbmem.New(), nil
 }
 
 // run creates the table, writes the sample data and runs every access

@@ -29,16 +29,21 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit/cache"
+	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/content"
-	"github.com/tablekit/tablekit/internal/exampleenv"
 	"github.com/tablekit/tablekit/query"
 	qc "github.com/tablekit/tablekit/query/content"
 )
 
 // newClient returns the embedded engine, or a client of the DynamoDB
 // endpoint in TABLEKIT_DYNAMODB_ENDPOINT.
-func newClient() (entity.Client, string) { return exampleenv.FromEnv() }
+func newClient() (entity.Client, string) {
+	if ep := os.Getenv("TABLEKIT_DYNAMODB_ENDPOINT"); ep != "" {
+		return entity.LocalClient(ep), "DynamoDB at " + ep
+	}
+	return ddbmem.New(), "the embedded engine (ddbmem)"
+}
 
 // newCache returns the Valkey cache at TABLEKIT_VALKEY_ADDR, or a
 // bypassed cache when it is unset.

@@ -22,10 +22,10 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit/cache"
+	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	m "github.com/tablekit/tablekit/entity/idp"
 	"github.com/tablekit/tablekit/entity/idp/idpcache"
-	"github.com/tablekit/tablekit/internal/exampleenv"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/query"
 	q "github.com/tablekit/tablekit/query/idp"
@@ -49,8 +49,10 @@ func main() {
 // newClient returns the embedded engine, or a client of the DynamoDB
 // endpoint in TABLEKIT_DYNAMODB_ENDPOINT.
 func newClient() entity.Client {
-	c, _ := exampleenv.FromEnv()
-	return c
+	if ep := os.Getenv("TABLEKIT_DYNAMODB_ENDPOINT"); ep != "" {
+		return entity.LocalClient(ep)
+	}
+	return ddbmem.New()
 }
 
 func newCache() (*cache.Cache, error) {

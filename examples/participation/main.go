@@ -21,22 +21,28 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/participation"
-	"github.com/tablekit/tablekit/internal/exampleenv"
 	"github.com/tablekit/tablekit/query"
 	qp "github.com/tablekit/tablekit/query/participation"
 )
 
 // newClient returns the embedded engine, or a client of the DynamoDB
 // endpoint in TABLEKIT_DYNAMODB_ENDPOINT.
-func newClient() (entity.Client, string) { return exampleenv.FromEnv() }
+func newClient() (entity.Client, string) {
+	if ep := os.Getenv("TABLEKIT_DYNAMODB_ENDPOINT"); ep != "" {
+		return entity.LocalClient(ep), "DynamoDB at " + ep
+	}
+	return ddbmem.New(), "the embedded engine (ddbmem)"
+}
 
 // delivery is one delivery of a message.
 type delivery struct {

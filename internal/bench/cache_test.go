@@ -27,8 +27,10 @@ func benchCache(b testing.TB) *cache.Cache {
 }
 
 // BenchmarkCache compares a cache hit with a bare glide GET of the same
-// 1 KiB value (goal: GetHit <= 1.10x RawGlideGet), and measures
-// GetOrLoad throughput on hot keys from 64 goroutines.
+// 1 KiB value (goal: GetHit <= 1.10x RawGlideGet), runs the valkey-go
+// backend and the near cache against a bare valkey-go client (see
+// benchValkeyGo), and measures GetOrLoad throughput on hot keys from 64
+// goroutines.
 func BenchmarkCache(b *testing.B) {
 	ctx := context.Background()
 	c := benchCache(b)
@@ -66,6 +68,8 @@ func BenchmarkCache(b *testing.B) {
 			}
 		}
 	})
+
+	benchValkeyGo(b)
 
 	b.Run("GetOrLoadParallel", func(b *testing.B) {
 		const hot = 16

@@ -2,50 +2,15 @@ package bench
 
 import (
 	"context"
-	"net/http"
 	"testing"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/tablekit/tablekit/cachestore"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/codex"
 )
 
-// entUpdateClient is entClient answering UpdateItem too (with the item as
-// ALL_NEW attributes), for the Update benchmarks.
-func entUpdateClient() *dynamodb.Client {
-	rt := entCanned{
-		"PutItem":    []byte("{}"),
-		"GetItem":    entJSON(map[string]any{"Item": entItemJSON(entPost(0))}),
-		"UpdateItem": entJSON(map[string]any{"Attributes": entItemJSON(entPost(0))}),
-	}
-	return dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String("http://dynamodb.invalid"),
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: "bench", SecretAccessKey: "bench", Source: "bench"}, nil
-		}),
-		HTTPClient: &http.Client{Transport: rt},
-	})
-}
-
-var benchUpdate = entity.Changes[codex.Post]{entity.Set(codex.PostTitle, "2025년 3월 사업보고서 (수정)")}
-
-// benchEntityUpdate is BenchmarkEntity/Update: Update of one post, no
-// cache, DynamoDB answered in process (as the other BenchmarkEntity runs).
-func benchEntityUpdate(b *testing.B) {
-	ctx := context.Background()
-	posts := entity.NewStore[codex.Post](codex.NewTable(entUpdateClient(), ""))
-	key, _ := codex.PostKey("c001", entPost(0).ID)
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		if _, err := posts.Update(ctx, key, benchUpdate); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+// benchUpdate is the change of BenchmarkEntity/Update.
+var benchUpdate = entity.Changes[codex.Post]{entity.Set(codex.PostTitle, "새 제목 / new title")}
 
 // BenchmarkCachedStore: GetHit is a cached store read answered by the
 // cache (goal: <= 1.10x BenchmarkCache/RawGlideGet); Update is the same
@@ -54,7 +19,7 @@ func benchEntityUpdate(b *testing.B) {
 func BenchmarkCachedStore(b *testing.B) {
 	ctx := context.Background()
 	c := benchCache(b)
-	posts, err := cachestore.New(entity.NewStore[codex.Post](codex.NewTable(entUpdateClient(), "")), c)
+	posts, err := cachestore.New(entity.NewStore[codex.Post](codex.NewTable(entClient(), "")), c)
 	if err != nil {
 		b.Fatal(err)
 	}

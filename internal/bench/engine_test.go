@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"slices"
 	"strings"
@@ -296,4 +298,29 @@ func BenchmarkEngineHTTP(b *testing.B) {
 		return srv.Client()
 	}
 	benchOps(b, newDB, engineTable, true)
+}
+
+// BenchmarkEngineHTTPFloor runs BenchmarkEngineHTTP's operations through
+// the same SDK client and the endpoint's handler, but with no network: the
+// client's transport calls the handler in memory. It is the cost of the
+// SDK's client plus the endpoint's own work, a floor under
+// BenchmarkEngineHTTP whatever the network and the HTTP server cost.
+func BenchmarkEngineHTTPFloor(b *testing.B) {
+	newDB := func(b *testing.B) entity.Client {
+		db := ddbmem.New()
+		if err := engineCreate(db); err != nil {
+			b.Fatal(err)
+		}
+		return ddbmem.NewEndpointClient("http://127.0.0.1:9", func(o *dynamodb.Options) { o.HTTPClient = inMemory{db.Handler()} })
+	}
+	benchOps(b, newDB, engineTable, true)
+}
+
+// inMemory is an SDK HTTP client that calls a handler in process.
+type inMemory struct{ h http.Handler }
+
+func (m inMemory) Do(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	m.h.ServeHTTP(rec, r)
+	return rec.Result(), nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/valkey-io/valkey-glide/go/v2/config"
 	"github.com/valkey-io/valkey-glide/go/v2/options"
 
+	"github.com/tablekit/tablekit/cache"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/lock"
 	"github.com/tablekit/tablekit/lock/dynamolock"
@@ -33,6 +34,7 @@ var rawRelease = options.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] the
 //	RawGlideCycle  the same by hand: SET NX PX, then the compare-and-delete script
 //	DynamoCycle    lock.Locker on dynamolock (two conditional UpdateItems)
 //
+// and the valkey-go pair ValkeyGoCycle / RawValkeyGoCycle (benchLockValkeyGo).
 // Goal: ValkeyCycle <= 1.15 × RawGlideCycle ns/op.
 func BenchmarkLock(b *testing.B) {
 	ctx := context.Background()
@@ -50,7 +52,7 @@ func BenchmarkLock(b *testing.B) {
 
 	b.Run("ValkeyCycle", func(b *testing.B) {
 		c := valkeyClient(b)
-		vb, err := valkeylock.New(c, func(o *valkeylock.Options) { o.Prefix = prefix })
+		vb, err := valkeylock.New(cache.NewGlideConn(c), func(o *valkeylock.Options) { o.Prefix = prefix })
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -100,6 +102,8 @@ func BenchmarkLock(b *testing.B) {
 			cycle()
 		}
 	})
+
+	benchLockValkeyGo(b, prefix)
 
 	b.Run("DynamoCycle", func(b *testing.B) {
 		dc := testenv.DynamoDB(b)

@@ -289,4 +289,32 @@ var legacyCases = []tc{
 			fail(eValid, legacyUpd(legacyKey, updates{"n": {Action: "DELETE", Value: NS("1")}}, nil, "")),
 		},
 	},
+	{
+		name: "KeyConditions/indexes",
+		tables: tables(withLSI(withGSI(tPKSK(), "byN", hs("a.b", "S"), hs("n", "N"), projection(types.ProjectionTypeAll)),
+			"local", hs("n", "N"), projection(types.ProjectionTypeKeysOnly))),
+		items: legacyItems(),
+		steps: []step{
+			do(&dynamodb.QueryInput{TableName: str("T"), IndexName: str("byN"), KeyConditions: conds{"a.b": cnd("EQ", S("dot1")), "n": cnd("GE", N("5"))},
+				QueryFilter: conds{"opt": cnd("NOT_NULL")}}),
+			do(&dynamodb.QueryInput{TableName: str("T"), IndexName: str("byN"), KeyConditions: conds{"a.b": cnd("EQ", S("dot2"))}, QueryFilter: conds{"sk": cnd("GT", S("s05"))}}),
+			do(&dynamodb.QueryInput{TableName: str("T"), IndexName: str("local"), KeyConditions: conds{"pk": cnd("EQ", S("p1")), "n": cnd("BETWEEN", N("3"), N("9"))},
+				ScanIndexForward: aws.Bool(false)}),
+			do(&dynamodb.QueryInput{TableName: str("T"), IndexName: str("local"), KeyConditions: conds{"pk": cnd("EQ", S("p1"))}, AttributesToGet: []string{"n", "tags"}}),
+			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), IndexName: str("byN"), KeyConditions: conds{"a.b": cnd("EQ", S("dot1"))}, QueryFilter: conds{"n": cnd("GT", N("1"))}}),
+			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), IndexName: str("byN"), KeyConditions: conds{"pk": cnd("EQ", S("p0"))}}),
+			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), IndexName: str("byN"), KeyConditions: conds{"a.b": cnd("EQ", S("dot1")), "n": cnd("GT", S("1"))}}),
+		},
+	},
+	{
+		name:   "AttributesToGet/validation on a keys-only index and in a batch",
+		tables: tables(withGSI(tPKSK(), "byN", hs("a.b", "S"), hs("n", "N"), projection(types.ProjectionTypeKeysOnly))),
+		items:  legacyItems(),
+		steps: []step{
+			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), IndexName: str("byN"), KeyConditions: conds{"a.b": cnd("EQ", S("dot1"))}, AttributesToGet: []string{"n"}, Select: types.SelectAllProjectedAttributes}),
+			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), IndexName: str("byN"), KeyConditions: conds{"a.b": cnd("EQ", S("dot1"))}, AttributesToGet: []string{"tags"}}),
+			failMsg(eValid, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"T": {Keys: []I{legacyKey}, AttributesToGet: []string{}}}}),
+			fail(eValid, legacyUpd(legacyKey, updates{"n": {Action: "ADD", Value: L(S("y"))}}, nil, "")),
+		},
+	},
 }

@@ -23,6 +23,7 @@ func TestConformance(t *testing.T) {
 		{"batch", batchCases},
 		{"transactions", txnCases},
 		{"legacy", legacyCases},
+		{"ttl", ttlCases},
 	} {
 		cases := make([]tc, len(g.cases))
 		copy(cases, g.cases)

@@ -17,6 +17,10 @@
 //     (CONFORMANCE_SEQUENCES overrides the count); go test -fuzz
 //     FuzzDifferential explores more.
 //
+// Every case and sequence also runs on a second engine served over HTTP
+// (ddbmem.Serve) and called through the SDK's client, whose results must
+// be identical to the engine's in process.
+//
 // DynamoDB Local comes from TABLEKIT_DYNAMODB_ENDPOINT (see
 // internal/testenv): without it the tests skip, or fail under CI=true or
 // TABLEKIT_REQUIRE_SERVERS=1. Environment knobs: CONFORMANCE_PARALLEL

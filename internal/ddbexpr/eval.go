@@ -375,6 +375,9 @@ func (env *Env) checkTypes(c *Cond) error {
 		if c.Op == "attribute_type" {
 			t := env.Values[c.Args[1].Value]
 			if c.Args[1].Kind == OpValue {
+				if _, ok := t.(*types.AttributeValueMemberS); !ok && t != nil {
+					return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: attribute_type, operand type: %s", typeArg(t))}
+				}
 				if s, ok := t.(*types.AttributeValueMemberS); !ok || !validTypes[s.Value] {
 					return &CheckError{fmt.Sprintf("Invalid attribute type name found; type: %s, valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}", typeArg(t))}
 				}

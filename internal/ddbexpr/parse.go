@@ -43,7 +43,7 @@ func lex(s string) ([]token, error) {
 				j++
 			}
 			if j == i+1 {
-				return nil, syntaxErrAt(s, string(c), i)
+				return nil, syntaxErrAt(s, string(c), i, toks)
 			}
 			k := tName
 			if c == ':' {
@@ -110,8 +110,32 @@ func near(s string, i int) string {
 	return s[start:end]
 }
 
-func syntaxErrAt(s, tok string, pos int) error {
-	return &SyntaxError{fmt.Sprintf("Syntax error; token: %q, near: %q", tok, near(s, pos))}
+// syntaxErrAt reports a one-character token at pos that cannot start a
+// token; like DynamoDB, "near" spans the previous token, this one and the
+// next.
+func syntaxErrAt(s, tok string, pos int, before []token) error {
+	start := pos
+	if len(before) > 0 {
+		start = before[len(before)-1].pos
+	}
+	end := pos + len(tok)
+	j := end
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
+		j++
+	}
+	if j < len(s) {
+		k := j + 1
+		switch c := s[j]; {
+		case isIdentChar(c) || c == '#' || c == ':':
+			for k < len(s) && isIdentChar(s[k]) {
+				k++
+			}
+		case (c == '<' || c == '>') && k < len(s) && (s[k] == '=' || s[k] == '>'):
+			k++
+		}
+		end = k
+	}
+	return &SyntaxError{fmt.Sprintf("Syntax error; token: %q, near: %q", tok, s[start:end])}
 }
 
 type parser struct {

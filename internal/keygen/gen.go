@@ -150,7 +150,9 @@ func (e *Entity) names() []string {
 		if k.Dup {
 			continue
 		}
-		out = append(out, k.FromItem)
+		if k.HasFields {
+			out = append(out, k.FromItem)
+		}
 		if k.Const {
 			out = append(out, k.Public)
 		}

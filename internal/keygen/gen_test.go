@@ -74,6 +74,26 @@ func TestDeclarationErrors(t *testing.T) {
 		{"name clash", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{ ID string }\nconst XPK = 1", 3},
 		{"version on string", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{ ID string `ddb:\"id,version\"` }", 3},
 		{"detached directive", "//keygen:entity X\n\ntype X struct{ ID string }", 1},
+		{"enum in a type's doc", "//keygen:enum E A\n//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{ ID string }", 1},
+		{"enum in a const's doc", "//keygen:enum E A\nconst c = 1", 1},
+		{"enum without values", "//keygen:enum E\n\nvar v int", 1},
+		{"enum repeated value", "//keygen:enum E A B A\n\nvar v int", 1},
+		{"enum bad type name", "//keygen:enum 9E A\n\nvar v int", 1},
+		{"enum bad constant name", "//keygen:enum E 9=A\n\nvar v int", 1},
+		{"enum twice", "//keygen:enum E A\n\n//keygen:enum E B\n\nvar v int", 3},
+		{"text after enum", "//keygen:enum E A\n// more\n\nvar v int", 2},
+		{"enum name clash", "//keygen:enum E A\n\ntype E int", 1},
+		{"enum constant clash", "//keygen:enum E A\n\nconst EA = 1", 1},
+		{"min on string", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{ ID string `ddb:\"id,min=1\"` }", 3},
+		{"prefix on int", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nN int `ddb:\"n,prefix=a\"` }", 5},
+		{"nonempty on pointer", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nS *string `ddb:\"s,nonempty\"` }", 5},
+		{"nonempty on int", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nN int `ddb:\"n,nonempty\"` }", 5},
+		{"bad min", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nN int `ddb:\"n,min=abc\"` }", 5},
+		{"fractional bound of an int", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nN int `ddb:\"n,max=0.5\"` }", 5},
+		{"negative bound of a uint", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nN uint `ddb:\"n,min=-1\"` }", 5},
+		{"min above max", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nN int `ddb:\"n,min=5,max=1\"` }", 5},
+		{"empty prefix", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{ ID string `ddb:\"id,prefix=\"` }", 3},
+		{"index keys disagree", "//keygen:entity X\n//keygen:key PK=X#{ID}\n//keygen:gsi G GPK=X#{ID}\ntype X struct{ ID string }\n\n//keygen:entity Y\n//keygen:key PK=Y#{ID}\n//keygen:gsi G OTHER=Y#{ID}\ntype Y struct{ ID string }", 9},
 		{"ttl iso", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nT time.Time `ddb:\"t,ttl,iso\"` }", 5},
 	}
 	for _, tt := range tests {
@@ -95,5 +115,18 @@ func TestDeclarationErrors(t *testing.T) {
 				t.Errorf("message %q", ge.Msg)
 			}
 		})
+	}
+}
+
+func TestArticle(t *testing.T) {
+	for name, want := range map[string]string{
+		"Post": "a Post", "Artifact": "an Artifact", "User": "a User", "Update": "an Update",
+		"URL": "a URL", "EventCapacity": "an EventCapacity", "IdempotencyLock": "an IdempotencyLock",
+		"SMSCode": "an SMSCode", "HTTPCall": "an HTTPCall", "Hour": "an Hour", "OneTimeCode": "a OneTimeCode",
+		"Order": "an Order", "CorpInfo": "a CorpInfo", "Unit": "a Unit", "Euro": "a Euro",
+	} {
+		if got := article(name); got != want {
+			t.Errorf("article(%q) = %q, want %q", name, got, want)
+		}
 	}
 }

@@ -443,11 +443,9 @@ func (p *pkg) parseKey(e *Entity, pos token.Position, index, role, attr, tmpl st
 	if role == "sk" {
 		k.Max = "keys.MaxSortKeyLen"
 	}
-	t, err := keys.New(tmpl)
-	if err != nil {
+	if _, err := keys.New(tmpl); err != nil {
 		return nil, errorf(pos, "keygen: %v", err)
 	}
-	_ = t
 	byName := map[string]*Field{}
 	for _, f := range e.Fields {
 		byName[f.Name] = f
@@ -853,11 +851,8 @@ func (p *pkg) parseEnums(used map[token.Pos]bool) error {
 					sf.enums = append(sf.enums, en)
 					used[c.Slash] = true
 				case strings.HasPrefix(c.Text, "//keygen:"):
-					if en != nil || !docs[cg] {
-						// An entity directive next to an enum, or loose:
-						// parseEntities reports it.
-						continue
-					}
+					// Another directive: parseEntities takes it, or
+					// reports it when it is not in a type's doc.
 				case en == nil:
 					doc = append(doc, c.Text)
 				default:

@@ -40,7 +40,7 @@ type checkView struct {
 
 type keyView struct {
 	*Key
-	Entity, Public, Private, FromItem                   string
+	Entity, Public, Private, FromItem, BuildFunc        string
 	Const, HasFields, Exported, Dup                     bool
 	Params, Args, Size, PrefixConst                     string
 	ParseResults, ZeroResults, Results, Sources, Member string
@@ -58,6 +58,7 @@ type fieldView struct {
 	*Field
 	HasRules    bool
 	Check       string // the check function; "" without rules
+	EncodeFunc  string // a codec encoder; "" when EncodeLines are needed
 	Entity, Var string
 	EncodeLines []string
 }
@@ -382,6 +383,10 @@ func (e *Entity) view() *entityView {
 			kv.Prefixes = append(kv.Prefixes, px)
 		}
 		kv.FromItemLines = e.fromItemLines(kv)
+		kv.BuildFunc = kv.FromItem
+		if !kv.HasFields {
+			kv.BuildFunc = "codec.ConstKey(" + kv.valueOf() + ")"
+		}
 		v.Keys = append(v.Keys, kv)
 	}
 	for _, f := range e.Fields {
@@ -392,7 +397,7 @@ func (e *Entity) view() *entityView {
 			v.Checks = append(v.Checks, cv)
 			v.CheckLines = append(v.CheckLines, "if err := "+cv.Name+"(p."+f.Name+"); err != nil {", "return err", "}")
 		}
-		v.Fields = append(v.Fields, &fieldView{Field: f, HasRules: check != "", Entity: e.Name, Var: e.Name + f.Name, EncodeLines: encodeLines(f), Check: check})
+		v.Fields = append(v.Fields, &fieldView{Field: f, HasRules: check != "", Entity: e.Name, Var: e.Name + f.Name, EncodeLines: encodeLines(f), EncodeFunc: f.encodeFunc(), Check: check})
 		switch {
 		case f.Version:
 			v.VersionAttr = f.Attr
@@ -486,7 +491,7 @@ func (e *Entity) primaryKey(v *entityView, param, field func(*Field) string) {
 		name := strings.ToLower(roles[i])
 		vals = append(vals, roles[i]+": "+name)
 		if !kv.HasFields {
-			v.KeyLines = append(v.KeyLines, name+" := "+kv.valueOf())
+			vals[len(vals)-1] = roles[i] + ": " + kv.valueOf()
 			continue
 		}
 		var a []string
@@ -574,6 +579,39 @@ func (e *Entity) fromItemLines(kv *keyView) []string {
 		"b := keys.NewBuilder("+kv.Size+")",
 		"return "+kv.Private+"(&b, "+strings.Join(args, ", ")+")")
 	return lines
+}
+
+// encodeFunc is the codec encoder of the field's Encode, or "" when it
+// needs a function of its own.
+func (f *Field) encodeFunc() string {
+	if f.Ptr || f.Kind == kindTime && f.Named {
+		return ""
+	}
+	omit := ""
+	if f.OmitEmpty {
+		omit = "OmitEmpty"
+	}
+	switch f.Kind {
+	case kindString:
+		return "codec.EncodeString" + omit + "[" + f.Elem + "]"
+	case kindBool:
+		return "codec.EncodeBool" + omit + "[" + f.Elem + "]"
+	case kindInt:
+		return "codec.EncodeInt" + omit + "[" + f.Elem + "]"
+	case kindUint:
+		return "codec.EncodeUint" + omit + "[" + f.Elem + "]"
+	case kindTime:
+		if strings.HasPrefix(f.TimeFmt, "keys.") {
+			return fmt.Sprintf("codec.TimeEncoder(%s, %s, %t)", strconv.Quote(f.Attr), f.TimeFmt, f.OmitEmpty)
+		}
+		return fmt.Sprintf("codec.EpochEncoder(%t, %t)", f.TimeFmt == "unixms", f.OmitEmpty)
+	case kindStrings:
+		if f.Set {
+			return "codec.EncodeStringSet[" + f.Elem + "]"
+		}
+		return fmt.Sprintf("codec.EncodeStringList[%s](%t)", f.Elem, f.OmitEmpty)
+	}
+	return ""
 }
 
 func encodeLines(f *Field) []string {

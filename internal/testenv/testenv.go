@@ -31,7 +31,6 @@ import (
 
 	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
-	"github.com/tablekit/tablekit/internal/exampleenv"
 )
 
 // Required reports whether a missing server must fail the test.
@@ -66,7 +65,7 @@ func DynamoDB(t testing.TB) *dynamodb.Client {
 // NewDynamoClient returns an SDK client for the endpoint with dummy
 // static credentials, as DynamoDB Local accepts any.
 func NewDynamoClient(endpoint string) *dynamodb.Client {
-	return exampleenv.NewDynamoClient(endpoint)
+	return entity.LocalClient(endpoint)
 }
 
 // Dynamo returns the DynamoDB client of a test that runs on either

@@ -2,7 +2,10 @@
 // the decoders and encoders that generated MarshalItem, UnmarshalItem and
 // entity.Field code calls. Application code rarely calls it directly.
 //
-// Decoders take the attribute name so that every failure is a
+// Generated UnmarshalItem methods read an item through a [Decoder], one
+// line per field; [Enum] refuses a value outside an enum with an
+// *entity.ConstraintError. Decoders take the attribute name so that every
+// other failure is a
 // *[AttrError] naming it: errors.Is(err, [ErrType]) when the attribute has
 // the wrong DynamoDB type (an S where an N belongs), errors.Is(err,
 // [ErrValue]) when the value does not fit the Go type (a number out of

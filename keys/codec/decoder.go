@@ -18,7 +18,8 @@ import (
 //	return d.Err()
 //
 // An absent, nil or NULL attribute decodes as the zero value. The first
-// error sticks: later calls return zero values and Err returns it.
+// error sticks: Err returns it (later calls go on decoding, and their
+// errors are dropped).
 type Decoder struct {
 	item map[string]types.AttributeValue
 	typ  string
@@ -41,24 +42,34 @@ func (d *Decoder) Has(attr string) bool {
 }
 
 func (d *Decoder) lookup(attr string) (types.AttributeValue, bool) {
-	if d.err != nil {
-		return nil, false
-	}
 	return Lookup(d.item, attr)
 }
 
-func (d *Decoder) fail(err error) { d.err = err }
-
-// String decodes an S.
-func (d *Decoder) String(attr string) string {
-	av, ok := d.lookup(attr)
-	if !ok {
-		return ""
+// fail records err unless an error is already recorded.
+func (d *Decoder) fail(err error) {
+	if d.err == nil {
+		d.err = err
 	}
-	if v, ok := av.(*types.AttributeValueMemberS); ok {
+}
+
+// The methods below share one shape on purpose: a generic helper taking
+// the decoding function costs an allocation per call.
+
+// String decodes an S. It is small enough to be inlined: the error path
+// is apart.
+func (d *Decoder) String(attr string) string {
+	if v, ok := d.item[attr].(*types.AttributeValueMemberS); ok {
 		return v.Value
 	}
-	d.fail(typeErr(attr, "S", av))
+	return d.notString(attr)
+}
+
+// notString records the error of a present attribute that is not an S,
+// and returns "".
+func (d *Decoder) notString(attr string) string {
+	if av, ok := d.lookup(attr); ok {
+		d.fail(typeErr(attr, "S", av))
+	}
 	return ""
 }
 

@@ -33,3 +33,23 @@ func Example() {
 	// true true
 	// codec: attribute "views": codec: wrong attribute type: want N, have S
 }
+
+// A Decoder reads one field per line and keeps the first error, as
+// generated UnmarshalItem methods do.
+func ExampleDecoder() {
+	item := map[string]types.AttributeValue{
+		"title":  &types.AttributeValueMemberS{Value: "Hello"},
+		"views":  &types.AttributeValueMemberN{Value: "12"},
+		"status": &types.AttributeValueMemberS{Value: "ARCHIVED"},
+	}
+	valid := func(s string) bool { return s == "DRAFT" || s == "PUBLISHED" }
+	d := codec.NewDecoder("Post", item)
+	title := d.String("title")
+	views := d.Int("views", 64)
+	status := codec.Enum(&d, "status", valid)
+	fmt.Println(title, views, status)
+	fmt.Println(d.Err())
+	// Output:
+	// Hello 12 ARCHIVED
+	// entity: Post attribute status = "ARCHIVED" breaks the rule enum
+}

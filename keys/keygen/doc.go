@@ -5,11 +5,12 @@
 //
 // It reads every non-test .go file of the current directory (files it
 // generated itself excepted) and, for each source file x.go that declares at
-// least one entity, writes x_keys.go next to it. A file that no longer
-// declares entities loses its x_keys.go. Flags:
+// least one entity or enum, writes x_keys.go next to it. A file that no
+// longer declares any loses its x_keys.go. Flags:
 //
 //	-dir DIR   package directory to process (default ".")
 //	-check     write nothing; exit 1 and list the files that are stale
+//	-version   print the generator's version (also in every file's header)
 //
 // # Declaring an entity
 //
@@ -49,9 +50,12 @@
 //	    A local secondary index (it shares the table's partition key).
 //
 // An index key whose template fields are empty (or a zero time) is an error
-// at marshal time, unless the index is marked sparse: then that key
-// attribute is left out of the item (an item that lacks a key attribute
-// of an index is not in the index), each key attribute on its own.
+// at marshal time, unless the index is marked sparse: then the item is
+// stored without that index (an item that lacks a key attribute of an
+// index is not in the index). A sparse index is written whole or not at
+// all: MarshalItem leaves out each key attribute it cannot build, and the
+// entity runtime, on every write, then leaves out the index's other key
+// attributes too, so a stored item never carries half an index key.
 //
 // # Templates
 //
@@ -110,6 +114,12 @@
 //	ttl         Schema.TTLAttr: a time.Time (then implies unix) or an
 //	            integer of epoch seconds
 //	av          force the attributevalue.Marshaler/Unmarshaler fallback
+//	nonempty    rule: not "" (strings), not the zero time, not an empty
+//	            []byte, list or map
+//	min=N       rule: a number >= N (N decimal; an integer for integers)
+//	max=N       rule: a number <= N
+//	prefix=P    rule: a string that starts with P and is longer than P
+//	            (P holds no ',' nor '"')
 //
 // omitempty has no effect on a type encoded through the fallback (use a
 // pointer to make it optional). A nil []byte or map is always omitted.
@@ -131,7 +141,52 @@
 // ignores unknown attributes and a NULL attribute; an attribute of
 // the wrong DynamoDB type, a number that does not fit, or a malformed time
 // is a *codec.AttrError naming the attribute (errors.Is codec.ErrType for a
-// type mismatch).
+// type mismatch); a value outside its enum is an *entity.ConstraintError.
+//
+// # Enums
+//
+// An enum is a closed set of strings. Declare it in a comment of its own
+// (separated from any declaration by a blank line), its doc text first:
+//
+//	// Style is the look of a generated image.
+//	//
+//	//keygen:enum Style FANCY SIMPLE TRENDY
+//
+//	// UIResult is the outcome shown to the user.
+//	//
+//	//keygen:enum UIResult UISuccess=SUCCESS UILotteryWin=LOTTERY_WIN
+//
+// keygen generates the type (type Style string, with the comment's text
+// as its doc), one constant per value, named TYPE + the value in
+// CamelCase (StyleFancy; IN_PROGRESS gives ...InProgress) unless written
+// NAME=VALUE, a function StyleValues() []Style listing the values in
+// order, and the method (Style) Valid() bool. Other methods of the type
+// may be written by hand in the package. A field of an enum type is a
+// string attribute (it may be part of keys) whose value must be one of
+// the enum's; "" counts as absent only for an omitempty field.
+//
+// # Rules
+//
+// Rules (the enum of a field's type, and the nonempty, min, max and
+// prefix options) are checked by the generated code on every write and
+// need nothing from the runtime:
+//
+//   - MarshalItem, which the runtime calls for every full write (Create,
+//     Put, batch puts, transaction puts), checks every field's rules, then
+//     calls the type's Validate method when it has one (a method
+//     Validate() error on T or *T declared in the package): a whole-value
+//     rule that no single attribute can state. A field left out by
+//     omitempty (or a nil pointer) is absent and breaks no rule but
+//     nonempty.
+//   - The Check of each constrained field's entity.Field, which
+//     entity.Set and entity.SetIfNotExists apply in an Update (entity.Add
+//     does not: a delta is not a value), and entity.Check for arguments.
+//   - UnmarshalItem refuses a stored value outside an enum.
+//
+// A broken rule is an *entity.ConstraintError naming the entity type, the
+// attribute, the value and the rule (entity.RuleEnum, RuleMin, RuleMax,
+// RuleNonEmpty, RulePrefix, or RuleValidate wrapping Validate's error); it
+// matches entity.ErrValidation and nothing is sent.
 //
 // # Generated API
 //
@@ -170,20 +225,32 @@
 //	    has a builder; they return the template's fields in order and an
 //	    error wrapping keys.ErrMalformed on a key that does not match.
 //	var PostTitle = entity.Field[Post, string]{Name: "title", Encode: ...}
-//	    One typed descriptor per attribute field, named <Entity><Field>.
+//	    One typed descriptor per attribute field, named <Entity><Field>;
+//	    Check is set when the field has rules (checkPostTitle, and
+//	    checkPost for the whole value, are the unexported functions
+//	    behind Check and MarshalItem).
+//	var GSIs = []entity.Index{{Name: "AuthorId_CreatedAt", PK: "authorId", SK: "CreatedAt"}}
+//	var LSIs = []entity.Index{...}
+//	    Once per package (in the file of the first entity with an
+//	    index), the indexes that the keygen:gsi and keygen:lsi directives
+//	    declare, merged by name, for entity.Options (string keys,
+//	    projection ALL): append(o.GSIs, GSIs...). Two entities that give
+//	    one index different key attributes are a generation error.
 //	func (*Post) EntitySchema() *entity.Schema
 //	func (p *Post) PrimaryKey() (entity.Key, error)
 //	func (p *Post) MarshalItem() (map[string]types.AttributeValue, error)
 //	func (p *Post) UnmarshalItem(item map[string]types.AttributeValue) error
 //	    The entity.Item implementation. MarshalItem writes Type, every
-//	    attribute field and every key attribute (sparse index keys whose
-//	    fields are empty are left out, each on its own); UnmarshalItem reads the fields back
+//	    attribute field and every key attribute (a sparse index key whose
+//	    fields are empty is left out; the runtime then drops the rest of
+//	    that index, see above); UnmarshalItem reads the fields back
 //	    (after resetting *p; key attributes and Type are not read).
 //	    Schema.Keys lists the
 //	    primary key attributes first, then each index's in declaration
 //	    order; Schema.Attrs lists "Type" and every field attribute that is
 //	    not also a key attribute; VersionAttr, CreatedAttr, UpdatedAttr
-//	    and TTLAttr come from the tag options above. KeyAttr.Build decodes
+//	    and TTLAttr come from the tag options above, TimeLayout from the
+//	    time format of the updated (else created) field. KeyAttr.Build decodes
 //	    the source attributes from an item map with the codec's rules and
 //	    applies the template; an absent or empty source gives an error
 //	    wrapping keys.ErrMissingField.
@@ -209,8 +276,10 @@
 //	} = Post{}
 //
 // Go allows it only while the struct is identical, so adding, removing,
-// retyping, reordering or retagging a field breaks the build until keygen
-// runs again. The file also refers to keys.KeygenV1, so output of an older
+// retyping, reordering or retagging a field (rules included) breaks the
+// build until keygen runs again. The first line of a generated file names
+// the generator's version: "// Code generated by keygen v1.1.0; DO NOT
+// EDIT.". The file also refers to keys.KeygenV1, so output of an older
 // generator stops compiling when the runtime changes incompatibly. A change
 // to a directive comment alone is not visible to the compiler: the
 // repository test that regenerates every package with a keygen go:generate

@@ -12,7 +12,12 @@ import (
 func main() {
 	dir := flag.String("dir", ".", "package directory to process")
 	check := flag.Bool("check", false, "write nothing; exit 1 when a generated file is stale")
+	version := flag.Bool("version", false, "print the generator's version and exit")
 	flag.Parse()
+	if *version {
+		fmt.Println("keygen", keygen.Version)
+		return
+	}
 	stale, err := run(*dir, *check)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

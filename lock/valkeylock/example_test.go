@@ -5,14 +5,17 @@ import (
 
 	glide "github.com/valkey-io/valkey-glide/go/v2"
 
+	"github.com/tablekit/tablekit/cache"
 	"github.com/tablekit/tablekit/lock/valkeylock"
 )
 
-// The keys of the seed 002 namespace. In a program, pass your connected
-// *glide.Client or *glide.ClusterClient and hand the backend to lock.New.
+// The keys of the seed 002 namespace. In a program, wrap your connected
+// client in a cache.Conn (cache.NewGlideConn, cache.NewGlideClusterConn,
+// cache.NewValkeyGoConn or cache.DialValkeyGo) and hand the backend to
+// lock.New.
 func Example() {
 	var client *glide.Client // your connected client
-	b, err := valkeylock.New(client, func(o *valkeylock.Options) { o.Prefix = "finance_app:test" })
+	b, err := valkeylock.New(cache.NewGlideConn(client), func(o *valkeylock.Options) { o.Prefix = "finance_app:test" })
 	if err != nil {
 		panic(err)
 	}

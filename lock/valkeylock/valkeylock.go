@@ -1,5 +1,8 @@
-// Package valkeylock is the Valkey (or Redis) backend of package lock,
-// on valkey-glide. It works with a standalone server and with a cluster.
+// Package valkeylock is the Valkey (or Redis) backend of package lock. It
+// runs on any [Client], that is any cache.Conn: valkey-glide
+// (cache.NewGlideConn, cache.NewGlideClusterConn) or valkey-go
+// (cache.DialValkeyGo, cache.NewValkeyGoConn), with a standalone server
+// and with a cluster.
 //
 // # Keys
 //
@@ -7,10 +10,10 @@
 //
 //	{Prefix}:lock:{k}         (value: the holder's token, PX = TTL)
 //
-// which is the seed 002 namespace {app_id}:{env}:{service}:{key} with the
-// service "lock": with Prefix "finance_app:test", the lock of
+// which is package cache's namespace {app_id}:{env}:{service}:{key} with
+// the service "lock": with Prefix "finance_app:test", the lock of
 // "scheduler:outbox_events" is "finance_app:test:lock:scheduler:outbox_events".
-// Without a prefix the key is "lock:{k}", as in the seed's key table.
+// Without a prefix the key is "lock:{k}".
 //
 // Beside it lives the fence counter of the key, which has no TTL (it must
 // outlive every lock of the key; it is one small integer per key name):
@@ -34,7 +37,8 @@
 // does not step back and the key is obtained less than once a microsecond.
 // Release is compare-and-delete, extend is compare-and-PEXPIRE; both compare
 // the token. No WATCH/MULTI is used (glide shares WATCH state between
-// callers of one client).
+// callers of one client). Scripts are [cache.Script]s: EVALSHA, with EVAL
+// when the server answers NOSCRIPT, on both client libraries.
 package valkeylock
 
 import (
@@ -42,30 +46,28 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	glide "github.com/valkey-io/valkey-glide/go/v2"
-	"github.com/valkey-io/valkey-glide/go/v2/options"
-
+	"github.com/tablekit/tablekit/cache"
 	"github.com/tablekit/tablekit/internal/glidex"
 	"github.com/tablekit/tablekit/lock"
 )
 
-// Client is the part of valkey-glide this package uses. Both *glide.Client
-// and *glide.ClusterClient satisfy it, so pass the client you already have.
+// Client runs Lua scripts; it is the one method of cache.Conn this
+// package uses, so pass a cache.Conn on the client you already have:
+// cache.NewGlideConn(glideClient), cache.NewGlideClusterConn(c),
+// cache.NewValkeyGoConn(valkeyGoClient) or cache.DialValkeyGo(...).
 type Client interface {
-	InvokeScriptWithOptions(ctx context.Context, script options.Script, scriptOptions options.ScriptOptions) (any, error)
+	// Eval runs script on keys (all in one cluster slot) with args and
+	// returns the reply as nil, int64, string or []any.
+	Eval(ctx context.Context, script *cache.Script, keys, args []string) (any, error)
 }
 
-var (
-	_ Client = (*glide.Client)(nil)
-	_ Client = (*glide.ClusterClient)(nil)
-)
+var _ Client = cache.Conn(nil)
 
 // Options configure a [Backend].
 type Options struct {
-	// Prefix is the {app_id}:{env} part of the seed 002 namespace, for
+	// Prefix is the {app_id}:{env} part of the cache namespace, for
 	// example "finance_app:prod". It must not start or end with ':' nor
 	// contain an empty part ("a::b") nor a brace. Empty means no prefix:
 	// keys are "lock:{key}".
@@ -80,17 +82,15 @@ type Backend struct {
 
 var _ lock.Backend = (*Backend)(nil)
 
-var otelOnce sync.Once
-
 // New returns a Backend on c. It returns an error wrapping
 // lock.ErrInvalidOptions for a bad Prefix.
 //
-// New registers SIGPIPE with signal.Notify (glidex.IgnoreSIGPIPE): glide
-// writes on Rust threads, where a SIGPIPE from a server dying mid-write
-// would otherwise kill the process. New also initialises glide's
-// OpenTelemetry singleton once per process:
-// glide v2.5.3 sets it lazily without synchronisation on the first command,
-// which is a data race when a fresh client is first used by many goroutines.
+// New also initialises glide's OpenTelemetry singleton once per process
+// (glidex.Prepare): glide v2.5.3 sets it lazily without synchronisation on
+// the first command, which is a data race when a fresh client is first
+// used by many goroutines. glidex.Prepare also registers SIGPIPE with
+// signal.Notify: glide writes on Rust threads, where a SIGPIPE from a
+// server dying mid-write would otherwise kill the process.
 func New(c Client, optFns ...func(*Options)) (*Backend, error) {
 	var o Options
 	for _, fn := range optFns {
@@ -111,8 +111,7 @@ func New(c Client, optFns ...func(*Options)) (*Backend, error) {
 		}
 		b.prefix = o.Prefix + ":"
 	}
-	otelOnce.Do(func() { glide.GetOtelInstance() })
-	glidex.IgnoreSIGPIPE() // a server dying mid-write must not kill the host (see glidex)
+	glidex.Prepare()
 	return b, nil
 }
 
@@ -154,7 +153,7 @@ func hasHashTag(k string) bool {
 }
 
 var (
-	acquireScript = options.NewScript(`
+	acquireScript = cache.NewScript(`
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return false
 end
@@ -167,19 +166,19 @@ if f == 1 then
 end
 return f
 `)
-	releaseScript = options.NewScript(`
+	releaseScript = cache.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
 end
 return 0
 `)
-	extendScript = options.NewScript(`
+	extendScript = cache.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
 return 0
 `)
-	existsScript = options.NewScript(`return redis.call('EXISTS', KEYS[1])`)
+	existsScript = cache.NewScript(`return redis.call('EXISTS', KEYS[1])`)
 )
 
 func ms(d time.Duration) string {
@@ -196,10 +195,7 @@ func (b *Backend) Acquire(ctx context.Context, req *lock.AcquireRequest) (lock.L
 	if err != nil {
 		return nil, err
 	}
-	res, err := b.c.InvokeScriptWithOptions(ctx, *acquireScript, options.ScriptOptions{
-		Keys: []string{lk, fk},
-		Args: []string{req.Token, ms(req.TTL)},
-	})
+	res, err := b.c.Eval(ctx, acquireScript, []string{lk, fk}, []string{req.Token, ms(req.TTL)})
 	if err != nil {
 		return nil, err
 	}
@@ -215,8 +211,12 @@ func (b *Backend) Acquire(ctx context.Context, req *lock.AcquireRequest) (lock.L
 
 // Abandon implements lock.Backend: compare-and-delete by token. It returns
 // lock.ErrNotHeld when token did not hold the key. glide sends commands of
-// one slot in order on one connection, so an acquire whose ctx was
-// cancelled after it was sent is processed before this delete.
+// one slot in order on one connection, and so does a valkey-go Conn from
+// cache.DialValkeyGo (one connection per node), so an acquire whose ctx
+// was cancelled after it was sent is processed before this delete. A
+// valkey-go client of your own with several pipelined connections per
+// node (its PipelineMultiplex) gives no such order: an abandoned acquire
+// may then land after the delete and hold the key until its TTL.
 func (b *Backend) Abandon(ctx context.Context, key, token string) error {
 	ok, err := b.release(ctx, b.Key(key), token)
 	if err == nil && !ok {
@@ -227,7 +227,7 @@ func (b *Backend) Abandon(ctx context.Context, key, token string) error {
 
 // IsLocked implements lock.Backend.
 func (b *Backend) IsLocked(ctx context.Context, key string) (bool, error) {
-	res, err := b.c.InvokeScriptWithOptions(ctx, *existsScript, options.ScriptOptions{Keys: []string{b.Key(key)}})
+	res, err := b.c.Eval(ctx, existsScript, []string{b.Key(key)}, nil)
 	if err != nil {
 		return false, err
 	}
@@ -236,10 +236,7 @@ func (b *Backend) IsLocked(ctx context.Context, key string) (bool, error) {
 }
 
 func (b *Backend) release(ctx context.Context, lockKey, token string) (bool, error) {
-	res, err := b.c.InvokeScriptWithOptions(ctx, *releaseScript, options.ScriptOptions{
-		Keys: []string{lockKey},
-		Args: []string{token},
-	})
+	res, err := b.c.Eval(ctx, releaseScript, []string{lockKey}, []string{token})
 	if err != nil {
 		return false, err
 	}
@@ -257,10 +254,7 @@ type lease struct {
 func (l *lease) Fence() int64 { return l.fence }
 
 func (l *lease) Extend(ctx context.Context, ttl time.Duration) error {
-	res, err := l.b.c.InvokeScriptWithOptions(ctx, *extendScript, options.ScriptOptions{
-		Keys: []string{l.key},
-		Args: []string{l.token, ms(ttl)},
-	})
+	res, err := l.b.c.Eval(ctx, extendScript, []string{l.key}, []string{l.token, ms(ttl)})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	glide "github.com/valkey-io/valkey-glide/go/v2"
 	"github.com/valkey-io/valkey-glide/go/v2/config"
 
+	"github.com/tablekit/tablekit/cache"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/lock"
 	"github.com/tablekit/tablekit/lock/valkeylock"
@@ -26,7 +27,7 @@ func TestOtelRaceRegression(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	b, err := valkeylock.New(c, func(o *valkeylock.Options) { o.Prefix = "tablekit:" + testenv.UniqueName("race") })
+	b, err := valkeylock.New(cache.NewGlideConn(c), func(o *valkeylock.Options) { o.Prefix = "tablekit:" + testenv.UniqueName("race") })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestOtelRaceRegression(t *testing.T) {
 }
 
 func TestKeys(t *testing.T) {
-	var c *glide.Client // key computation makes no call
+	c := cache.NewGlideConn(nil) // key computation makes no call
 	for _, tc := range []struct {
 		prefix, key, lockKey, fenceKey string
 	}{
@@ -80,7 +81,7 @@ func TestKeys(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	var c *glide.Client
+	c := cache.NewGlideConn(nil)
 	for _, prefix := range []string{":app", "app:", "app::prod", ":", "{app}:prod", "app:pro}d"} {
 		if _, err := valkeylock.New(c, func(o *valkeylock.Options) { o.Prefix = prefix }); !errors.Is(err, lock.ErrInvalidOptions) {
 			t.Errorf("prefix %q: err = %v", prefix, err)
@@ -111,7 +112,7 @@ func FuzzKeys(f *testing.F) {
 	f.Add("", "a", "{lock:a}:fence")
 	f.Add("x", "k", "k:fence")
 	f.Fuzz(func(t *testing.T, prefix, k1, k2 string) {
-		var c *glide.Client
+		c := cache.NewGlideConn(nil) // key computation makes no call
 		b, err := valkeylock.New(c, func(o *valkeylock.Options) { o.Prefix = prefix })
 		if err != nil {
 			return
@@ -140,7 +141,7 @@ func TestFenceKeyIsAnOrdinaryLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	b, err := valkeylock.New(c, func(o *valkeylock.Options) { o.Prefix = "tablekit:" + testenv.UniqueName("fence") })
+	b, err := valkeylock.New(cache.NewGlideConn(c), func(o *valkeylock.Options) { o.Prefix = "tablekit:" + testenv.UniqueName("fence") })
 	if err != nil {
 		t.Fatal(err)
 	}

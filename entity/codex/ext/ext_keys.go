@@ -70,11 +70,6 @@ func noticePKFromItem(item map[string]types.AttributeValue) (string, error) {
 // NoticeSK is the SK of every Notice.
 const NoticeSK = "METADATA"
 
-// noticeSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func noticeSKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return NoticeSK, nil
-}
-
 // NoticeKey returns the primary key of a Notice.
 func NoticeKey(id string) (entity.Key, error) {
 	b := keys.NewBuilder(15 + len(id))
@@ -82,8 +77,7 @@ func NoticeKey(id string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := NoticeSK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: NoticeSK}, nil
 }
 
 // ParseNoticeKey parses the primary key of a Notice back into its fields.
@@ -101,67 +95,30 @@ func ParseNoticeKey(k entity.Key) (id string, err error) {
 }
 
 // NoticeID describes the "id" attribute of a Notice.
-var NoticeID = entity.Field[Notice, string]{
-	Name: "id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var NoticeID = entity.Field[Notice, string]{Name: "id", Encode: codec.EncodeString[string]}
 
 // NoticeTitle describes the "title" attribute of a Notice.
-var NoticeTitle = entity.Field[Notice, string]{
-	Name: "title",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var NoticeTitle = entity.Field[Notice, string]{Name: "title", Encode: codec.EncodeString[string]}
 
 // NoticeBody describes the "body" attribute of a Notice.
-var NoticeBody = entity.Field[Notice, string]{
-	Name: "body",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var NoticeBody = entity.Field[Notice, string]{Name: "body", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // NoticeExpiresAt describes the "expiresAt" attribute of a Notice.
-var NoticeExpiresAt = entity.Field[Notice, time.Time]{
-	Name: "expiresAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		if v.IsZero() {
-			return nil, nil
-		}
-		return codec.Number(v.Unix()), nil
-	},
-}
+var NoticeExpiresAt = entity.Field[Notice, time.Time]{Name: "expiresAt", Encode: codec.EpochEncoder(false, true)}
 
 // NoticeCreatedAt describes the "CreatedAt" attribute of a Notice.
-var NoticeCreatedAt = entity.Field[Notice, time.Time]{
-	Name: "CreatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("CreatedAt", v, keys.TimeSeconds)
-	},
-}
+var NoticeCreatedAt = entity.Field[Notice, time.Time]{Name: "CreatedAt", Encode: codec.TimeEncoder("CreatedAt", keys.TimeSeconds, false)}
 
 // NoticeUpdatedAt describes the "UpdatedAt" attribute of a Notice.
-var NoticeUpdatedAt = entity.Field[Notice, time.Time]{
-	Name: "UpdatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("UpdatedAt", v, keys.TimeSeconds)
-	},
-}
+var NoticeUpdatedAt = entity.Field[Notice, time.Time]{Name: "UpdatedAt", Encode: codec.TimeEncoder("UpdatedAt", keys.TimeSeconds, false)}
 
 var noticeSchema = entity.Schema{
 	Type: NoticeType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "NOTICE#{ID}", Sources: []string{"id"}, Build: noticePKFromItem},
-		{Role: "sk", Attr: "SK", Template: "METADATA", Build: noticeSKFromItem},
+		{Role: "sk", Attr: "SK", Template: "METADATA", Build: codec.ConstKey(NoticeSK)},
 	},
 	Attrs:       []string{"Type", "id", "title", "body", "expiresAt", "CreatedAt", "UpdatedAt"},
-	VersionAttr: "",
 	CreatedAttr: "CreatedAt",
 	UpdatedAttr: "UpdatedAt",
 	TTLAttr:     "expiresAt",
@@ -397,44 +354,19 @@ func ParsePostLikeKey(k entity.Key) (categoryID string, userID string, postID st
 }
 
 // PostLikeCategoryID describes the "categoryId" attribute of a PostLike.
-var PostLikeCategoryID = entity.Field[PostLike, string]{
-	Name: "categoryId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var PostLikeCategoryID = entity.Field[PostLike, string]{Name: "categoryId", Encode: codec.EncodeString[string]}
 
 // PostLikeUserID describes the "userId" attribute of a PostLike.
-var PostLikeUserID = entity.Field[PostLike, string]{
-	Name: "userId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var PostLikeUserID = entity.Field[PostLike, string]{Name: "userId", Encode: codec.EncodeString[string]}
 
 // PostLikePostID describes the "postId" attribute of a PostLike.
-var PostLikePostID = entity.Field[PostLike, string]{
-	Name: "postId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var PostLikePostID = entity.Field[PostLike, string]{Name: "postId", Encode: codec.EncodeString[string]}
 
 // PostLikeCreatedAt describes the "CreatedAt" attribute of a PostLike.
-var PostLikeCreatedAt = entity.Field[PostLike, time.Time]{
-	Name: "CreatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("CreatedAt", v, keys.TimeSeconds)
-	},
-}
+var PostLikeCreatedAt = entity.Field[PostLike, time.Time]{Name: "CreatedAt", Encode: codec.TimeEncoder("CreatedAt", keys.TimeSeconds, false)}
 
 // PostLikeUpdatedAt describes the "UpdatedAt" attribute of a PostLike.
-var PostLikeUpdatedAt = entity.Field[PostLike, time.Time]{
-	Name: "UpdatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("UpdatedAt", v, keys.TimeSeconds)
-	},
-}
+var PostLikeUpdatedAt = entity.Field[PostLike, time.Time]{Name: "UpdatedAt", Encode: codec.TimeEncoder("UpdatedAt", keys.TimeSeconds, false)}
 
 var postLikeSchema = entity.Schema{
 	Type: PostLikeType,
@@ -443,10 +375,8 @@ var postLikeSchema = entity.Schema{
 		{Role: "sk", Attr: "SK", Template: "USER#{UserID}#POST#{PostID}", Sources: []string{"userId", "postId"}, Build: postLikeSKFromItem},
 	},
 	Attrs:       []string{"Type", "categoryId", "userId", "postId", "CreatedAt", "UpdatedAt"},
-	VersionAttr: "",
 	CreatedAttr: "CreatedAt",
 	UpdatedAttr: "UpdatedAt",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05Z",
 }
 

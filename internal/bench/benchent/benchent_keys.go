@@ -148,84 +148,34 @@ func ParsePostKey(k entity.Key) (categoryID string, id string, err error) {
 }
 
 // PostID describes the "id" attribute of a Post.
-var PostID = entity.Field[Post, string]{
-	Name: "id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var PostID = entity.Field[Post, string]{Name: "id", Encode: codec.EncodeString[string]}
 
 // PostCategoryID describes the "categoryId" attribute of a Post.
-var PostCategoryID = entity.Field[Post, string]{
-	Name: "categoryId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var PostCategoryID = entity.Field[Post, string]{Name: "categoryId", Encode: codec.EncodeString[string]}
 
 // PostAuthorID describes the "authorId" attribute of a Post.
-var PostAuthorID = entity.Field[Post, string]{
-	Name: "authorId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var PostAuthorID = entity.Field[Post, string]{Name: "authorId", Encode: codec.EncodeString[string]}
 
 // PostTitle describes the "title" attribute of a Post.
-var PostTitle = entity.Field[Post, string]{
-	Name: "title",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var PostTitle = entity.Field[Post, string]{Name: "title", Encode: codec.EncodeString[string]}
 
 // PostContents describes the "contents" attribute of a Post.
-var PostContents = entity.Field[Post, string]{
-	Name: "contents",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var PostContents = entity.Field[Post, string]{Name: "contents", Encode: codec.EncodeString[string]}
 
 // PostCreatedAt describes the "CreatedAt" attribute of a Post.
-var PostCreatedAt = entity.Field[Post, time.Time]{
-	Name: "CreatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("CreatedAt", v, keys.TimeMillis)
-	},
-}
+var PostCreatedAt = entity.Field[Post, time.Time]{Name: "CreatedAt", Encode: codec.TimeEncoder("CreatedAt", keys.TimeMillis, false)}
 
 // PostUpdatedAt describes the "UpdatedAt" attribute of a Post.
-var PostUpdatedAt = entity.Field[Post, time.Time]{
-	Name: "UpdatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("UpdatedAt", v, keys.TimeMillis)
-	},
-}
+var PostUpdatedAt = entity.Field[Post, time.Time]{Name: "UpdatedAt", Encode: codec.TimeEncoder("UpdatedAt", keys.TimeMillis, false)}
 
 // PostTags describes the "tags" attribute of a Post.
-var PostTags = entity.Field[Post, []string]{
-	Name: "tags",
-	Encode: func(v []string) (types.AttributeValue, error) {
-		return codec.StringList(v), nil
-	},
-}
+var PostTags = entity.Field[Post, []string]{Name: "tags", Encode: codec.EncodeStringList[[]string](false)}
 
 // PostViews describes the "views" attribute of a Post.
-var PostViews = entity.Field[Post, int64]{
-	Name: "views",
-	Encode: func(v int64) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-}
+var PostViews = entity.Field[Post, int64]{Name: "views", Encode: codec.EncodeInt[int64]}
 
 // PostVersion describes the "version" attribute of a Post.
-var PostVersion = entity.Field[Post, int64]{
-	Name: "version",
-	Encode: func(v int64) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-}
+var PostVersion = entity.Field[Post, int64]{Name: "version", Encode: codec.EncodeInt[int64]}
 
 var postSchema = entity.Schema{
 	Type: PostType,
@@ -237,7 +187,6 @@ var postSchema = entity.Schema{
 	VersionAttr: "version",
 	CreatedAttr: "CreatedAt",
 	UpdatedAttr: "UpdatedAt",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05.000Z",
 }
 
@@ -402,11 +351,6 @@ func artifactPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // ArtifactSK is the SK of every Artifact.
 const ArtifactSK = "META"
 
-// artifactSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func artifactSKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return ArtifactSK, nil
-}
-
 // ArtifactGSI2PK returns the GSI2PK of an Artifact: "USR#{UserID}#PROJ#{ProjectID}#ART".
 func ArtifactGSI2PK(userID string, projectID string) (string, error) {
 	b := keys.NewBuilder(14 + len(userID) + len(projectID))
@@ -504,8 +448,7 @@ func ArtifactKey(artifactID string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := ArtifactSK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: ArtifactSK}, nil
 }
 
 // ParseArtifactKey parses the primary key of an Artifact back into its fields.
@@ -523,50 +466,26 @@ func ParseArtifactKey(k entity.Key) (artifactID string, err error) {
 }
 
 // ArtifactArtifactID describes the "artifact_id" attribute of an Artifact.
-var ArtifactArtifactID = entity.Field[Artifact, string]{
-	Name: "artifact_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ArtifactArtifactID = entity.Field[Artifact, string]{Name: "artifact_id", Encode: codec.EncodeString[string]}
 
 // ArtifactUserID describes the "user_id" attribute of an Artifact.
-var ArtifactUserID = entity.Field[Artifact, string]{
-	Name: "user_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ArtifactUserID = entity.Field[Artifact, string]{Name: "user_id", Encode: codec.EncodeString[string]}
 
 // ArtifactProjectID describes the "project_id" attribute of an Artifact.
-var ArtifactProjectID = entity.Field[Artifact, string]{
-	Name: "project_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ArtifactProjectID = entity.Field[Artifact, string]{Name: "project_id", Encode: codec.EncodeString[string]}
 
 // ArtifactCreatedAt describes the "created_at" attribute of an Artifact.
-var ArtifactCreatedAt = entity.Field[Artifact, time.Time]{
-	Name: "created_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("created_at", v, keys.TimeMillis)
-	},
-}
+var ArtifactCreatedAt = entity.Field[Artifact, time.Time]{Name: "created_at", Encode: codec.TimeEncoder("created_at", keys.TimeMillis, false)}
 
 var artifactSchema = entity.Schema{
 	Type: ArtifactType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "ART#{ArtifactID}", Sources: []string{"artifact_id"}, Build: artifactPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "META", Build: artifactSKFromItem},
+		{Role: "sk", Attr: "SK", Template: "META", Build: codec.ConstKey(ArtifactSK)},
 		{Index: "GSI2", Role: "pk", Attr: "GSI2PK", Template: "USR#{UserID}#PROJ#{ProjectID}#ART", Sources: []string{"user_id", "project_id"}, Build: artifactGSI2PKFromItem},
 		{Index: "GSI2", Role: "sk", Attr: "GSI2SK", Template: "{CreatedAt}", Sources: []string{"created_at"}, Build: artifactGSI2SKFromItem},
 	},
-	Attrs:       []string{"Type", "artifact_id", "user_id", "project_id", "created_at"},
-	VersionAttr: "",
-	CreatedAttr: "",
-	UpdatedAttr: "",
-	TTLAttr:     "",
+	Attrs: []string{"Type", "artifact_id", "user_id", "project_id", "created_at"},
 }
 
 // EntitySchema returns the schema of Artifact, shared and read-only.

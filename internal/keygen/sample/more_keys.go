@@ -84,16 +84,6 @@ func notePKFromItem(item map[string]types.AttributeValue) (string, error) {
 // NoteSK is the SK of every Note.
 const NoteSK = "METADATA"
 
-// noteSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func noteSKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return NoteSK, nil
-}
-
-// noteTypeFromItem computes the Type from item attributes (entity.KeyAttr.Build).
-func noteTypeFromItem(item map[string]types.AttributeValue) (string, error) {
-	return NoteType, nil
-}
-
 // buildNoteCreatedAt appends the CreatedAt to b and returns it.
 func buildNoteCreatedAt(b *keys.Builder, createdAt time.Time) (string, error) {
 	b.Reset("{CreatedAt}", keys.MaxSortKeyLen)
@@ -137,8 +127,7 @@ func NoteKey(id string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := NoteSK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: NoteSK}, nil
 }
 
 // ParseNoteKey parses the primary key of a Note back into its fields.
@@ -156,31 +145,13 @@ func ParseNoteKey(k entity.Key) (id string, err error) {
 }
 
 // NoteID describes the "id" attribute of a Note.
-var NoteID = entity.Field[Note, string]{
-	Name: "id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var NoteID = entity.Field[Note, string]{Name: "id", Encode: codec.EncodeString[string]}
 
 // NoteAuthorID describes the "authorId" attribute of a Note.
-var NoteAuthorID = entity.Field[Note, string]{
-	Name: "authorId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var NoteAuthorID = entity.Field[Note, string]{Name: "authorId", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // NoteCreatedAt describes the "CreatedAt" attribute of a Note.
-var NoteCreatedAt = entity.Field[Note, time.Time]{
-	Name: "CreatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("CreatedAt", v, keys.TimeSeconds)
-	},
-}
+var NoteCreatedAt = entity.Field[Note, time.Time]{Name: "CreatedAt", Encode: codec.TimeEncoder("CreatedAt", keys.TimeSeconds, false)}
 
 // NoteSeen describes the "seen" attribute of a Note.
 var NoteSeen = entity.Field[Note, Stamp]{
@@ -194,31 +165,20 @@ var NoteSeen = entity.Field[Note, Stamp]{
 }
 
 // NoteExpires describes the "ttl" attribute of a Note.
-var NoteExpires = entity.Field[Note, int64]{
-	Name: "ttl",
-	Encode: func(v int64) (types.AttributeValue, error) {
-		if v == 0 {
-			return nil, nil
-		}
-		return codec.Number(int64(v)), nil
-	},
-}
+var NoteExpires = entity.Field[Note, int64]{Name: "ttl", Encode: codec.EncodeIntOmitEmpty[int64]}
 
 var noteSchema = entity.Schema{
 	Type: NoteType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "NOTE#{ID}", Sources: []string{"id"}, Build: notePKFromItem},
-		{Role: "sk", Attr: "SK", Template: "METADATA", Build: noteSKFromItem},
-		{Index: "Type_CreatedAt", Role: "pk", Attr: "Type", Template: "NOTE", Build: noteTypeFromItem},
+		{Role: "sk", Attr: "SK", Template: "METADATA", Build: codec.ConstKey(NoteSK)},
+		{Index: "Type_CreatedAt", Role: "pk", Attr: "Type", Template: "NOTE", Build: codec.ConstKey(NoteType)},
 		{Index: "Type_CreatedAt", Role: "sk", Attr: "CreatedAt", Template: "{CreatedAt}", Sources: []string{"CreatedAt"}, Build: noteCreatedAtFromItem},
 		{Index: "AuthorId_CreatedAt", Role: "pk", Attr: "authorId", Template: "{AuthorID}", Sources: []string{"authorId"}, Sparse: true, Build: noteAuthorIdFromItem},
 		{Index: "AuthorId_CreatedAt", Role: "sk", Attr: "CreatedAt", Template: "{CreatedAt}", Sources: []string{"CreatedAt"}, Sparse: true, Build: noteCreatedAtFromItem},
 	},
-	Attrs:       []string{"id", "seen", "ttl"},
-	VersionAttr: "",
-	CreatedAttr: "",
-	UpdatedAttr: "",
-	TTLAttr:     "ttl",
+	Attrs:   []string{"id", "seen", "ttl"},
+	TTLAttr: "ttl",
 }
 
 // EntitySchema returns the schema of Note, shared and read-only.
@@ -356,31 +316,17 @@ func ParseThingKey(k entity.Key) (id string, err error) {
 }
 
 // ThingID describes the "id" attribute of a Thing.
-var ThingID = entity.Field[Thing, string]{
-	Name: "id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ThingID = entity.Field[Thing, string]{Name: "id", Encode: codec.EncodeString[string]}
 
 // ThingSeq describes the "seq" attribute of a Thing.
-var ThingSeq = entity.Field[Thing, uint16]{
-	Name: "seq",
-	Encode: func(v uint16) (types.AttributeValue, error) {
-		return codec.UnsignedNumber(uint64(v)), nil
-	},
-}
+var ThingSeq = entity.Field[Thing, uint16]{Name: "seq", Encode: codec.EncodeUint[uint16]}
 
 var thingSchema = entity.Schema{
 	Type: ThingType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "id", Template: "{ID}", Sources: []string{"id"}, Build: thingIdFromItem},
 	},
-	Attrs:       []string{"Type", "seq"},
-	VersionAttr: "",
-	CreatedAttr: "",
-	UpdatedAttr: "",
-	TTLAttr:     "",
+	Attrs: []string{"Type", "seq"},
 }
 
 // EntitySchema returns the schema of Thing, shared and read-only.

@@ -266,22 +266,10 @@ func ParseOrderKey(k entity.Key) (id string, shade Shade, err error) {
 }
 
 // OrderID describes the "id" attribute of an Order. Check applies its rules.
-var OrderID = entity.Field[Order, string]{
-	Name: "id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-	Check: checkOrderID,
-}
+var OrderID = entity.Field[Order, string]{Name: "id", Encode: codec.EncodeString[string], Check: checkOrderID}
 
 // OrderShade describes the "shade" attribute of an Order. Check applies its rules.
-var OrderShade = entity.Field[Order, Shade]{
-	Name: "shade",
-	Encode: func(v Shade) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: string(v)}, nil
-	},
-	Check: checkOrderShade,
-}
+var OrderShade = entity.Field[Order, Shade]{Name: "shade", Encode: codec.EncodeString[Shade], Check: checkOrderShade}
 
 // OrderAlt describes the "alt" attribute of an Order. Check applies its rules.
 var OrderAlt = entity.Field[Order, *Shade]{
@@ -296,25 +284,10 @@ var OrderAlt = entity.Field[Order, *Shade]{
 }
 
 // OrderSize describes the "size" attribute of an Order. Check applies its rules.
-var OrderSize = entity.Field[Order, Size]{
-	Name: "size",
-	Encode: func(v Size) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: string(v)}, nil
-	},
-	Check: checkOrderSize,
-}
+var OrderSize = entity.Field[Order, Size]{Name: "size", Encode: codec.EncodeStringOmitEmpty[Size], Check: checkOrderSize}
 
 // OrderQty describes the "qty" attribute of an Order. Check applies its rules.
-var OrderQty = entity.Field[Order, int]{
-	Name: "qty",
-	Encode: func(v int) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-	Check: checkOrderQty,
-}
+var OrderQty = entity.Field[Order, int]{Name: "qty", Encode: codec.EncodeInt[int], Check: checkOrderQty}
 
 // OrderRatio describes the "ratio" attribute of an Order. Check applies its rules.
 var OrderRatio = entity.Field[Order, float64]{
@@ -329,22 +302,10 @@ var OrderRatio = entity.Field[Order, float64]{
 }
 
 // OrderCode describes the "code" attribute of an Order. Check applies its rules.
-var OrderCode = entity.Field[Order, string]{
-	Name: "code",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-	Check: checkOrderCode,
-}
+var OrderCode = entity.Field[Order, string]{Name: "code", Encode: codec.EncodeString[string], Check: checkOrderCode}
 
 // OrderTags describes the "tags" attribute of an Order. Check applies its rules.
-var OrderTags = entity.Field[Order, []string]{
-	Name: "tags",
-	Encode: func(v []string) (types.AttributeValue, error) {
-		return codec.StringList(v), nil
-	},
-	Check: checkOrderTags,
-}
+var OrderTags = entity.Field[Order, []string]{Name: "tags", Encode: codec.EncodeStringList[[]string](false), Check: checkOrderTags}
 
 // OrderOptQty describes the "optQty" attribute of an Order. Check applies its rules.
 var OrderOptQty = entity.Field[Order, *uint16]{
@@ -359,23 +320,10 @@ var OrderOptQty = entity.Field[Order, *uint16]{
 }
 
 // OrderCreatedAt describes the "createdAt" attribute of an Order.
-var OrderCreatedAt = entity.Field[Order, time.Time]{
-	Name: "createdAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("createdAt", v, keys.TimeMillis)
-	},
-}
+var OrderCreatedAt = entity.Field[Order, time.Time]{Name: "createdAt", Encode: codec.TimeEncoder("createdAt", keys.TimeMillis, false)}
 
 // OrderShipped describes the "shipped" attribute of an Order.
-var OrderShipped = entity.Field[Order, time.Time]{
-	Name: "shipped",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		if v.IsZero() {
-			return nil, nil
-		}
-		return codec.TimeString("shipped", v, keys.TimeMillis)
-	},
-}
+var OrderShipped = entity.Field[Order, time.Time]{Name: "shipped", Encode: codec.TimeEncoder("shipped", keys.TimeMillis, true)}
 
 // checkOrderID checks the "id" attribute of an Order: "ord-" and more.
 func checkOrderID(v string) error {
@@ -508,10 +456,7 @@ var orderSchema = entity.Schema{
 		{Index: "GSI1", Role: "sk", Attr: "GSI1SK", Template: "{CreatedAt}", Sources: []string{"createdAt"}, Build: orderGSI1SKFromItem},
 	},
 	Attrs:       []string{"Type", "id", "shade", "alt", "size", "qty", "ratio", "code", "tags", "optQty", "createdAt", "shipped"},
-	VersionAttr: "",
 	CreatedAttr: "createdAt",
-	UpdatedAttr: "",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05.000Z",
 }
 

@@ -69,11 +69,6 @@ func artifactPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // ArtifactSK is the SK of every Artifact.
 const ArtifactSK = "META"
 
-// artifactSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func artifactSKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return ArtifactSK, nil
-}
-
 // ArtifactGSI1PK returns the GSI1PK of an Artifact: "USR#{UserID}#ART".
 func ArtifactGSI1PK(userID string) (string, error) {
 	b := keys.NewBuilder(8 + len(userID))
@@ -246,8 +241,7 @@ func ArtifactKey(artifactID string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := ArtifactSK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: ArtifactSK}, nil
 }
 
 // ParseArtifactKey parses the primary key of an Artifact back into its fields.
@@ -265,52 +259,29 @@ func ParseArtifactKey(k entity.Key) (artifactID string, err error) {
 }
 
 // ArtifactArtifactID describes the "artifact_id" attribute of an Artifact.
-var ArtifactArtifactID = entity.Field[Artifact, string]{
-	Name: "artifact_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ArtifactArtifactID = entity.Field[Artifact, string]{Name: "artifact_id", Encode: codec.EncodeString[string]}
 
 // ArtifactUserID describes the "user_id" attribute of an Artifact.
-var ArtifactUserID = entity.Field[Artifact, string]{
-	Name: "user_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ArtifactUserID = entity.Field[Artifact, string]{Name: "user_id", Encode: codec.EncodeString[string]}
 
 // ArtifactProjectID describes the "project_id" attribute of an Artifact.
-var ArtifactProjectID = entity.Field[Artifact, string]{
-	Name: "project_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var ArtifactProjectID = entity.Field[Artifact, string]{Name: "project_id", Encode: codec.EncodeString[string]}
 
 // ArtifactCreatedAt describes the "created_at" attribute of an Artifact.
-var ArtifactCreatedAt = entity.Field[Artifact, time.Time]{
-	Name: "created_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("created_at", v, keys.TimeMillis)
-	},
-}
+var ArtifactCreatedAt = entity.Field[Artifact, time.Time]{Name: "created_at", Encode: codec.TimeEncoder("created_at", keys.TimeMillis, false)}
 
 var artifactSchema = entity.Schema{
 	Type: ArtifactType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "ART#{ArtifactID}", Sources: []string{"artifact_id"}, Build: artifactPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "META", Build: artifactSKFromItem},
+		{Role: "sk", Attr: "SK", Template: "META", Build: codec.ConstKey(ArtifactSK)},
 		{Index: "GSI1", Role: "pk", Attr: "GSI1PK", Template: "USR#{UserID}#ART", Sources: []string{"user_id"}, Build: artifactGSI1PKFromItem},
 		{Index: "GSI1", Role: "sk", Attr: "GSI1SK", Template: "{CreatedAt}", Sources: []string{"created_at"}, Build: artifactGSI1SKFromItem},
 		{Index: "GSI2", Role: "pk", Attr: "GSI2PK", Template: "USR#{UserID}#PROJ#{ProjectID}#ART", Sources: []string{"user_id", "project_id"}, Build: artifactGSI2PKFromItem},
 		{Index: "GSI2", Role: "sk", Attr: "GSI2SK", Template: "{CreatedAt}", Sources: []string{"created_at"}, Build: artifactGSI2SKFromItem},
 	},
 	Attrs:       []string{"Type", "artifact_id", "user_id", "project_id", "created_at"},
-	VersionAttr: "",
 	CreatedAttr: "created_at",
-	UpdatedAttr: "",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05.000Z",
 }
 
@@ -534,31 +505,13 @@ func ParseSegmentKey(k entity.Key) (workflowID string, index int, err error) {
 }
 
 // SegmentWorkflowID describes the "workflow_id" attribute of a Segment.
-var SegmentWorkflowID = entity.Field[Segment, string]{
-	Name: "workflow_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var SegmentWorkflowID = entity.Field[Segment, string]{Name: "workflow_id", Encode: codec.EncodeString[string]}
 
 // SegmentIndex describes the "segment_index" attribute of a Segment.
-var SegmentIndex = entity.Field[Segment, int]{
-	Name: "segment_index",
-	Encode: func(v int) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-}
+var SegmentIndex = entity.Field[Segment, int]{Name: "segment_index", Encode: codec.EncodeInt[int]}
 
 // SegmentText describes the "text" attribute of a Segment.
-var SegmentText = entity.Field[Segment, string]{
-	Name: "text",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var SegmentText = entity.Field[Segment, string]{Name: "text", Encode: codec.EncodeStringOmitEmpty[string]}
 
 var segmentSchema = entity.Schema{
 	Type: SegmentType,
@@ -566,11 +519,7 @@ var segmentSchema = entity.Schema{
 		{Role: "pk", Attr: "PK", Template: "WF#{WorkflowID}", Sources: []string{"workflow_id"}, Build: segmentPKFromItem},
 		{Role: "sk", Attr: "SK", Template: "SEG#{Index:6}", Sources: []string{"segment_index"}, Build: segmentSKFromItem},
 	},
-	Attrs:       []string{"Type", "workflow_id", "segment_index", "text"},
-	VersionAttr: "",
-	CreatedAttr: "",
-	UpdatedAttr: "",
-	TTLAttr:     "",
+	Attrs: []string{"Type", "workflow_id", "segment_index", "text"},
 }
 
 // EntitySchema returns the schema of Segment, shared and read-only.
@@ -693,11 +642,6 @@ func requestPKFromItem(item map[string]types.AttributeValue) (string, error) {
 // RequestSK is the SK of every Request.
 const RequestSK = "META"
 
-// requestSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func requestSKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return RequestSK, nil
-}
-
 // RequestGSI2PK returns the GSI2PK of a Request: "EVENT#{EventID}".
 func RequestGSI2PK(eventID string) (string, error) {
 	b := keys.NewBuilder(6 + len(eventID))
@@ -791,11 +735,6 @@ func requestGSI2SKFromItem(item map[string]types.AttributeValue) (string, error)
 	return buildRequestGSI2SK(&b, queuedAt, requestID)
 }
 
-// requestTypeFromItem computes the Type from item attributes (entity.KeyAttr.Build).
-func requestTypeFromItem(item map[string]types.AttributeValue) (string, error) {
-	return RequestType, nil
-}
-
 // buildRequestCreatedAt appends the CreatedAt to b and returns it.
 func buildRequestCreatedAt(b *keys.Builder, createdAt time.Time) (string, error) {
 	b.Reset("{CreatedAt}", keys.MaxSortKeyLen)
@@ -821,8 +760,7 @@ func RequestKey(requestID string) (entity.Key, error) {
 	if err != nil {
 		return entity.Key{}, err
 	}
-	sk := RequestSK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: pk, SK: RequestSK}, nil
 }
 
 // ParseRequestKey parses the primary key of a Request back into its fields.
@@ -840,83 +778,37 @@ func ParseRequestKey(k entity.Key) (requestID string, err error) {
 }
 
 // RequestRequestID describes the "requestId" attribute of a Request.
-var RequestRequestID = entity.Field[Request, string]{
-	Name: "requestId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var RequestRequestID = entity.Field[Request, string]{Name: "requestId", Encode: codec.EncodeString[string]}
 
 // RequestEventID describes the "eventId" attribute of a Request.
-var RequestEventID = entity.Field[Request, string]{
-	Name: "eventId",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var RequestEventID = entity.Field[Request, string]{Name: "eventId", Encode: codec.EncodeString[string]}
 
 // RequestStatus describes the "status" attribute of a Request.
-var RequestStatus = entity.Field[Request, Status]{
-	Name: "status",
-	Encode: func(v Status) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: string(v)}, nil
-	},
-}
+var RequestStatus = entity.Field[Request, Status]{Name: "status", Encode: codec.EncodeString[Status]}
 
 // RequestQueuedAt describes the "queuedAt" attribute of a Request.
-var RequestQueuedAt = entity.Field[Request, time.Time]{
-	Name: "queuedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		if v.IsZero() {
-			return nil, nil
-		}
-		return codec.TimeString("queuedAt", v, keys.TimeMillis)
-	},
-}
+var RequestQueuedAt = entity.Field[Request, time.Time]{Name: "queuedAt", Encode: codec.TimeEncoder("queuedAt", keys.TimeMillis, true)}
 
 // RequestCreatedAt describes the "CreatedAt" attribute of a Request.
-var RequestCreatedAt = entity.Field[Request, time.Time]{
-	Name: "CreatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("CreatedAt", v, keys.TimeSeconds)
-	},
-}
+var RequestCreatedAt = entity.Field[Request, time.Time]{Name: "CreatedAt", Encode: codec.TimeEncoder("CreatedAt", keys.TimeSeconds, false)}
 
 // RequestUpdatedAt describes the "UpdatedAt" attribute of a Request.
-var RequestUpdatedAt = entity.Field[Request, time.Time]{
-	Name: "UpdatedAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("UpdatedAt", v, keys.TimeNanos)
-	},
-}
+var RequestUpdatedAt = entity.Field[Request, time.Time]{Name: "UpdatedAt", Encode: codec.TimeEncoder("UpdatedAt", keys.TimeNanos, false)}
 
 // RequestVersion describes the "version" attribute of a Request.
-var RequestVersion = entity.Field[Request, int64]{
-	Name: "version",
-	Encode: func(v int64) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-}
+var RequestVersion = entity.Field[Request, int64]{Name: "version", Encode: codec.EncodeInt[int64]}
 
 // RequestExpiresAt describes the "expiresAt" attribute of a Request.
-var RequestExpiresAt = entity.Field[Request, time.Time]{
-	Name: "expiresAt",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		if v.IsZero() {
-			return nil, nil
-		}
-		return codec.Number(v.Unix()), nil
-	},
-}
+var RequestExpiresAt = entity.Field[Request, time.Time]{Name: "expiresAt", Encode: codec.EpochEncoder(false, true)}
 
 var requestSchema = entity.Schema{
 	Type: RequestType,
 	Keys: []entity.KeyAttr{
 		{Role: "pk", Attr: "PK", Template: "REQ#{RequestID}", Sources: []string{"requestId"}, Build: requestPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "META", Build: requestSKFromItem},
+		{Role: "sk", Attr: "SK", Template: "META", Build: codec.ConstKey(RequestSK)},
 		{Index: "GSI2", Role: "pk", Attr: "GSI2PK", Template: "EVENT#{EventID}", Sources: []string{"eventId"}, Sparse: true, Build: requestGSI2PKFromItem},
 		{Index: "GSI2", Role: "sk", Attr: "GSI2SK", Template: "QAT#{QueuedAt}#REQ#{RequestID}", Sources: []string{"queuedAt", "requestId"}, Sparse: true, Build: requestGSI2SKFromItem},
-		{Index: "Type_CreatedAt", Role: "pk", Attr: "Type", Template: "REQUEST", Build: requestTypeFromItem},
+		{Index: "Type_CreatedAt", Role: "pk", Attr: "Type", Template: "REQUEST", Build: codec.ConstKey(RequestType)},
 		{Index: "Type_CreatedAt", Role: "sk", Attr: "CreatedAt", Template: "{CreatedAt}", Sources: []string{"CreatedAt"}, Build: requestCreatedAtFromItem},
 	},
 	Attrs:       []string{"requestId", "eventId", "status", "queuedAt", "UpdatedAt", "version", "expiresAt"},
@@ -1059,24 +951,12 @@ var _ struct {
 // CorpInfoPK is the PK of every CorpInfo.
 const CorpInfoPK = "CORP#INFO"
 
-// corpInfoPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
-func corpInfoPKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return CorpInfoPK, nil
-}
-
 // CorpInfoSK is the SK of every CorpInfo.
 const CorpInfoSK = "METADATA"
 
-// corpInfoSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
-func corpInfoSKFromItem(item map[string]types.AttributeValue) (string, error) {
-	return CorpInfoSK, nil
-}
-
 // CorpInfoKey returns the primary key of a CorpInfo.
 func CorpInfoKey() (entity.Key, error) {
-	pk := CorpInfoPK
-	sk := CorpInfoSK
-	return entity.Key{PK: pk, SK: sk}, nil
+	return entity.Key{PK: CorpInfoPK, SK: CorpInfoSK}, nil
 }
 
 // ParseCorpInfoKey parses the primary key of a CorpInfo back into its fields.
@@ -1091,24 +971,15 @@ func ParseCorpInfoKey(k entity.Key) (err error) {
 }
 
 // CorpInfoName describes the "name" attribute of a CorpInfo.
-var CorpInfoName = entity.Field[CorpInfo, string]{
-	Name: "name",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var CorpInfoName = entity.Field[CorpInfo, string]{Name: "name", Encode: codec.EncodeString[string]}
 
 var corpInfoSchema = entity.Schema{
 	Type: CorpInfoType,
 	Keys: []entity.KeyAttr{
-		{Role: "pk", Attr: "PK", Template: "CORP#INFO", Build: corpInfoPKFromItem},
-		{Role: "sk", Attr: "SK", Template: "METADATA", Build: corpInfoSKFromItem},
+		{Role: "pk", Attr: "PK", Template: "CORP#INFO", Build: codec.ConstKey(CorpInfoPK)},
+		{Role: "sk", Attr: "SK", Template: "METADATA", Build: codec.ConstKey(CorpInfoSK)},
 	},
-	Attrs:       []string{"Type", "name"},
-	VersionAttr: "",
-	CreatedAttr: "",
-	UpdatedAttr: "",
-	TTLAttr:     "",
+	Attrs: []string{"Type", "name"},
 }
 
 // EntitySchema returns the schema of CorpInfo, shared and read-only.
@@ -1388,100 +1259,40 @@ func ParseKitchenKey(k entity.Key) (id string, n8 int8, u16 uint16, at time.Time
 }
 
 // KitchenID describes the "id" attribute of a Kitchen.
-var KitchenID = entity.Field[Kitchen, string]{
-	Name: "id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var KitchenID = entity.Field[Kitchen, string]{Name: "id", Encode: codec.EncodeString[string]}
 
 // KitchenFlag describes the "flag" attribute of a Kitchen.
-var KitchenFlag = entity.Field[Kitchen, bool]{
-	Name: "flag",
-	Encode: func(v bool) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberBOOL{Value: v}, nil
-	},
-}
+var KitchenFlag = entity.Field[Kitchen, bool]{Name: "flag", Encode: codec.EncodeBool[bool]}
 
 // KitchenI describes the "i" attribute of a Kitchen.
-var KitchenI = entity.Field[Kitchen, int]{
-	Name: "i",
-	Encode: func(v int) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-}
+var KitchenI = entity.Field[Kitchen, int]{Name: "i", Encode: codec.EncodeInt[int]}
 
 // KitchenN8 describes the "n8" attribute of a Kitchen.
-var KitchenN8 = entity.Field[Kitchen, int8]{
-	Name: "n8",
-	Encode: func(v int8) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-}
+var KitchenN8 = entity.Field[Kitchen, int8]{Name: "n8", Encode: codec.EncodeInt[int8]}
 
 // KitchenI16 describes the "i16" attribute of a Kitchen.
-var KitchenI16 = entity.Field[Kitchen, int16]{
-	Name: "i16",
-	Encode: func(v int16) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-}
+var KitchenI16 = entity.Field[Kitchen, int16]{Name: "i16", Encode: codec.EncodeInt[int16]}
 
 // KitchenI32 describes the "i32" attribute of a Kitchen.
-var KitchenI32 = entity.Field[Kitchen, int32]{
-	Name: "i32",
-	Encode: func(v int32) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-}
+var KitchenI32 = entity.Field[Kitchen, int32]{Name: "i32", Encode: codec.EncodeInt[int32]}
 
 // KitchenI64 describes the "i64" attribute of a Kitchen.
-var KitchenI64 = entity.Field[Kitchen, int64]{
-	Name: "i64",
-	Encode: func(v int64) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-}
+var KitchenI64 = entity.Field[Kitchen, int64]{Name: "i64", Encode: codec.EncodeInt[int64]}
 
 // KitchenU describes the "u" attribute of a Kitchen.
-var KitchenU = entity.Field[Kitchen, uint]{
-	Name: "u",
-	Encode: func(v uint) (types.AttributeValue, error) {
-		return codec.UnsignedNumber(uint64(v)), nil
-	},
-}
+var KitchenU = entity.Field[Kitchen, uint]{Name: "u", Encode: codec.EncodeUint[uint]}
 
 // KitchenU8 describes the "u8" attribute of a Kitchen.
-var KitchenU8 = entity.Field[Kitchen, uint8]{
-	Name: "u8",
-	Encode: func(v uint8) (types.AttributeValue, error) {
-		return codec.UnsignedNumber(uint64(v)), nil
-	},
-}
+var KitchenU8 = entity.Field[Kitchen, uint8]{Name: "u8", Encode: codec.EncodeUint[uint8]}
 
 // KitchenU16 describes the "u16" attribute of a Kitchen.
-var KitchenU16 = entity.Field[Kitchen, uint16]{
-	Name: "u16",
-	Encode: func(v uint16) (types.AttributeValue, error) {
-		return codec.UnsignedNumber(uint64(v)), nil
-	},
-}
+var KitchenU16 = entity.Field[Kitchen, uint16]{Name: "u16", Encode: codec.EncodeUint[uint16]}
 
 // KitchenU32 describes the "u32" attribute of a Kitchen.
-var KitchenU32 = entity.Field[Kitchen, uint32]{
-	Name: "u32",
-	Encode: func(v uint32) (types.AttributeValue, error) {
-		return codec.UnsignedNumber(uint64(v)), nil
-	},
-}
+var KitchenU32 = entity.Field[Kitchen, uint32]{Name: "u32", Encode: codec.EncodeUint[uint32]}
 
 // KitchenU64 describes the "u64" attribute of a Kitchen.
-var KitchenU64 = entity.Field[Kitchen, uint64]{
-	Name: "u64",
-	Encode: func(v uint64) (types.AttributeValue, error) {
-		return codec.UnsignedNumber(uint64(v)), nil
-	},
-}
+var KitchenU64 = entity.Field[Kitchen, uint64]{Name: "u64", Encode: codec.EncodeUint[uint64]}
 
 // KitchenF32 describes the "f32" attribute of a Kitchen.
 var KitchenF32 = entity.Field[Kitchen, float32]{
@@ -1503,20 +1314,10 @@ var KitchenF64 = entity.Field[Kitchen, float64]{
 }
 
 // KitchenAt describes the "at" attribute of a Kitchen.
-var KitchenAt = entity.Field[Kitchen, time.Time]{
-	Name: "at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("at", v, keys.TimeMillis)
-	},
-}
+var KitchenAt = entity.Field[Kitchen, time.Time]{Name: "at", Encode: codec.TimeEncoder("at", keys.TimeMillis, false)}
 
 // KitchenAtMs describes the "atMs" attribute of a Kitchen.
-var KitchenAtMs = entity.Field[Kitchen, time.Time]{
-	Name: "atMs",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.Number(v.UnixMilli()), nil
-	},
-}
+var KitchenAtMs = entity.Field[Kitchen, time.Time]{Name: "atMs", Encode: codec.EpochEncoder(true, false)}
 
 // KitchenBlob describes the "blob" attribute of a Kitchen.
 var KitchenBlob = entity.Field[Kitchen, []byte]{
@@ -1530,28 +1331,13 @@ var KitchenBlob = entity.Field[Kitchen, []byte]{
 }
 
 // KitchenList describes the "list" attribute of a Kitchen.
-var KitchenList = entity.Field[Kitchen, []string]{
-	Name: "list",
-	Encode: func(v []string) (types.AttributeValue, error) {
-		return codec.StringList(v), nil
-	},
-}
+var KitchenList = entity.Field[Kitchen, []string]{Name: "list", Encode: codec.EncodeStringList[[]string](false)}
 
 // KitchenSet describes the "set" attribute of a Kitchen.
-var KitchenSet = entity.Field[Kitchen, []string]{
-	Name: "set",
-	Encode: func(v []string) (types.AttributeValue, error) {
-		return codec.StringSet(v), nil
-	},
-}
+var KitchenSet = entity.Field[Kitchen, []string]{Name: "set", Encode: codec.EncodeStringSet[[]string]}
 
 // KitchenLabels describes the "labels" attribute of a Kitchen.
-var KitchenLabels = entity.Field[Kitchen, Labels]{
-	Name: "labels",
-	Encode: func(v Labels) (types.AttributeValue, error) {
-		return codec.StringSet([]string(v)), nil
-	},
-}
+var KitchenLabels = entity.Field[Kitchen, Labels]{Name: "labels", Encode: codec.EncodeStringSet[Labels]}
 
 // KitchenMap describes the "map" attribute of a Kitchen.
 var KitchenMap = entity.Field[Kitchen, map[string]string]{
@@ -1562,23 +1348,10 @@ var KitchenMap = entity.Field[Kitchen, map[string]string]{
 }
 
 // KitchenStatus describes the "status" attribute of a Kitchen.
-var KitchenStatus = entity.Field[Kitchen, Status]{
-	Name: "status",
-	Encode: func(v Status) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: string(v)}, nil
-	},
-}
+var KitchenStatus = entity.Field[Kitchen, Status]{Name: "status", Encode: codec.EncodeStringOmitEmpty[Status]}
 
 // KitchenCount describes the "count" attribute of a Kitchen.
-var KitchenCount = entity.Field[Kitchen, Count]{
-	Name: "count",
-	Encode: func(v Count) (types.AttributeValue, error) {
-		return codec.Number(int64(v)), nil
-	},
-}
+var KitchenCount = entity.Field[Kitchen, Count]{Name: "count", Encode: codec.EncodeInt[Count]}
 
 // KitchenOptString describes the "optString" attribute of a Kitchen.
 var KitchenOptString = entity.Field[Kitchen, *string]{
@@ -1646,12 +1419,7 @@ var KitchenOptCustom = entity.Field[Kitchen, *Upper]{
 }
 
 // KitchenRenamed describes the "Renamed" attribute of a Kitchen.
-var KitchenRenamed = entity.Field[Kitchen, string]{
-	Name: "Renamed",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var KitchenRenamed = entity.Field[Kitchen, string]{Name: "Renamed", Encode: codec.EncodeString[string]}
 
 var kitchenSchema = entity.Schema{
 	Type: KitchenType,
@@ -1660,11 +1428,7 @@ var kitchenSchema = entity.Schema{
 		{Role: "sk", Attr: "SK", Template: "N#{N8}#{U16:5}#{At}", Sources: []string{"n8", "u16", "at"}, Build: kitchenSKFromItem},
 		{Index: "LSI1", Role: "sk", Attr: "LSI1SK", Template: "NEG#{I64:4}", Sources: []string{"i64"}, Build: kitchenLSI1SKFromItem},
 	},
-	Attrs:       []string{"Type", "id", "flag", "i", "n8", "i16", "i32", "i64", "u", "u8", "u16", "u32", "u64", "f32", "f64", "at", "atMs", "blob", "list", "set", "labels", "map", "status", "count", "optString", "optInt", "optTime", "optStatus", "custom", "optCustom", "Renamed"},
-	VersionAttr: "",
-	CreatedAttr: "",
-	UpdatedAttr: "",
-	TTLAttr:     "",
+	Attrs: []string{"Type", "id", "flag", "i", "n8", "i16", "i32", "i64", "u", "u8", "u16", "u32", "u64", "f32", "f64", "at", "atMs", "blob", "list", "set", "labels", "map", "status", "count", "optString", "optInt", "optTime", "optStatus", "custom", "optCustom", "Renamed"},
 }
 
 // EntitySchema returns the schema of Kitchen, shared and read-only.

@@ -191,18 +191,6 @@ func TestRefreshTransientErrorThenValidityRunsOut(t *testing.T) {
 	}
 }
 
-func TestPresets(t *testing.T) {
-	want := []Preset{
-		{"scheduler:outbox_events", 300 * time.Second},
-		{"scheduler:create_table", 60 * time.Second},
-		{"scheduler:cleanup_queues", 3600 * time.Second},
-		{"scheduler:monthly_summary", 1800 * time.Second},
-	}
-	if diff := cmp.Diff(want, Presets()); diff != "" {
-		t.Errorf("Presets (-want +got):\n%s", diff)
-	}
-}
-
 func TestFencedExpression(t *testing.T) {
 	expr, err := FencedExpression("", 42)
 	if err != nil {

@@ -14,8 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	glide "github.com/valkey-io/valkey-glide/go/v2"
 	"github.com/valkey-io/valkey-glide/go/v2/config"
-	"github.com/valkey-io/valkey-glide/go/v2/models"
 
+	"github.com/tablekit/tablekit/cache"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/lock"
@@ -29,6 +29,8 @@ var (
 	envMu         sync.Mutex
 	standalone    *glide.Client
 	cluster       *glide.ClusterClient
+	vgStandalone  cache.Conn
+	vgCluster     cache.Conn
 	ddb           *dynamodb.Client
 	tables        []string
 	leaseTable    string
@@ -94,6 +96,55 @@ func clusterClient(t testing.TB) *glide.ClusterClient {
 	return cluster
 }
 
+// valkeyConn is one Valkey client library on one server kind.
+type valkeyConn struct {
+	name string
+	conn cache.Conn
+}
+
+// valkeyConns returns the shared connections of both client libraries
+// (glide and valkey-go), standalone and cluster: every Valkey test runs on
+// each.
+func valkeyConns(t testing.TB) []valkeyConn {
+	t.Helper()
+	sc, cc := standaloneClient(t), clusterClient(t)
+	return []valkeyConn{
+		{"valkey", cache.NewGlideConn(sc)},
+		{"valkey-cluster", cache.NewGlideClusterConn(cc)},
+		{"valkeygo", valkeyGoConn(t, false)},
+		{"valkeygo-cluster", valkeyGoConn(t, true)},
+	}
+}
+
+func newValkeyGo(t testing.TB, addrs []string, cluster bool) cache.Conn {
+	t.Helper()
+	c, err := cache.DialValkeyGo(cache.ValkeyGoOptions{Addresses: addrs, Cluster: cluster, DisableTLS: true,
+		RequestTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatalf("valkey-go conn: %v", err)
+	}
+	return c
+}
+
+func valkeyGoConn(t testing.TB, clustered bool) cache.Conn {
+	t.Helper()
+	addrs := []string{testenv.ValkeyAddr(t)}
+	if clustered {
+		addrs = testenv.ValkeyClusterAddrs(t)
+	}
+	envMu.Lock()
+	defer envMu.Unlock()
+	p := &vgStandalone
+	if clustered {
+		p = &vgCluster
+	}
+	if *p == nil {
+		*p = newValkeyGo(t, addrs, clustered)
+		cleanupFuncs = append(cleanupFuncs, (*p).Close)
+	}
+	return *p
+}
+
 func dynamo(t testing.TB) *dynamodb.Client {
 	t.Helper()
 	ep := testenv.DynamoEndpoint(t)
@@ -147,27 +198,21 @@ type counterStore interface {
 	set(ctx context.Context, v int) error
 }
 
-type kv interface {
-	Get(ctx context.Context, key string) (models.Result[string], error)
-	Set(ctx context.Context, key string, value string) (string, error)
-}
-
 type valkeyCounter struct {
-	c   kv
+	c   cache.Conn
 	key string
 }
 
 func (v valkeyCounter) get(ctx context.Context) (int, error) {
-	r, err := v.c.Get(ctx, v.key)
-	if err != nil || r.IsNil() {
+	s, ok, err := v.c.Get(ctx, v.key)
+	if err != nil || !ok {
 		return 0, err
 	}
-	return strconv.Atoi(r.Value())
+	return strconv.Atoi(s)
 }
 
 func (v valkeyCounter) set(ctx context.Context, n int) error {
-	_, err := v.c.Set(ctx, v.key, strconv.Itoa(n))
-	return err
+	return v.c.Set(ctx, v.key, strconv.Itoa(n), 0)
 }
 
 type dynamoCounter struct {
@@ -215,20 +260,15 @@ type backendCase struct {
 func backends(t *testing.T) []backendCase {
 	t.Helper()
 	var cases []backendCase
-	sc := standaloneClient(t)
-	sb, err := valkeylock.New(sc, func(o *valkeylock.Options) { o.Prefix = runPrefix })
-	if err != nil {
-		t.Fatal(err)
+	for _, vc := range valkeyConns(t) {
+		vb, err := valkeylock.New(vc.conn, func(o *valkeylock.Options) { o.Prefix = runPrefix })
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn := vc.conn
+		cases = append(cases, backendCase{name: vc.name, slow: 1, backend: vb, locker: lock.New(vb),
+			counter: func(name string) counterStore { return valkeyCounter{c: conn, key: runPrefix + ":counter:" + name} }})
 	}
-	cases = append(cases, backendCase{name: "valkey", slow: 1, backend: sb, locker: lock.New(sb),
-		counter: func(name string) counterStore { return valkeyCounter{c: sc, key: runPrefix + ":counter:" + name} }})
-	cc := clusterClient(t)
-	cb, err := valkeylock.New(cc, func(o *valkeylock.Options) { o.Prefix = runPrefix })
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases = append(cases, backendCase{name: "valkey-cluster", slow: 1, backend: cb, locker: lock.New(cb),
-		counter: func(name string) counterStore { return valkeyCounter{c: cc, key: runPrefix + ":counter:" + name} }})
 	dc := dynamo(t)
 	for _, mode := range []struct {
 		name string

@@ -1,0 +1,375 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valkey-io/valkey-go"
+)
+
+// Defaults of [NearOptions].
+const (
+	DefaultNearMaxEntries = 10_000
+	DefaultNearMaxBytes   = 64 << 20
+	DefaultNearTTL        = time.Minute
+)
+
+// NearOptions configure the near cache: an in-process copy (L1) of the
+// strings read by [Cache.Get] and the hit path of [GetOrLoad], kept
+// coherent by the server (RESP3 CLIENT TRACKING). Only the valkey-go
+// backend has it; see the package documentation for what it guarantees
+// and why glide has none.
+type NearOptions struct {
+	// MaxEntries bounds the number of cached keys. Zero means
+	// DefaultNearMaxEntries.
+	MaxEntries int
+	// MaxBytes bounds the estimated memory of the entries (key, value and
+	// bookkeeping). Zero means DefaultNearMaxBytes.
+	MaxBytes int64
+	// TTL bounds how long an entry is served without asking the server
+	// again, invalidations aside; the key's own server TTL bounds it too.
+	// Zero means DefaultNearTTL.
+	TTL time.Duration
+	// OnInvalidate, if set, is called after the near cache dropped keys
+	// because the server said they changed (nil keys: everything, after a
+	// FLUSHALL or a lost connection). It runs on the connection's reader:
+	// keep it fast.
+	OnInvalidate func(keys []string)
+}
+
+func (n *NearOptions) withDefaults() (NearOptions, error) {
+	o := *n
+	if o.MaxEntries < 0 || o.MaxBytes < 0 || o.TTL < 0 {
+		return o, fmt.Errorf("%w: negative near cache bound", ErrInvalidOptions)
+	}
+	if o.MaxEntries == 0 {
+		o.MaxEntries = DefaultNearMaxEntries
+	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultNearMaxBytes
+	}
+	if o.TTL == 0 {
+		o.TTL = DefaultNearTTL
+	}
+	return o, nil
+}
+
+// NearStats are the near cache's counters.
+type NearStats struct {
+	Hits, Misses  int64 // reads answered in process / sent to the server
+	Invalidations int64 // keys dropped on the server's word
+	Flushes       int64 // whole-cache drops (lost connection, FLUSHALL)
+	Evictions     int64 // entries dropped to stay within the bounds
+	Entries       int   // entries held now
+	Bytes         int64 // their estimated size
+}
+
+// NearStats returns the near cache's counters; ok is false when the
+// cache has no near cache.
+func (c *Cache) NearStats() (s NearStats, ok bool) {
+	v, isVG := c.core.conn.(*vgConn)
+	if !isVG || v.near == nil {
+		return s, false
+	}
+	return v.near.stats(), true
+}
+
+// entryOverhead approximates the bookkeeping bytes of one entry.
+const entryOverhead = 192
+
+// nearStore is the near cache shared by every connection of one client.
+// valkey-go makes one view per connection (NewCacheStoreFn); each entry
+// remembers the view, that is the connection, whose tracking covers it,
+// so a lost connection drops exactly its entries.
+//
+// Invalidation wins because of the order of one connection: a read
+// executes on the server either before a write (its reply is then
+// followed, on the same connection, by the write's invalidation push,
+// which deletes the entry) or after it (it reads the new value). A push
+// that arrives while a read is still pending therefore concerns an
+// earlier write and must not drop the pending entry.
+type nearStore struct {
+	o NearOptions
+
+	mu    sync.RWMutex
+	m     map[string]map[string]*nearEntry // key -> command -> entry
+	lru   nearEntry                        // sentinel of the ring of completed entries, oldest first
+	count int
+	bytes int64
+
+	hits, misses, invalidations, flushes, evictions atomic.Int64
+}
+
+type nearEntry struct {
+	key, cmd   string
+	owner      *nearView
+	val        valkey.ValkeyMessage
+	err        error
+	xat        int64 // unix ms after which the entry is not served
+	size       int64
+	pending    bool
+	ch         chan struct{}
+	used       atomic.Bool // second chance for the eviction clock
+	prev, next *nearEntry
+}
+
+// Wait implements valkey.CacheEntry: it waits for a pending read.
+func (e *nearEntry) Wait(ctx context.Context) (valkey.ValkeyMessage, error) {
+	select {
+	case <-e.ch:
+		return e.val, e.err
+	case <-ctx.Done():
+		return valkey.ValkeyMessage{}, ctx.Err()
+	}
+}
+
+func newNearStore(o NearOptions) *nearStore {
+	s := &nearStore{o: o, m: map[string]map[string]*nearEntry{}}
+	s.lru.prev, s.lru.next = &s.lru, &s.lru
+	return s
+}
+
+func (s *nearStore) newView(valkey.CacheStoreOption) valkey.CacheStore { return &nearView{s: s} }
+
+func (s *nearStore) stats() NearStats {
+	s.mu.RLock()
+	n, b := s.count, s.bytes
+	s.mu.RUnlock()
+	return NearStats{Hits: s.hits.Load(), Misses: s.misses.Load(), Invalidations: s.invalidations.Load(),
+		Flushes: s.flushes.Load(), Evictions: s.evictions.Load(), Entries: n, Bytes: b}
+}
+
+func (s *nearStore) get(key, cmd string) *nearEntry { return s.m[key][cmd] }
+
+// remove drops e from the maps and, if completed, from the ring. Call
+// with mu held.
+func (s *nearStore) remove(e *nearEntry) {
+	if cmds := s.m[e.key]; cmds[e.cmd] == e {
+		if delete(cmds, e.cmd); len(cmds) == 0 {
+			delete(s.m, e.key)
+		}
+	}
+	if !e.pending && e.prev != nil {
+		e.prev.next, e.next.prev = e.next, e.prev
+		e.prev, e.next = nil, nil
+		s.count--
+		s.bytes -= e.size
+	}
+}
+
+// evict keeps the bounds with a second-chance clock. Call with mu held.
+func (s *nearStore) evict() {
+	for budget := 2*s.count + 1; (s.count > s.o.MaxEntries || s.bytes > s.o.MaxBytes) && budget > 0; budget-- {
+		e := s.lru.next
+		if e == &s.lru {
+			return
+		}
+		if e.used.Swap(false) && s.count <= 2*s.o.MaxEntries {
+			e.prev.next, e.next.prev = e.next, e.prev // move to the back
+			e.prev, e.next = s.lru.prev, &s.lru
+			s.lru.prev.next = e
+			s.lru.prev = e
+			continue
+		}
+		s.remove(e)
+		s.evictions.Add(1)
+	}
+}
+
+// peek returns the live copy of GET key, the hit path of [Conn.Get]: the
+// same lookup valkey-go's DoCache makes through Flight, without building
+// a command or a context.
+func (s *nearStore) peek(key string) (val valkey.ValkeyMessage, ok bool) {
+	ms := time.Now().UnixMilli()
+	s.mu.RLock()
+	if e := s.m[key]["GET"]; e != nil && !e.pending && ms < e.xat {
+		e.used.Store(true)
+		val, ok = e.val, true
+	}
+	s.mu.RUnlock()
+	if ok {
+		s.hits.Add(1)
+	}
+	return val, ok
+}
+
+// forget drops the completed entries of keys this process just wrote (or
+// tried to). The server's push for such a write follows the write's reply
+// on the reading connection (it is the same connection: one per node), so
+// without this a read right after one's own acknowledged write could
+// still see the old copy for a moment. A read in flight keeps its entry:
+// it executed before the write (its reply comes first and is dropped
+// here) or after it (it reads the new value).
+func (s *nearStore) forget(keys []string) {
+	s.mu.Lock()
+	for _, k := range keys {
+		for _, e := range s.m[k] {
+			if !e.pending {
+				s.remove(e)
+			}
+		}
+	}
+	s.mu.Unlock()
+}
+
+func entrySize(key, cmd string, v *valkey.ValkeyMessage) int64 {
+	n := int64(len(key) + len(cmd) + entryOverhead)
+	if str, err := v.ToString(); err == nil {
+		return n + int64(len(str))
+	}
+	return n + 64
+}
+
+// nearView is the valkey.CacheStore of one connection.
+type nearView struct{ s *nearStore }
+
+var _ valkey.CacheStore = (*nearView)(nil)
+
+func (v *nearView) Flight(key, cmd string, ttl time.Duration, now time.Time) (valkey.ValkeyMessage, valkey.CacheEntry) {
+	s := v.s
+	ms := now.UnixMilli()
+	s.mu.RLock()
+	if e := s.get(key, cmd); e != nil {
+		if e.pending {
+			s.mu.RUnlock()
+			s.misses.Add(1)
+			return valkey.ValkeyMessage{}, e
+		}
+		if ms < e.xat {
+			e.used.Store(true)
+			val := e.val
+			s.mu.RUnlock()
+			s.hits.Add(1)
+			return val, nil
+		}
+	}
+	s.mu.RUnlock()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.misses.Add(1)
+	if e := s.get(key, cmd); e != nil {
+		if e.pending {
+			return valkey.ValkeyMessage{}, e
+		}
+		if ms < e.xat {
+			return e.val, nil
+		}
+		s.remove(e) // expired
+	}
+	e := &nearEntry{key: key, cmd: cmd, owner: v, xat: now.Add(ttl).UnixMilli(), pending: true, ch: make(chan struct{})}
+	cmds := s.m[key]
+	if cmds == nil {
+		cmds = make(map[string]*nearEntry, 1)
+		s.m[key] = cmds
+	}
+	cmds[cmd] = e
+	return valkey.ValkeyMessage{}, nil
+}
+
+func (v *nearView) Update(key, cmd string, val valkey.ValkeyMessage) (pxat int64) {
+	s := v.s
+	s.mu.Lock()
+	e := s.get(key, cmd)
+	if e == nil || !e.pending || e.owner != v {
+		s.mu.Unlock()
+		return 0
+	}
+	pxat = e.xat
+	if sp := val.CachePXAT(); sp > 0 && sp < pxat {
+		pxat = sp // the server's expiry only shortens ours
+	}
+	e.val, e.xat, e.pending = val, pxat, false
+	e.size = entrySize(key, cmd, &val)
+	e.prev, e.next = s.lru.prev, &s.lru
+	s.lru.prev.next = e
+	s.lru.prev = e
+	s.count++
+	s.bytes += e.size
+	s.evict()
+	s.mu.Unlock()
+	close(e.ch)
+	return pxat
+}
+
+func (v *nearView) Cancel(key, cmd string, err error) {
+	s := v.s
+	s.mu.Lock()
+	e := s.get(key, cmd)
+	if e == nil || !e.pending || e.owner != v {
+		s.mu.Unlock()
+		return
+	}
+	e.err = err
+	s.remove(e)
+	s.mu.Unlock()
+	close(e.ch)
+}
+
+// Delete drops the completed entries of keys (all of them for nil keys):
+// the server's invalidation push. Pending reads are kept (see nearStore).
+func (v *nearView) Delete(keys []valkey.ValkeyMessage) {
+	s := v.s
+	var names []string
+	s.mu.Lock()
+	if keys == nil {
+		for _, cmds := range s.m {
+			for _, e := range cmds {
+				if !e.pending {
+					s.remove(e)
+				}
+			}
+		}
+		s.flushes.Add(1)
+	} else {
+		names = make([]string, 0, len(keys))
+		for i := range keys {
+			k, err := keys[i].ToString()
+			if err != nil {
+				continue
+			}
+			names = append(names, k)
+			for _, e := range s.m[k] {
+				if !e.pending {
+					s.remove(e)
+				}
+			}
+		}
+		s.invalidations.Add(int64(len(names)))
+	}
+	s.mu.Unlock()
+	if f := s.o.OnInvalidate; f != nil {
+		f(names)
+	}
+}
+
+// Close drops every entry of this connection, which lost its tracking,
+// and fails its pending reads with err.
+func (v *nearView) Close(err error) {
+	s := v.s
+	var chans []chan struct{}
+	s.mu.Lock()
+	for _, cmds := range s.m {
+		for _, e := range cmds {
+			if e.owner != v {
+				continue
+			}
+			if e.pending {
+				e.err = err
+				chans = append(chans, e.ch)
+			}
+			s.remove(e)
+		}
+	}
+	s.flushes.Add(1)
+	s.mu.Unlock()
+	for _, ch := range chans {
+		close(ch)
+	}
+	if f := s.o.OnInvalidate; f != nil {
+		f(nil)
+	}
+}

@@ -1,0 +1,422 @@
+package cache_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/cache"
+	"github.com/tablekit/tablekit/internal/testenv"
+)
+
+// nearReader returns a valkey-go cache with the near cache on, in the
+// namespace of app, and a channel that receives the arrival time of each
+// invalidation of the full key *watch (any key when it is empty; nil keys,
+// a flush, always count).
+func nearReader(t *testing.T, addrs []string, cluster bool, app string, near cache.NearOptions, watch *atomic.Pointer[string]) (*cache.Cache, <-chan time.Time) {
+	t.Helper()
+	inv := make(chan time.Time, 1024)
+	near.OnInvalidate = func(keys []string) {
+		now := time.Now()
+		w := watch.Load()
+		if keys == nil || w == nil || slices.Contains(keys, *w) {
+			select {
+			case inv <- now:
+			default:
+			}
+		}
+	}
+	c, err := cache.New(cache.Options{AppID: app, Env: "test", Service: "cache", Addresses: addrs, Cluster: cluster,
+		DisableTLS: true, RequestTimeout: 3 * time.Second, Backend: cache.BackendValkeyGo, Near: &near})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c, inv
+}
+
+func sameNamespace(app string) func(*cache.Options) {
+	return func(o *cache.Options) { o.AppID = app }
+}
+
+// sendInline sends one inline command on a fresh connection and returns
+// the server's first answer.
+func sendInline(addr, cmd string) string {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return ""
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	_, _ = c.Write([]byte(cmd + "\r\n"))
+	buf := make([]byte, 512)
+	n, _ := c.Read(buf)
+	return string(buf[:n])
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[int(float64(len(s)-1)*p)]
+}
+
+// TestNearCacheInvalidationWins is the cross-process proof of the near
+// cache: a writer (a glide client: another process, another library)
+// writes or invalidates one key 10,000 times; a reader (valkey-go with the
+// near cache) reads it through L1. After each write is acknowledged and
+// its invalidation has reached the reader, the reader's next read must
+// return the new value (or the miss), never the old one. Concurrent
+// readers check the same rule against the last write known delivered
+// when their read began. The invalidation delay (acknowledgement to
+// arrival at the reader) is logged as p50/p99.
+func TestNearCacheInvalidationWins(t *testing.T) {
+	ops := 10_000
+	for _, mode := range []string{"standalone", "cluster"} {
+		t.Run(mode, func(t *testing.T) {
+			addrs := []string{testenv.ValkeyAddr(t)}
+			if mode == "cluster" {
+				addrs = testenv.ValkeyClusterAddrs(t)
+			}
+			app := testenv.UniqueName("near")
+			var watch atomic.Pointer[string]
+			reader, inv := nearReader(t, addrs, mode == "cluster", app, cache.NearOptions{}, &watch)
+			writer := newCache(t, addrs, mode == "cluster", sameNamespace(app))
+			const key = "hot:config"
+			full, _ := reader.Key(key)
+			watch.Store(&full)
+			ctx := context.Background()
+
+			// expect returns what a read must see after op i: the value
+			// written by op i, or a miss when op i invalidated.
+			expect := func(i int) (string, bool) {
+				if i%10 == 0 && i > 0 {
+					return "", false
+				}
+				return strconv.Itoa(i), true
+			}
+			var floor atomic.Int64 // last op whose invalidation has arrived
+			floor.Store(-1)
+			var (
+				wg         sync.WaitGroup
+				stop       = make(chan struct{})
+				violations atomic.Int64
+				bgReads    atomic.Int64
+			)
+			for g := 0; g < 2; g++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						f := int(floor.Load())
+						v, err := reader.Get(ctx, key)
+						bgReads.Add(1)
+						switch {
+						case f < 0:
+						case err == nil:
+							if n, _ := strconv.Atoi(v); n < f {
+								violations.Add(1)
+								t.Errorf("concurrent read began after op %d was delivered and saw %q", f, v)
+							}
+						case errors.Is(err, cache.ErrMiss):
+							// A miss is right only if op f, or an op that may
+							// have followed it during the read, invalidated.
+							if r := f % 10; r != 0 && r < 8 {
+								violations.Add(1)
+								t.Errorf("concurrent read began after op %d was delivered and missed", f)
+							}
+						default:
+							t.Errorf("concurrent read: %v", err)
+						}
+						time.Sleep(50 * time.Microsecond)
+					}
+				}()
+			}
+
+			delays := make([]time.Duration, 0, ops)   // from the acknowledgement (0: the push came first)
+			fromSend := make([]time.Duration, 0, ops) // from sending the write
+			before, _ := reader.NearStats()
+			for i := 0; i < ops; i++ {
+				// Fill L1 and read it from there.
+				for r := 0; r < 2; r++ {
+					v, err := reader.Get(ctx, key)
+					if i > 0 {
+						want, found := expect(i - 1)
+						if found != (err == nil) || v != want {
+							t.Fatalf("op %d: read before the write = %q, %v; want %q", i, v, err, want)
+						}
+					}
+				}
+				for len(inv) > 0 {
+					<-inv
+				}
+				var err error
+				sent := time.Now()
+				if i%10 == 0 && i > 0 {
+					err = writer.Invalidate(ctx, key)
+				} else {
+					err = writer.Set(ctx, key, strconv.Itoa(i), time.Minute)
+				}
+				if err != nil {
+					t.Fatalf("op %d: %v", i, err)
+				}
+				ack := time.Now()
+				select {
+				case at := <-inv:
+					delays = append(delays, max(at.Sub(ack), 0))
+					fromSend = append(fromSend, at.Sub(sent))
+				case <-time.After(5 * time.Second):
+					t.Fatalf("op %d: no invalidation reached the reader", i)
+				}
+				floor.Store(int64(i))
+				v, err := reader.Get(ctx, key)
+				want, found := expect(i)
+				if found != (err == nil) || v != want {
+					t.Fatalf("op %d: read after the acknowledged write and its invalidation = %q, %v; want %q (found=%v)",
+						i, v, err, want, found)
+				}
+			}
+			close(stop)
+			wg.Wait()
+			after, _ := reader.NearStats()
+			if hits := after.Hits - before.Hits; hits < int64(ops) {
+				t.Fatalf("only %d near hits in %d ops: L1 was not used", hits, ops)
+			}
+			if violations.Load() != 0 {
+				t.Fatalf("%d stale concurrent reads", violations.Load())
+			}
+			t.Logf("%s: %d ops, %d concurrent reads, near stats %+v", mode, ops, bgReads.Load(), after)
+			t.Logf("%s: invalidation delay, write acknowledged -> push at the reader (0 when the push came first): p50 %v p99 %v max %v",
+				mode, percentile(delays, 0.50), percentile(delays, 0.99), percentile(delays, 1))
+			t.Logf("%s: invalidation delay, write sent -> push at the reader: p50 %v p99 %v max %v",
+				mode, percentile(fromSend, 0.50), percentile(fromSend, 0.99), percentile(fromSend, 1))
+		})
+	}
+}
+
+// A lost connection (killed by the server, or the server restarted)
+// flushes the near cache: a value written while the reader could not hear
+// the invalidation is read once the loss is noticed.
+func TestNearCacheFlushOnLostConnection(t *testing.T) {
+	for _, mode := range []string{"standalone", "cluster"} {
+		t.Run(mode, func(t *testing.T) {
+			var (
+				addr        string
+				stop, start func()
+			)
+			if mode == "cluster" {
+				p := startPrivateCluster(t)
+				addr, stop, start = p.addr, p.Stop, p.Start
+			} else {
+				p := testenv.StartRedis(t)
+				addr, stop, start = p.Addr, p.Stop, p.Start
+			}
+			app := testenv.UniqueName("nearlost")
+			var watch atomic.Pointer[string]
+			reader, _ := nearReader(t, []string{addr}, mode == "cluster", app, cache.NearOptions{}, &watch)
+			writer := newCache(t, []string{addr}, mode == "cluster", sameNamespace(app),
+				func(o *cache.Options) { o.Backend = cache.BackendValkeyGo })
+			ctx := context.Background()
+			const key = "k"
+
+			fill := func(want string) cache.NearStats {
+				t.Helper()
+				deadline := time.Now().Add(15 * time.Second)
+				for {
+					v, err := reader.Get(ctx, key)
+					if err == nil && v == want {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("reader: %q, %v; want %q", v, err, want)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				st, _ := reader.NearStats()
+				if v, err := reader.Get(ctx, key); err != nil || v != want {
+					t.Fatalf("second read %q, %v", v, err)
+				}
+				if st2, _ := reader.NearStats(); st2.Hits != st.Hits+1 {
+					t.Fatalf("second read was not a near hit: %+v then %+v", st, st2)
+				}
+				return st
+			}
+			waitFlush := func(before cache.NearStats) {
+				t.Helper()
+				deadline := time.Now().Add(10 * time.Second)
+				for st, _ := reader.NearStats(); st.Flushes == before.Flushes; st, _ = reader.NearStats() {
+					if time.Now().After(deadline) {
+						t.Fatalf("near cache not flushed after the connection was lost: %+v", st)
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+			setW := func(v string) {
+				t.Helper()
+				deadline := time.Now().Add(15 * time.Second)
+				for err := writer.Set(ctx, key, v, time.Minute); err != nil; err = writer.Set(ctx, key, v, time.Minute) {
+					if time.Now().After(deadline) {
+						t.Fatal(err)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+
+			// 1. The server kills the reader's connection; the key changes
+			// while the reader is away.
+			setW("v1")
+			st := fill("v1")
+			if out := sendInline(addr, "CLIENT KILL TYPE normal"); out == "" || out[0] != ':' {
+				t.Fatalf("CLIENT KILL: %q", out)
+			}
+			waitFlush(st)
+			setW("v2")
+			fill("v2")
+
+			// 2. The server restarts (and loses its data).
+			st, _ = reader.NearStats()
+			stop()
+			waitFlush(st)
+			start()
+			setW("v3")
+			fill("v3")
+		})
+	}
+}
+
+// The near cache stays within its bounds, in entries and in bytes, and
+// reads of evicted keys still answer right.
+func TestNearCacheBounds(t *testing.T) {
+	addrs := []string{testenv.ValkeyAddr(t)}
+	ctx := context.Background()
+	value := string(make([]byte, 1024))
+	for _, tc := range []struct {
+		name string
+		near cache.NearOptions
+		keys int
+	}{
+		{"entries", cache.NearOptions{MaxEntries: 50}, 500},
+		{"bytes", cache.NearOptions{MaxBytes: 20 << 10}, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app := testenv.UniqueName("nearbound")
+			var watch atomic.Pointer[string]
+			reader, _ := nearReader(t, addrs, false, app, tc.near, &watch)
+			writer := newCache(t, addrs, false, sameNamespace(app))
+			for round := 0; round < 2; round++ {
+				for i := 0; i < tc.keys; i++ {
+					k := fmt.Sprintf("k:%d", i)
+					if round == 0 {
+						if err := writer.Set(ctx, k, value+strconv.Itoa(i), time.Minute); err != nil {
+							t.Fatal(err)
+						}
+					}
+					v, err := reader.Get(ctx, k)
+					if err != nil || v != value+strconv.Itoa(i) {
+						t.Fatalf("round %d key %s: %d bytes, %v", round, k, len(v), err)
+					}
+					st, _ := reader.NearStats()
+					if tc.near.MaxEntries > 0 && st.Entries > tc.near.MaxEntries {
+						t.Fatalf("%d entries > %d", st.Entries, tc.near.MaxEntries)
+					}
+					if tc.near.MaxBytes > 0 && st.Bytes > tc.near.MaxBytes {
+						t.Fatalf("%d bytes > %d", st.Bytes, tc.near.MaxBytes)
+					}
+				}
+			}
+			st, _ := reader.NearStats()
+			if st.Evictions == 0 || st.Entries == 0 {
+				t.Fatalf("no evictions or no entries: %+v", st)
+			}
+			t.Logf("%+v", st)
+		})
+	}
+}
+
+func TestNearCacheOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    cache.Options
+	}{
+		{"glide", cache.Options{Addresses: []string{"127.0.0.1:1"}, Near: &cache.NearOptions{}}},
+		{"negative entries", cache.Options{Addresses: []string{"127.0.0.1:1"}, Backend: cache.BackendValkeyGo, Near: &cache.NearOptions{MaxEntries: -1}}},
+		{"negative bytes", cache.Options{Addresses: []string{"127.0.0.1:1"}, Backend: cache.BackendValkeyGo, Near: &cache.NearOptions{MaxBytes: -1}}},
+		{"negative ttl", cache.Options{Addresses: []string{"127.0.0.1:1"}, Backend: cache.BackendValkeyGo, Near: &cache.NearOptions{TTL: -time.Second}}},
+		{"unknown backend", cache.Options{Addresses: []string{"127.0.0.1:1"}, Backend: cache.Backend(7)}},
+		{"bad address", cache.Options{Addresses: []string{"nohost"}, Backend: cache.BackendValkeyGo}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.o
+			o.AppID, o.Env, o.Service = "app", "test", "svc"
+			if _, err := cache.New(o); !errors.Is(err, cache.ErrInvalidOptions) {
+				t.Fatalf("New = %v, want ErrInvalidOptions", err)
+			}
+		})
+	}
+}
+
+// A process reads its own acknowledged writes at once, without waiting for
+// the server's push: its writes drop its own copies when they return.
+func TestNearCacheReadYourWrites(t *testing.T) {
+	for _, mode := range []string{"standalone", "cluster"} {
+		t.Run(mode, func(t *testing.T) {
+			addrs := []string{testenv.ValkeyAddr(t)}
+			if mode == "cluster" {
+				addrs = testenv.ValkeyClusterAddrs(t)
+			}
+			var watch atomic.Pointer[string]
+			c, _ := nearReader(t, addrs, mode == "cluster", testenv.UniqueName("nearryw"), cache.NearOptions{}, &watch)
+			ctx := context.Background()
+			const key = "own"
+			for i := 0; i < 2000; i++ {
+				for r := 0; r < 2; r++ { // fill L1, then hit it
+					if _, err := c.Get(ctx, key); err != nil && !errors.Is(err, cache.ErrMiss) {
+						t.Fatal(err)
+					}
+				}
+				want := strconv.Itoa(i)
+				switch i % 3 {
+				case 0:
+					if err := c.Set(ctx, key, want, time.Minute); err != nil {
+						t.Fatal(err)
+					}
+				case 1:
+					if _, err := cache.GetOrLoad(ctx, c, key, time.Minute, func(context.Context) (string, error) { return "x", nil }); err != nil {
+						t.Fatal(err)
+					}
+					if err := c.Invalidate(ctx, key); err != nil {
+						t.Fatal(err)
+					}
+					want = ""
+				case 2:
+					if err := cache.WriteThrough(ctx, c, key, time.Minute, want, func(context.Context) error { return nil }); err != nil {
+						t.Fatal(err)
+					}
+					want = strconv.Quote(want) // JSON of the string
+				}
+				v, err := c.Get(ctx, key)
+				if want == "" && !errors.Is(err, cache.ErrMiss) || want != "" && (err != nil || v != want) {
+					t.Fatalf("op %d: own write %q then read %q, %v", i, want, v, err)
+				}
+			}
+			st, _ := c.NearStats()
+			if st.Hits == 0 {
+				t.Fatalf("no near hits: %+v", st)
+			}
+		})
+	}
+}

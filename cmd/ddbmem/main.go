@@ -1,0 +1,60 @@
+// Command ddbmem serves the embedded DynamoDB engine (package ddbmem) over
+// DynamoDB's HTTP protocol, for the AWS CLI, the SDKs of other languages
+// and any DynamoDB client:
+//
+//	go run ./cmd/ddbmem -port 8000
+//	aws dynamodb list-tables --endpoint-url http://127.0.0.1:8000
+//
+// Clients sign their requests with any credentials (the signature is not
+// checked) and any region. The data lives in memory until the command
+// stops (Ctrl-C). Flags:
+//
+//	-host  address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)
+//	-port  TCP port (default 8000; 0 picks a free port)
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"github.com/tablekit/tablekit/ddbmem"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "ddbmem:", err)
+		os.Exit(2)
+	}
+}
+
+// run serves until ctx is done. It prints the endpoint URL to out and, if
+// ready is not nil, sends the URL on it.
+func run(ctx context.Context, args []string, out io.Writer, ready chan<- string) error {
+	fs := flag.NewFlagSet("ddbmem", flag.ContinueOnError)
+	fs.SetOutput(out)
+	host := fs.String("host", "127.0.0.1", "address to listen on")
+	port := fs.Int("port", 8000, "TCP port (0 picks a free port)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	srv, err := ddbmem.Serve(ddbmem.New(), net.JoinHostPort(*host, strconv.Itoa(*port)))
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	fmt.Fprintf(out, "ddbmem: DynamoDB endpoint at %s (in memory; Ctrl-C stops)\n", srv.URL())
+	if ready != nil {
+		ready <- srv.URL()
+	}
+	<-ctx.Done()
+	return nil
+}
