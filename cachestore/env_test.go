@@ -56,6 +56,13 @@ func eachMode(t *testing.T, f func(t *testing.T, addrs []string, cluster bool)) 
 	}
 }
 
+// eachBackend runs f with caches on valkey-glide and on valkey-go.
+func eachBackend(t *testing.T, f func(t *testing.T, be cache.Backend)) {
+	for _, be := range []cache.Backend{cache.BackendGlide, cache.BackendValkeyGo} {
+		t.Run(be.String(), func(t *testing.T) { f(t, be) })
+	}
+}
+
 type counted struct {
 	loads atomic.Int64
 	delay atomic.Int64 // ns

@@ -15,54 +15,56 @@ import (
 
 func TestReadThroughAndWrites(t *testing.T) {
 	tbl := newTable(t)
-	eachMode(t, func(t *testing.T, addrs []string, cluster bool) {
-		ctx := context.Background()
-		c := newCache(t, testenv.UniqueName("tk"), addrs, cluster)
-		var n counted
-		s := newStore(t, tbl, c, n.hook)
-		p := post(testenv.UniqueName("p"))
-		k := key(t, p)
+	eachBackend(t, func(t *testing.T, be cache.Backend) {
+		eachMode(t, func(t *testing.T, addrs []string, cluster bool) {
+			ctx := context.Background()
+			c := newCache(t, testenv.UniqueName("tk"), addrs, cluster, func(o *cache.Options) { o.Backend = be })
+			var n counted
+			s := newStore(t, tbl, c, n.hook)
+			p := post(testenv.UniqueName("p"))
+			k := key(t, p)
 
-		steps := []struct {
-			name      string
-			do        func() error
-			wantTitle string // "" means not found
-			wantLoads int64  // loads of the Get after the step
-		}{
-			{"miss loads and caches not found", nil, "", 1},
-			{"negative hit", nil, "", 0},
-			{"create replaces the negative entry", func() error { return s.Create(ctx, &p) }, "t", 0},
-			{"hit", nil, "t", 0},
-			{"update writes through", func() error {
-				_, err := s.Update(ctx, k, entity.Changes[Post]{entity.Set(benchentTitle, "t2")}, entity.IfVersion(1))
-				return err
-			}, "t2", 0},
-			{"put writes through", func() error {
-				q := p
-				q.Title = "t3"
-				return s.Put(ctx, &q, entity.IfVersion(2))
-			}, "t3", 0},
-			{"delete leaves a tombstone", func() error { return s.Delete(ctx, k, entity.IfVersion(3)) }, "", 0},
-			{"create after delete", func() error { q := post(p.ID); q.Title = "again"; return s.Create(ctx, &q) }, "again", 0},
-		}
-		for _, st := range steps {
-			if st.do != nil {
-				if err := st.do(); err != nil {
-					t.Fatalf("%s: %v", st.name, err)
+			steps := []struct {
+				name      string
+				do        func() error
+				wantTitle string // "" means not found
+				wantLoads int64  // loads of the Get after the step
+			}{
+				{"miss loads and caches not found", nil, "", 1},
+				{"negative hit", nil, "", 0},
+				{"create replaces the negative entry", func() error { return s.Create(ctx, &p) }, "t", 0},
+				{"hit", nil, "t", 0},
+				{"update writes through", func() error {
+					_, err := s.Update(ctx, k, entity.Changes[Post]{entity.Set(benchentTitle, "t2")}, entity.IfVersion(1))
+					return err
+				}, "t2", 0},
+				{"put writes through", func() error {
+					q := p
+					q.Title = "t3"
+					return s.Put(ctx, &q, entity.IfVersion(2))
+				}, "t3", 0},
+				{"delete leaves a tombstone", func() error { return s.Delete(ctx, k, entity.IfVersion(3)) }, "", 0},
+				{"create after delete", func() error { q := post(p.ID); q.Title = "again"; return s.Create(ctx, &q) }, "again", 0},
+			}
+			for _, st := range steps {
+				if st.do != nil {
+					if err := st.do(); err != nil {
+						t.Fatalf("%s: %v", st.name, err)
+					}
+				}
+				before := n.loads.Load()
+				got, err := s.Get(ctx, k)
+				loads := n.loads.Load() - before
+				switch {
+				case st.wantTitle == "" && !errors.Is(err, entity.ErrNotFound):
+					t.Fatalf("%s: Get = %+v, %v; want ErrNotFound", st.name, got, err)
+				case st.wantTitle != "" && (err != nil || got.Title != st.wantTitle):
+					t.Fatalf("%s: Get = %q, %v; want %q", st.name, got.Title, err, st.wantTitle)
+				case loads != st.wantLoads:
+					t.Fatalf("%s: %d loads, want %d", st.name, loads, st.wantLoads)
 				}
 			}
-			before := n.loads.Load()
-			got, err := s.Get(ctx, k)
-			loads := n.loads.Load() - before
-			switch {
-			case st.wantTitle == "" && !errors.Is(err, entity.ErrNotFound):
-				t.Fatalf("%s: Get = %+v, %v; want ErrNotFound", st.name, got, err)
-			case st.wantTitle != "" && (err != nil || got.Title != st.wantTitle):
-				t.Fatalf("%s: Get = %q, %v; want %q", st.name, got.Title, err, st.wantTitle)
-			case loads != st.wantLoads:
-				t.Fatalf("%s: %d loads, want %d", st.name, loads, st.wantLoads)
-			}
-		}
+		})
 	})
 }
 

@@ -3,6 +3,7 @@ package idpcache_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,8 +28,9 @@ func eachMode(t *testing.T, f func(t *testing.T, fx fixture)) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
-	for _, mode := range []string{"standalone", "cluster"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, run := range []string{"glide/standalone", "glide/cluster", "valkeygo/standalone", "valkeygo/cluster"} {
+		be, mode, _ := strings.Cut(run, "/")
+		t.Run(run, func(t *testing.T) {
 			addrs := []string{}
 			if mode == "cluster" {
 				addrs = testenv.ValkeyClusterAddrs(t)
@@ -36,7 +38,8 @@ func eachMode(t *testing.T, f func(t *testing.T, fx fixture)) {
 				addrs = []string{testenv.ValkeyAddr(t)}
 			}
 			c, err := cache.New(cache.Options{AppID: testenv.UniqueName("idp"), Env: "test", Service: "api",
-				Addresses: addrs, Cluster: mode == "cluster", DisableTLS: true, RequestTimeout: time.Second})
+				Addresses: addrs, Cluster: mode == "cluster", DisableTLS: true, RequestTimeout: time.Second,
+				Backend: map[string]cache.Backend{"glide": cache.BackendGlide, "valkeygo": cache.BackendValkeyGo}[be]})
 			if err != nil {
 				t.Fatal(err)
 			}
