@@ -18,9 +18,10 @@
 // threads). [Prepare], and so every constructor here, calls
 // [IgnoreSIGPIPE], which registers SIGPIPE with signal.Notify: the runtime
 // then swallows it on every thread, the write fails with EPIPE and glide
-// reconnects. (signal.Ignore would work too, by setting SIG_IGN in the
-// kernel, but it cannot be undone by the host's own signal.Notify/Reset
-// bookkeeping; Notify leaves the host free to register SIGPIPE too.) A
+// reconnects. (signal.Ignore, which installs SIG_IGN in the kernel, is
+// the other candidate; it is not used, and not tested here, because it
+// would also silence SIGPIPE for a host that later asks for it with
+// signal.Notify.) A
 // host that builds glide clients itself should call IgnoreSIGPIPE, or
 // signal.Notify for SIGPIPE, before its first command;
 // TestSurvivesValkeyDeathUnderLoad kills and restarts Redis 50 times under
