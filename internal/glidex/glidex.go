@@ -19,9 +19,7 @@
 // [IgnoreSIGPIPE], which registers SIGPIPE with signal.Notify: the runtime
 // then swallows it on every thread, the write fails with EPIPE and glide
 // reconnects. (signal.Ignore, which installs SIG_IGN in the kernel, is
-// the other candidate; it is not used, and not tested here, because it
-// would also silence SIGPIPE for a host that later asks for it with
-// signal.Notify.) A
+// the other candidate; it is neither used nor tested here.) A
 // host that builds glide clients itself should call IgnoreSIGPIPE, or
 // signal.Notify for SIGPIPE, before its first command;
 // TestSurvivesValkeyDeathUnderLoad kills and restarts Redis 50 times under
