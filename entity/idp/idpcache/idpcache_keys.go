@@ -155,55 +155,22 @@ func ParseSessionKey(k entity.Key) (userID string, projectID string, sessionID s
 }
 
 // SessionUserID describes the "user_id" attribute of a Session.
-var SessionUserID = entity.Field[Session, string]{
-	Name: "user_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var SessionUserID = entity.Field[Session, string]{Name: "user_id", Encode: codec.EncodeString[string]}
 
 // SessionProjectID describes the "project_id" attribute of a Session.
-var SessionProjectID = entity.Field[Session, string]{
-	Name: "project_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var SessionProjectID = entity.Field[Session, string]{Name: "project_id", Encode: codec.EncodeString[string]}
 
 // SessionSessionID describes the "session_id" attribute of a Session.
-var SessionSessionID = entity.Field[Session, string]{
-	Name: "session_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var SessionSessionID = entity.Field[Session, string]{Name: "session_id", Encode: codec.EncodeString[string]}
 
 // SessionTitle describes the "title" attribute of a Session.
-var SessionTitle = entity.Field[Session, string]{
-	Name: "title",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var SessionTitle = entity.Field[Session, string]{Name: "title", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // SessionCreatedAt describes the "created_at" attribute of a Session.
-var SessionCreatedAt = entity.Field[Session, time.Time]{
-	Name: "created_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("created_at", v, keys.TimeMillis)
-	},
-}
+var SessionCreatedAt = entity.Field[Session, time.Time]{Name: "created_at", Encode: codec.TimeEncoder("created_at", keys.TimeMillis, false)}
 
 // SessionUpdatedAt describes the "updated_at" attribute of a Session.
-var SessionUpdatedAt = entity.Field[Session, time.Time]{
-	Name: "updated_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("updated_at", v, keys.TimeMillis)
-	},
-}
+var SessionUpdatedAt = entity.Field[Session, time.Time]{Name: "updated_at", Encode: codec.TimeEncoder("updated_at", keys.TimeMillis, false)}
 
 var sessionSchema = entity.Schema{
 	Type: SessionType,
@@ -212,10 +179,8 @@ var sessionSchema = entity.Schema{
 		{Role: "sk", Attr: "SK", Template: "SESSION#{SessionID}", Sources: []string{"session_id"}, Build: sessionSKFromItem},
 	},
 	Attrs:       []string{"Type", "user_id", "project_id", "session_id", "title", "created_at", "updated_at"},
-	VersionAttr: "",
 	CreatedAttr: "created_at",
 	UpdatedAttr: "updated_at",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05.000Z",
 }
 
@@ -449,55 +414,22 @@ func ParseAgentKey(k entity.Key) (userID string, projectID string, agentID strin
 }
 
 // AgentUserID describes the "user_id" attribute of an Agent.
-var AgentUserID = entity.Field[Agent, string]{
-	Name: "user_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var AgentUserID = entity.Field[Agent, string]{Name: "user_id", Encode: codec.EncodeString[string]}
 
 // AgentProjectID describes the "project_id" attribute of an Agent.
-var AgentProjectID = entity.Field[Agent, string]{
-	Name: "project_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var AgentProjectID = entity.Field[Agent, string]{Name: "project_id", Encode: codec.EncodeString[string]}
 
 // AgentAgentID describes the "agent_id" attribute of an Agent.
-var AgentAgentID = entity.Field[Agent, string]{
-	Name: "agent_id",
-	Encode: func(v string) (types.AttributeValue, error) {
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var AgentAgentID = entity.Field[Agent, string]{Name: "agent_id", Encode: codec.EncodeString[string]}
 
 // AgentName describes the "name" attribute of an Agent.
-var AgentName = entity.Field[Agent, string]{
-	Name: "name",
-	Encode: func(v string) (types.AttributeValue, error) {
-		if v == "" {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberS{Value: v}, nil
-	},
-}
+var AgentName = entity.Field[Agent, string]{Name: "name", Encode: codec.EncodeStringOmitEmpty[string]}
 
 // AgentCreatedAt describes the "created_at" attribute of an Agent.
-var AgentCreatedAt = entity.Field[Agent, time.Time]{
-	Name: "created_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("created_at", v, keys.TimeMillis)
-	},
-}
+var AgentCreatedAt = entity.Field[Agent, time.Time]{Name: "created_at", Encode: codec.TimeEncoder("created_at", keys.TimeMillis, false)}
 
 // AgentUpdatedAt describes the "updated_at" attribute of an Agent.
-var AgentUpdatedAt = entity.Field[Agent, time.Time]{
-	Name: "updated_at",
-	Encode: func(v time.Time) (types.AttributeValue, error) {
-		return codec.TimeString("updated_at", v, keys.TimeMillis)
-	},
-}
+var AgentUpdatedAt = entity.Field[Agent, time.Time]{Name: "updated_at", Encode: codec.TimeEncoder("updated_at", keys.TimeMillis, false)}
 
 var agentSchema = entity.Schema{
 	Type: AgentType,
@@ -506,10 +438,8 @@ var agentSchema = entity.Schema{
 		{Role: "sk", Attr: "SK", Template: "AGENT#{AgentID}", Sources: []string{"agent_id"}, Build: agentSKFromItem},
 	},
 	Attrs:       []string{"Type", "user_id", "project_id", "agent_id", "name", "created_at", "updated_at"},
-	VersionAttr: "",
 	CreatedAttr: "created_at",
 	UpdatedAttr: "updated_at",
-	TTLAttr:     "",
 	TimeLayout:  "2006-01-02T15:04:05.000Z",
 }
 
