@@ -18,11 +18,7 @@ import (
 // Update, batch, transaction), and nothing is written.
 func TestSameMistakeSameError(t *testing.T) {
 	ctx := context.Background()
-	tbl := content.NewTable(testenv.Dynamo(t), testenv.UniqueName("keyerrors"))
-	if err := tbl.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
+	tbl := testenv.Table(t, content.NewTable(testenv.Dynamo(t), testenv.UniqueName("keyerrors")))
 	jobs := entity.NewStore[content.Job](tbl)
 	job := func(id, eventID string) content.Job {
 		return content.Job{ID: id, EventID: eventID, Kind: content.KindImageGeneration, Status: content.StatusPending,
