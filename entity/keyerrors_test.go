@@ -57,9 +57,12 @@ func TestSameMistakeSameError(t *testing.T) {
 		for path, write := range paths {
 			t.Run(mistake.name+"/"+path, func(t *testing.T) {
 				err := write()
+				// The *keys.Error names the Go field when the key builder
+				// finds the mistake, the attribute when a nonempty rule
+				// (Job.EventID declares one) finds it first.
 				var ke *keys.Error
-				if !errors.Is(err, mistake.want) || !errors.Is(err, entity.ErrValidation) || !errors.As(err, &ke) || ke.Field != "EventID" {
-					t.Fatalf("%v, want a *ValidationError wrapping a *keys.Error naming field EventID that matches %v", err, mistake.want)
+				if !errors.Is(err, mistake.want) || !errors.Is(err, entity.ErrValidation) || !errors.As(err, &ke) || (ke.Field != "EventID" && ke.Field != "eventId") {
+					t.Fatalf("%v, want a *ValidationError wrapping a *keys.Error naming EventID (eventId) that matches %v", err, mistake.want)
 				}
 				if mistake.want == keys.ErrTooLarge && !strings.Contains(err.Error(), "bytes, limit 2048") {
 					t.Errorf("%v does not state the size and the limit", err)
