@@ -8,7 +8,8 @@
 //     timestamps, TTL, batches and transactions (package entity);
 //   - typed queries with HMAC-signed cursors, one function per documented
 //     access pattern (package query and its domain sub-packages);
-//   - a Valkey cache with sessions (cache, cache/session), a fenced
+//   - a Valkey cache with sessions (cache, cache/session), a cached entity
+//     store with derived caches that writes keep right (cachestore), a fenced
 //     distributed lock (lock), DynamoDB-backed idempotency (idempotency)
 //     and an at-least-once consumer loop with an in-process queue
 //     (consumer);

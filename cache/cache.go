@@ -276,6 +276,8 @@ func validPart(p string) error {
 		return errors.New("is empty")
 	case strings.ContainsAny(p, "{}"):
 		return errors.New("contains a brace")
+	case strings.IndexByte(p, ':') >= 0:
+		return errors.New("contains the delimiter ':'")
 	case strings.ContainsAny(p, " \t\r\n"):
 		return errors.New("contains white space")
 	}
@@ -284,8 +286,10 @@ func validPart(p string) error {
 
 // Key returns the full namespaced key for key, or ErrInvalidKey
 // (wrapped). key may have several ':'-separated segments; none may be
-// empty. Braces are allowed only as one non-empty {tag} and only when the
-// cache allows hash tags.
+// empty, and '%' may appear only in the escape sequences of [Seg] (build
+// keys from values with [Join] or [Seg], so that distinct values never
+// give one key). Braces are allowed only as one non-empty {tag} and only
+// when the cache allows hash tags.
 func (c *Cache) Key(key string) (string, error) {
 	if err := c.validKey(key); err != nil {
 		return "", err
@@ -302,6 +306,9 @@ func (c *Cache) validKey(key string) error {
 	}
 	if strings.ContainsAny(key, " \t\r\n") {
 		return fmt.Errorf("%w: %q contains white space", ErrInvalidKey, key)
+	}
+	if err := checkEscapes(key); err != nil {
+		return err
 	}
 	open, close := strings.Count(key, "{"), strings.Count(key, "}")
 	if open == 0 && close == 0 {
@@ -322,16 +329,27 @@ func (c *Cache) validKey(key string) error {
 func HashTag(s string) string { return "{" + s + "}" }
 
 // genKey is the companion generation key of full key k: same cluster slot,
-// and never equal to a user key (it starts with a brace, or for tagged keys
-// ends in the reserved suffix "~gen").
-func genKey(k string) string {
+// and never equal to a user key: it carries internalMark ("%!"), which
+// Key rejects, and an untagged one starts with a brace, which no
+// namespace part may hold.
+func genKey(k string) string { return internalKey(k, "gen") }
+
+// internalKey returns the internal key named kind that belongs to full
+// key k, in k's cluster slot.
+func internalKey(k, kind string) string {
 	if i := strings.IndexByte(k, '{'); i >= 0 {
 		if j := strings.IndexByte(k[i:], '}'); j > 1 {
-			return k + "~gen"
+			return k + internalMark + kind
 		}
 	}
-	return "{" + k + "}~gen"
+	return "{" + k + "}" + internalMark + kind
 }
+
+// InternalKey returns the internal key named kind (letters only) that
+// belongs to the namespaced key full (as [Cache.Key] returns it): a key in
+// the same cluster slot that no user key can equal. Packages built on the
+// cache (such as a cached entity store) keep their bookkeeping there.
+func InternalKey(full, kind string) string { return internalKey(full, kind) }
 
 // do runs op under the breaker, with retries on connection errors, and
 // records metrics. op errors are returned wrapped in ErrUnavailable.

@@ -73,12 +73,22 @@
 //
 // # Keys
 //
-// Every key is {app_id}:{env}:{service}:{key}. No part may be empty, and
-// the key part has no empty ':' segment. Braces are rejected (a brace is
-// usually a placeholder such as {user_id} left unfilled) unless
-// Options.HashTags is set
-// by a caller that puts related keys into one cluster slot on purpose,
-// and then only as one non-empty {tag}.
+// Every key is {app_id}:{env}:{service}:{key} (seed 002). No part may be
+// empty, and no namespace part may hold ':' (ErrInvalidOptions from New,
+// ErrInvalidKey from WithService), so the namespace of a key is never
+// ambiguous. The key part has no empty ':' segment. Values go into keys
+// through [Join] and [Seg], which escape ':', braces, '%' and white space
+// reversibly (as package keys escapes '#'): plain IDs keep the seeds'
+// exact strings, and Join("session_list", "a:b", "c") differs from
+// Join("session_list", "a", "b:c"). A '%' in a key must start one of these
+// escape sequences. Braces are rejected (the braces of the seeds are
+// placeholders) unless Options.HashTags is set by a caller that puts
+// related keys into one cluster slot on purpose, and then only as one
+// non-empty {tag}.
+//
+// Internal keys (the generation marks below, and [InternalKey] for
+// packages built on the cache) carry "%!", which no valid key holds: no
+// user key can ever be one of them.
 //
 // # Cache-aside and invalidation
 //
@@ -107,17 +117,16 @@
 //
 // # Seeds
 //
-// seedkeys.go holds the seed key patterns and TTLs as typed helpers:
-// seed 000's query_projects, session_list and agent_list (3600 s, with
-// their invalidation rules) and seed 003's job:{jobId} hash (write-through,
-// 1 h), image:{eventId}:{style}:{platform} (hash, cache-aside through
-// [Cache.GetOrLoadHash], 7 days) and ai:event:{eventId} (1 h). The AI
-// entry is cached as a JSON string rather than seed 003's hash: it holds
-// lists, which a flat hash cannot.
+// The seeds' cache keys live in their domain packages, built with [Join]:
+// seed 000's list caches in entity/idp/idpcache (derived caches of package
+// cachestore, invalidated by the writes themselves), seed 003's job,
+// image and AI-event caches in entity/content (wired into its Service),
+// seed 002's sessions in cache/session. Package cache depends on no
+// entity package.
 //
 // # Errors
 //
-// [ErrMiss] (the server's nil result), [ErrInvalidKey], [ErrInvalidOptions],
+// [ErrMiss] (the server's nil result), [ErrNotFound] (a cached "not found"), [ErrInvalidKey], [ErrInvalidOptions],
 // [ErrUnavailable] (server or connection failure, after retries),
 // [ErrCircuitOpen] (wrapped in ErrUnavailable) and [ErrStale]. Loader
 // errors pass through unchanged.

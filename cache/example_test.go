@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tablekit/tablekit/cache"
 )
@@ -19,10 +20,11 @@ func Example() {
 	defer c.Close()
 	ctx := context.Background()
 
-	full, _ := c.Key(cache.SessionListKey("u1", "p1"))
+	full, _ := c.Key(cache.Join("session_list", "u1", "p1"))
 	fmt.Println(full)
+	fmt.Println(cache.Join("session_list", "a:b", "c"), cache.Join("session_list", "a", "b:c"))
 
-	projects, err := cache.QueryProjects(ctx, c, func(context.Context) ([]string, error) {
+	projects, err := cache.GetOrLoad(ctx, c, "query_projects", time.Hour, func(context.Context) ([]string, error) {
 		return []string{"alpha", "beta"}, nil
 	})
 	fmt.Println(projects, err)
@@ -34,6 +36,7 @@ func Example() {
 	fmt.Println(m.Total, m.Misses, m.Bypassed)
 	// Output:
 	// finance_app:dev:api:session_list:u1:p1
+	// session_list:a%3Ab:c session_list:a:b%3Ac
 	// [alpha beta] <nil>
 	// true
 	// 1 1 1

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	glide "github.com/valkey-io/valkey-glide/go/v2"
 )
 
@@ -165,10 +166,10 @@ func TestKeyValidation(t *testing.T) {
 	if _, err := plain.WithService("", false); !errors.Is(err, ErrInvalidKey) {
 		t.Errorf("WithService empty: %v", err)
 	}
-	if g := genKey("a:b"); g != "{a:b}~gen" {
+	if g := genKey("a:b"); g != "{a:b}%!gen" {
 		t.Errorf("genKey = %q", g)
 	}
-	if g := genKey("a:{b}:c"); g != "a:{b}:c~gen" {
+	if g := genKey("a:{b}:c"); g != "a:{b}:c%!gen" {
 		t.Errorf("genKey tagged = %q", g)
 	}
 }
@@ -385,4 +386,92 @@ func TestLoaderPanicAndCodec(t *testing.T) {
 		t.Fatalf("cancelled waiter: %v", err)
 	}
 	close(release)
+}
+
+func TestKeySegments(t *testing.T) {
+	c := newTest(t, nil)
+	for _, tc := range []struct {
+		name string
+		segs []string
+		want string
+	}{
+		{"plain ids keep seed strings", []string{"session_list", "u1", "p1"}, "session_list:u1:p1"},
+		{"uuid", []string{"accessToken", "0b6f3f1e-8d7c-4c2e-9f3a-1b2c3d4e5f60"}, "accessToken:0b6f3f1e-8d7c-4c2e-9f3a-1b2c3d4e5f60"},
+		{"delimiter", []string{"session_list", "a:b", "c"}, "session_list:a%3Ab:c"},
+		{"delimiter moved", []string{"session_list", "a", "b:c"}, "session_list:a:b%3Ac"},
+		{"braces and escape", []string{"x", "{t}%"}, "x:%7Bt%7D%25"},
+		{"white space", []string{"x", "a b\t\n\r"}, "x:a%20b%09%0A%0D"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Join(tc.segs...)
+			if got != tc.want {
+				t.Fatalf("Join = %q, want %q", got, tc.want)
+			}
+			back, err := Split(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.segs, back); d != "" {
+				t.Fatalf("Split (-want +got):\n%s", d)
+			}
+			if _, err := c.Key(got); err != nil {
+				t.Fatalf("Key(%q): %v", got, err)
+			}
+		})
+	}
+	for _, bad := range []string{"a%", "a%2", "a%41", "x:100%", "a%!gen"} {
+		if _, err := c.Key(bad); !errors.Is(err, ErrInvalidKey) {
+			t.Errorf("Key(%q) = %v, want ErrInvalidKey", bad, err)
+		}
+		if _, err := Unseg(bad); !errors.Is(err, ErrInvalidKey) {
+			t.Errorf("Unseg(%q) = %v, want ErrInvalidKey", bad, err)
+		}
+	}
+	for name, o := range map[string]Options{
+		"app with colon": {AppID: "app:q", Env: "r", Service: "s"},
+		"env with colon": {AppID: "app", Env: "q:r", Service: "s"},
+		"svc with colon": {AppID: "a", Env: "e", Service: "s:t"},
+	} {
+		if _, err := New(o); !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("%s: New = %v, want ErrInvalidOptions", name, err)
+		}
+	}
+	if _, err := c.WithService("a:b", false); !errors.Is(err, ErrInvalidKey) {
+		t.Errorf("WithService with colon: %v", err)
+	}
+}
+
+// FuzzCacheKeys: distinct logical keys (namespace and segments) give
+// distinct server keys, and no server key of a user equals an internal
+// key (generation mark) of another.
+func FuzzCacheKeys(f *testing.F) {
+	f.Add("app", "env", "a:b", "c", "app", "env", "a", "b:c", false)
+	f.Add("app", "q", "x", "y~gen", "app", "q", "x", "y", true)
+	f.Add("a", "b", "{t}", "x", "a", "b", "%7Bt%7D", "x", true)
+	f.Fuzz(func(t *testing.T, app1, env1, s1, s2, app2, env2, s3, s4 string, tags bool) {
+		full := func(app, env string, segs ...string) (string, bool) {
+			c, err := New(Options{AppID: app, Env: env, Service: "svc", HashTags: tags})
+			if err != nil {
+				return "", false
+			}
+			k := Join(segs...)
+			if tags && len(segs) > 0 {
+				k = HashTag(Seg(segs[0])) + ":" + Join(segs[1:]...)
+			}
+			f, err := c.Key(k)
+			return f, err == nil
+		}
+		k1, ok1 := full(app1, env1, s1, s2)
+		k2, ok2 := full(app2, env2, s3, s4)
+		if !ok1 || !ok2 {
+			return
+		}
+		same := app1 == app2 && env1 == env2 && s1 == s3 && s2 == s4
+		if (k1 == k2) != same {
+			t.Fatalf("keys %q and %q: equal %v, logical keys equal %v", k1, k2, k1 == k2, same)
+		}
+		if k1 == genKey(k2) || k2 == genKey(k1) || genKey(k1) == genKey(k2) && !same {
+			t.Fatalf("internal key collision: %q %q", k1, k2)
+		}
+	})
 }

@@ -217,13 +217,23 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 		writes = writes[:len(writes)-skip]
 	}
 	unlock := lockTables(ts, true)
-	units := map[string]float64{}
+	var usages map[string]*usage
+	if wantCapacity(in.ReturnConsumedCapacity) {
+		usages = map[string]*usage{}
+	}
 	for _, w := range writes {
 		old := w.t.data.get(w.pk, w.sk)
-		units[w.t.name] += writeUnits(max(recSize(old), recSize(w.it)))
+		if usages != nil {
+			u := usages[w.t.name]
+			if u == nil {
+				u = &usage{}
+				usages[w.t.name] = u
+			}
+			u.add(w.t.writeUsage(old, w.it))
+		}
 		w.t.write(w.pk, w.sk, old, w.it)
 	}
 	unlock()
 	return &dynamodb.BatchWriteItemOutput{UnprocessedItems: left,
-		ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, units, 0)}, nil
+		ConsumedCapacity: usageList(in.ReturnConsumedCapacity, usages)}, nil
 }

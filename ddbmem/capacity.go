@@ -70,3 +70,194 @@ func recSize(it item) int {
 	}
 	return ddbexpr.ItemSize(it)
 }
+
+// wantCapacity reports whether a request asked for ConsumedCapacity.
+func wantCapacity(rcc types.ReturnConsumedCapacity) bool {
+	return rcc == types.ReturnConsumedCapacityTotal || rcc == types.ReturnConsumedCapacityIndexes
+}
+
+// usage is the capacity one request consumed on one table: on the table
+// itself and on each of its indexes (by name).
+type usage struct {
+	table float64
+	gsi   map[string]float64
+	lsi   map[string]float64
+}
+
+func (u *usage) addIndex(ix *index, units float64) {
+	if units == 0 {
+		return
+	}
+	m := &u.gsi
+	if ix.local {
+		m = &u.lsi
+	}
+	if *m == nil {
+		*m = map[string]float64{}
+	}
+	(*m)[ix.name] += units
+}
+
+func (u *usage) add(o usage) {
+	u.table += o.table
+	for n, v := range o.gsi {
+		if u.gsi == nil {
+			u.gsi = map[string]float64{}
+		}
+		u.gsi[n] += v
+	}
+	for n, v := range o.lsi {
+		if u.lsi == nil {
+			u.lsi = map[string]float64{}
+		}
+		u.lsi[n] += v
+	}
+}
+
+// report returns the ConsumedCapacity of u, or nil when the request did
+// not ask for it. With INDEXES the table's part is listed only when a
+// read touched the table or the request wrote to it.
+func (u usage) report(rcc types.ReturnConsumedCapacity, table string, tablePart bool) *types.ConsumedCapacity {
+	if !wantCapacity(rcc) {
+		return nil
+	}
+	total := u.table
+	for _, v := range u.gsi {
+		total += v
+	}
+	for _, v := range u.lsi {
+		total += v
+	}
+	c := &types.ConsumedCapacity{TableName: aws.String(table), CapacityUnits: aws.Float64(total)}
+	if rcc != types.ReturnConsumedCapacityIndexes {
+		return c
+	}
+	if tablePart || u.table > 0 {
+		c.Table = &types.Capacity{CapacityUnits: aws.Float64(u.table)}
+	}
+	if len(u.gsi) > 0 {
+		c.GlobalSecondaryIndexes = map[string]types.Capacity{}
+		for n, v := range u.gsi {
+			c.GlobalSecondaryIndexes[n] = types.Capacity{CapacityUnits: aws.Float64(v)}
+		}
+	}
+	if len(u.lsi) > 0 {
+		c.LocalSecondaryIndexes = map[string]types.Capacity{}
+		for n, v := range u.lsi {
+			c.LocalSecondaryIndexes[n] = types.Capacity{CapacityUnits: aws.Float64(v)}
+		}
+	}
+	return c
+}
+
+// writeUsage is the capacity of replacing old by nw (either may be nil)
+// in t: the table write, plus, on each index, one write of the index
+// entry when the item enters or leaves the index or its projection in
+// the index changes, and two (the old entry deleted, the new one put)
+// when its index key changes. Index entries are sized by what the index
+// projects.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.ThroughputConsiderations.Writes
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LSI.html#LSI.ThroughputConsiderations.Writes
+func (t *table) writeUsage(old, nw item) usage {
+	u := usage{table: writeUnits(max(recSize(old), recSize(nw)))}
+	for _, ix := range t.indexes {
+		opk, osk, oin := "", "", false
+		if old != nil {
+			opk, osk, oin = t.indexKey(ix, old)
+		}
+		npk, nsk, nin := "", "", false
+		if nw != nil {
+			npk, nsk, nin = t.indexKey(ix, nw)
+		}
+		switch {
+		case oin && nin && (opk != npk || osk != nsk):
+			u.addIndex(ix, writeUnits(ix.entrySize(old))+writeUnits(ix.entrySize(nw)))
+		case oin && nin:
+			po, pn := ix.src.project(old), ix.src.project(nw)
+			if !sameItem(po, pn) {
+				u.addIndex(ix, writeUnits(max(ddbexpr.ItemSize(po), ddbexpr.ItemSize(pn))))
+			}
+		case oin:
+			u.addIndex(ix, writeUnits(ix.entrySize(old)))
+		case nin:
+			u.addIndex(ix, writeUnits(ix.entrySize(nw)))
+		}
+	}
+	return u
+}
+
+// entrySize is the size of it's entry in the index.
+func (ix *index) entrySize(it item) int {
+	if ix.proj == types.ProjectionTypeAll {
+		return ddbexpr.ItemSize(it)
+	}
+	return ddbexpr.ItemSize(ix.src.project(it))
+}
+
+func sameItem(a, b item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !ddbexpr.Equal(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// readUsage is the capacity of a Query or Scan of src that read size
+// bytes of entries and fetched items from the table for fetched units
+// (whole 4 KB units per item, before halving for eventual consistency).
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LSI.html#LSI.ThroughputConsiderations.Reads
+func readUsage(src *source, size int, fetched float64, consistent bool) usage {
+	units := readUnits(size, consistent, false)
+	if src.ix == nil {
+		return usage{table: units}
+	}
+	var u usage
+	u.addIndex(src.ix, units)
+	if fetched > 0 {
+		if !consistent {
+			fetched /= 2
+		}
+		u.table = fetched
+	}
+	return u
+}
+
+// writeCapacity is the ConsumedCapacity of a single-item write, or nil
+// when the request did not ask for it.
+func (t *table) writeCapacity(rcc types.ReturnConsumedCapacity, old, nw item) *types.ConsumedCapacity {
+	if !wantCapacity(rcc) {
+		return nil
+	}
+	return t.writeUsage(old, nw).report(rcc, t.name, true)
+}
+
+// readCapacity is the ConsumedCapacity of a Query or Scan, or nil when
+// the request did not ask for it.
+func readCapacity(rcc types.ReturnConsumedCapacity, table string, src *source, size int, fetched float64, consistent bool) *types.ConsumedCapacity {
+	if !wantCapacity(rcc) {
+		return nil
+	}
+	return readUsage(src, size, fetched, consistent).report(rcc, table, src.ix == nil)
+}
+
+// usageList reports per-table usage in table-name order.
+func usageList(rcc types.ReturnConsumedCapacity, usages map[string]*usage) []types.ConsumedCapacity {
+	if !wantCapacity(rcc) {
+		return nil
+	}
+	names := make([]string, 0, len(usages))
+	for n := range usages {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]types.ConsumedCapacity, 0, len(names))
+	for _, n := range names {
+		out = append(out, *usages[n].report(rcc, n, true))
+	}
+	return out
+}

@@ -31,7 +31,9 @@
 // then translated into the equivalent expressions; a request mixing them
 // with expression parameters is a ValidationException. ConsumedCapacity is reported when
 // asked for, with DynamoDB's on-demand arithmetic (4 KB reads, half for
-// eventually consistent ones; 1 KB writes; transactions count twice), but
+// eventually consistent ones; 1 KB writes; transactions count twice;
+// index writes and LSI fetches from the table included, per index with
+// INDEXES), but
 // capacity is never enforced: there is no throttling unless injected (see
 // [Fault]).
 //
@@ -42,6 +44,13 @@
 // S and B byte-wise and N numerically. Items are limited to 400 KB
 // computed as DynamoDB does (attribute names plus values); batches to 25
 // writes and 100 reads; transactions to 100 actions on distinct items.
+// Attribute names are under 64 KB, values nest at most 32 levels (31
+// lists or maps), a condition or filter uses at most 300 operators and
+// functions, and number text has no surrounding whitespace. A read of a
+// local secondary index that needs attributes the index does not project
+// (in its projection or its filter) fetches the items from the table; a
+// Scan of a global secondary index filters what the index holds, so
+// attributes it does not project are missing.
 // Scan order is the order of a hash of the partition key, stable while
 // the table is unchanged; it is not DynamoDB's order (nor DynamoDB
 // Local's), so code and tests must not depend on it, as with DynamoDB.
@@ -83,14 +92,16 @@
 // included). LastEvaluatedKey holds the table key, plus the index key when
 // reading an index, and is returned whenever a page ends that way, even
 // if nothing follows, except, as DynamoDB Local does, when a Query page
-// ends exactly on an inclusive sort-key bound (<=, >=, BETWEEN).
+// ends exactly on an inclusive sort-key bound (<=, >=, BETWEEN) or reads
+// a table without a sort key (whose partition holds one item).
 //
 // # Differences from DynamoDB
 //
-// Error messages follow DynamoDB Local, the oracle of the conformance
-// suite (internal/conformance), where it words them differently from
-// DynamoDB. ItemCollectionMetrics is never returned, and
-// ConsumedCapacity has no per-index breakdown; UnprocessedKeys and
+// Error messages are those of DynamoDB Local, the oracle of the
+// conformance suite (internal/conformance), except where Local has
+// wordings of its own; where Local's behaviour departs from DynamoDB's
+// documentation, the engine follows the documentation (the suite lists
+// each case). ItemCollectionMetrics is never returned; UnprocessedKeys and
 // UnprocessedItems are always empty; tables
 // are ACTIVE at once. A partition is a sorted slice: appending in key
 // order is cheap, while inserting into the middle of a partition of n

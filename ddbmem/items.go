@@ -112,7 +112,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 		return nil, err
 	}
 	t.write(p.pk, p.sk, old, p.it)
-	out := &dynamodb.PutItemOutput{ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, writeUnits(max(recSize(old), recSize(p.it))), 0)}
+	out := &dynamodb.PutItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, old, p.it)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -213,7 +213,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 		return nil, err
 	}
 	t.write(pk, sk, old, nil)
-	out := &dynamodb.DeleteItemOutput{ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, writeUnits(recSize(old)), 0)}
+	out := &dynamodb.DeleteItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, old, nil)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -290,6 +290,11 @@ func (p *preparedUpdate) applyEffective(old item) (item, []ddbexpr.Path, error) 
 	if ddbexpr.ItemSize(it) > maxItemSize {
 		return nil, nil, validation("Item size to update has exceeded the maximum allowed size")
 	}
+	for _, up := range eff {
+		if err := checkTree(it[p.x.env.TopName(up)], 1, errNestingUpdate); err != nil {
+			return nil, nil, err
+		}
+	}
 	return it, eff, nil
 }
 
@@ -307,6 +312,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	if err != nil {
 		return nil, err
 	}
+	legacy := in.AttributeUpdates != nil
 	if in, err = legacyUpdate(in); err != nil {
 		return nil, err
 	}
@@ -330,10 +336,13 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	}
 	it, eff, err := p.applyEffective(old)
 	if err != nil {
+		if legacy {
+			err = legacyUpdateError(err)
+		}
 		return nil, err
 	}
 	t.write(p.pk, p.sk, old, it)
-	out := &dynamodb.UpdateItemOutput{ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, writeUnits(max(recSize(old), recSize(it))), 0)}
+	out := &dynamodb.UpdateItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, old, it)}
 	switch in.ReturnValues {
 	case types.ReturnValueAllOld:
 		if old != nil {
@@ -351,6 +360,12 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 			// actions which took effect touched.
 			var top []ddbexpr.Path
 			for _, up := range eff {
+				// A SET past the end of a list appends: the path it
+				// names is absent, and nothing is returned for it (as
+				// DynamoDB Local does).
+				if listIndexPast(src, p.x.env.Resolve(up)) {
+					continue
+				}
 				top = append(top, up[:1])
 			}
 			pr := &ddbexpr.Projection{Paths: top}
@@ -360,4 +375,32 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 		}
 	}
 	return out, nil
+}
+
+// listIndexPast reports whether the resolved path p goes through a list
+// index at or past the end of its list in it.
+func listIndexPast(it item, p ddbexpr.Path) bool {
+	v, ok := it[p[0].Name]
+	for _, e := range p[1:] {
+		if !ok {
+			return false
+		}
+		if e.IsIndex {
+			l, isList := v.(*types.AttributeValueMemberL)
+			if !isList {
+				return false
+			}
+			if e.Index >= len(l.Value) {
+				return true
+			}
+			v = l.Value[e.Index]
+			continue
+		}
+		m, isMap := v.(*types.AttributeValueMemberM)
+		if !isMap {
+			return false
+		}
+		v, ok = m.Value[e.Name]
+	}
+	return false
 }

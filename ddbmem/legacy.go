@@ -1,12 +1,14 @@
 package ddbmem
 
 import (
+	"errors"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 	"github.com/tablekit/tablekit/internal/ddbexpr"
 )
 
@@ -651,4 +653,17 @@ func (t *table) legacyQuery(in *dynamodb.QueryInput) (*dynamodb.QueryInput, erro
 	}
 	c.ExpressionAttributeNames, c.ExpressionAttributeValues = l.names, l.values
 	return &c, nil
+}
+
+// legacyUpdateError words an operand type error of translated
+// AttributeUpdates as DynamoDB does for that parameter (an ADD or DELETE
+// whose value does not fit the stored attribute), not as it does for an
+// update expression.
+func legacyUpdateError(err error) error {
+	var ae smithy.APIError
+	if errors.As(err, &ae) && ae.ErrorCode() == ValidationException &&
+		ae.ErrorMessage() == "An operand in the update expression has an incorrect data type" {
+		return validation("Type mismatch for attribute to update")
+	}
+	return err
 }

@@ -2,6 +2,7 @@ package ddbmem
 
 import (
 	"context"
+	"math"
 	"math/bits"
 	"sort"
 	"strings"
@@ -69,7 +70,12 @@ func (s *source) projects(name string) bool {
 
 // checkProjected rejects, on a GSI that does not project everything,
 // projection and filter expressions naming attributes it lacks.
-func (s *source) checkProjected(x *exprs) error {
+//
+// A Scan's filter may name attributes a GSI does not project: the index
+// holds only its projection, so the filter sees them missing (GSI.html,
+// "Attribute projections": a GSI read never fetches from the table).
+// DynamoDB Local fetches them from the table instead.
+func (s *source) checkProjected(x *exprs, scan bool) error {
 	if s.ix == nil || s.ix.local || s.ix.proj == types.ProjectionTypeAll {
 		return nil
 	}
@@ -96,12 +102,41 @@ func (s *source) checkProjected(x *exprs) error {
 			return validationf("One or more parameter values were invalid: Global secondary index %s does not project %s", s.ix.name, m)
 		}
 	}
-	if x.filter != nil {
+	if x.filter != nil && !scan {
 		if m := missing(x.filter.TopNames(&x.env)); m != "" {
 			return validationf("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: %s", s.ix.name, m)
 		}
 	}
 	return nil
+}
+
+// needsFetch reports whether a read of an LSI needs the table's items:
+// it asks for all attributes, or names in its projection or filter an
+// attribute the index does not project. DynamoDB then fetches each item
+// from the table and charges that read too.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LSI.html#LSI.Projections
+func (s *source) needsFetch(x *exprs, sel types.Select) bool {
+	if s.ix == nil || !s.ix.local || s.ix.proj == types.ProjectionTypeAll {
+		return false
+	}
+	if sel == types.SelectAllAttributes {
+		return true
+	}
+	if x.proj != nil {
+		for _, p := range x.proj.Paths {
+			if !s.projects(x.env.TopName(p)) {
+				return true
+			}
+		}
+	}
+	if x.filter != nil {
+		for _, n := range x.filter.TopNames(&x.env) {
+			if !s.projects(n) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // project applies the index projection to a table item.
@@ -335,6 +370,10 @@ type readOpts struct {
 	limit   int
 	count   bool
 	project bool // apply the index projection
+	// fetch is set on an LSI read that needs attributes the index does
+	// not project: each item is read from the table as well, and the
+	// filter sees the whole item.
+	fetch bool
 }
 
 type page struct {
@@ -345,7 +384,8 @@ type page struct {
 	last    item
 	lastSK  string
 	size    int
-	full    bool // stopped by Limit or the 1 MB page
+	fetched float64 // table reads of an LSI fetch, in 4 KB units
+	full    bool    // stopped by Limit or the 1 MB page
 }
 
 // visit reads one entry into the page; it returns false when the page
@@ -357,15 +397,28 @@ func (r *readOpts) visit(p *page, e *entry) (bool, error) {
 	if r.project {
 		out = r.src.project(it)
 	}
-	if r.project && r.src.ix.proj != types.ProjectionTypeAll {
-		p.size += ddbexpr.ItemSize(out) // the index holds only the projection
-	} else {
+	switch {
+	case r.src.ix == nil || r.src.ix.proj == types.ProjectionTypeAll:
 		p.size += e.rec.size
+	default:
+		// the index holds only the projection
+		if r.project {
+			p.size += ddbexpr.ItemSize(out)
+		} else {
+			p.size += r.src.ix.entrySize(it)
+		}
+		if r.fetch {
+			p.fetched += math.Ceil(float64(e.rec.size) / 4096)
+		}
 	}
 	ok := true
 	if r.x.filter != nil {
 		var err error
-		ok, err = r.x.filter.Eval(out, &r.x.env)
+		filtered := out
+		if r.fetch {
+			filtered = it
+		}
+		ok, err = r.x.filter.Eval(filtered, &r.x.env)
 		if err != nil {
 			return false, evalErr("FilterExpression", err)
 		}
@@ -477,7 +530,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			}
 		}
 	}
-	if err := src.checkProjected(x); err != nil {
+	if err := src.checkProjected(x, false); err != nil {
 		return nil, err
 	}
 	project, count, err := db.checkSelect(in.Select, x, src)
@@ -488,7 +541,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	if err != nil {
 		return nil, err
 	}
-	r := &readOpts{x: x, src: src, limit: limit, count: count, project: project}
+	r := &readOpts{x: x, src: src, limit: limit, count: count, project: project, fetch: src.needsFetch(x, in.Select)}
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
 	var esk string
 	hasESK := in.ExclusiveStartKey != nil
@@ -574,12 +627,14 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	if !forward {
 		bound = rng.loIncl
 	}
-	if p.full && !(bound != "" && strings.HasPrefix(p.lastSK, bound)) {
+	// A partition of a table without a sort key holds one item: a page
+	// that read it has read the partition (as DynamoDB Local answers).
+	if p.full && !(bound != "" && strings.HasPrefix(p.lastSK, bound)) && !(src.ix == nil && src.sk.name == "") {
 		last = src.lastKey(p.last)
 	}
 	t.mu.RUnlock()
 	out := &dynamodb.QueryOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last,
-		ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, readUnits(p.size, aws.ToBool(in.ConsistentRead), false), 0)}
+		ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, t.name, src, p.size, p.fetched, aws.ToBool(in.ConsistentRead))}
 	if !count {
 		out.Items = p.items
 	}
@@ -614,7 +669,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	if src.ix != nil && !src.ix.local && aws.ToBool(in.ConsistentRead) {
 		return nil, validation("Consistent reads are not supported on global secondary indexes")
 	}
-	if err := src.checkProjected(x); err != nil {
+	if err := src.checkProjected(x, true); err != nil {
 		return nil, err
 	}
 	project, count, err := db.checkSelect(in.Select, x, src)
@@ -644,7 +699,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 		}
 		seg, total = int(*in.Segment), int(*in.TotalSegments)
 	}
-	r := &readOpts{x: x, src: src, limit: limit, count: count, project: project}
+	r := &readOpts{x: x, src: src, limit: limit, count: count, project: project, fetch: src.needsFetch(x, in.Select)}
 	p := page{slab: slab{chunk: slabChunk, nchunk: slabChunk / 4}}
 	if !count {
 		p.items = []item{}
@@ -697,7 +752,7 @@ scan:
 	}
 	t.mu.RUnlock()
 	out := &dynamodb.ScanOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last,
-		ConsumedCapacity: consumed(in.ReturnConsumedCapacity, t.name, readUnits(p.size, aws.ToBool(in.ConsistentRead), false), 0)}
+		ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, t.name, src, p.size, p.fetched, aws.ToBool(in.ConsistentRead))}
 	if !count {
 		out.Items = p.items
 	}

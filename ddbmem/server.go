@@ -156,8 +156,44 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	e := jenc{buf: (*bp)[:0]}
 	out.Serialize(&e)
+	e.buf = appendZeroCounts(e.buf, out)
 	*bp = e.buf[:0]
 	writeBody(w, 200, ct, e.buf)
+}
+
+// appendZeroCounts adds the Count and ScannedCount members of a Query or
+// Scan output that are 0: the SDK's serializer leaves zero numbers out,
+// but DynamoDB always sends both, and clients other than the Go SDK
+// (the AWS CLI, dynalite's suite) read them.
+func appendZeroCounts(buf []byte, out any) []byte {
+	var count, scanned int32
+	switch o := out.(type) {
+	case *dynamodb.QueryOutput:
+		count, scanned = o.Count, o.ScannedCount
+	case *dynamodb.ScanOutput:
+		count, scanned = o.Count, o.ScannedCount
+	default:
+		return buf
+	}
+	if count != 0 && scanned != 0 || len(buf) < 2 || buf[len(buf)-1] != '}' {
+		return buf
+	}
+	buf = buf[:len(buf)-1]
+	for _, m := range []struct {
+		name string
+		zero bool
+	}{{"Count", count == 0}, {"ScannedCount", scanned == 0}} {
+		if !m.zero {
+			continue
+		}
+		if buf[len(buf)-1] != '{' {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '"')
+		buf = append(buf, m.name...)
+		buf = append(buf, `":0`...)
+	}
+	return append(buf, '}')
 }
 
 var errTooLarge = errors.New("request too large")
@@ -260,6 +296,8 @@ func writeBody(w http.ResponseWriter, status int, ct string, body []byte) {
 	hd := w.Header()
 	if ct != "" {
 		hd["Content-Type"] = []string{ct}
+	} else {
+		hd["Content-Type"] = nil // no sniffed type, as DynamoDB sends none
 	}
 	hd["X-Amz-Crc32"] = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}
 	hd["Content-Length"] = []string{strconv.Itoa(len(body))}

@@ -466,3 +466,29 @@ func TestServerQueryAuthAndSize(t *testing.T) {
 		})
 	}
 }
+
+// TestServerZeroCounts: a Query or Scan that finds nothing still carries
+// Count and ScannedCount, as DynamoDB's answer does (the SDK's serializer
+// would leave zeros out).
+func TestServerZeroCounts(t *testing.T) {
+	srv := serve(t)
+	const json10 = "application/x-amz-json-1.0"
+	create := `{"TableName":"zeros","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],` +
+		`"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"}`
+	if code, _, body := rawCall(t, srv.URL(), "POST", "DynamoDB_20120810.CreateTable", json10, sigV4, create); code != 200 {
+		t.Fatalf("CreateTable: %d %s", code, body)
+	}
+	for _, tc := range []struct{ target, body string }{
+		{"Scan", `{"TableName":"zeros"}`},
+		{"Query", `{"TableName":"zeros","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"none"}}}`},
+	} {
+		code, _, body := rawCall(t, srv.URL(), "POST", "DynamoDB_20120810."+tc.target, json10, sigV4, tc.body)
+		var got map[string]any
+		if err := json.Unmarshal([]byte(body), &got); err != nil || code != 200 {
+			t.Fatalf("%s: %d %s %v", tc.target, code, body, err)
+		}
+		if diff := cmp.Diff(map[string]any{"Count": 0.0, "ScannedCount": 0.0, "Items": []any{}}, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.target, diff)
+		}
+	}
+}

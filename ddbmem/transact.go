@@ -84,9 +84,6 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		acts[i] = a
 		ts = append(ts, a.t)
 	}
-	if keyReasons != nil {
-		return nil, cancelled(keyReasons)
-	}
 	var fp [32]byte
 	token := aws.ToString(in.ClientRequestToken)
 	if token != "" {
@@ -115,6 +112,13 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	reasons := make([]types.CancellationReason, len(acts))
 	failed := false
 	for i, a := range acts {
+		if a == nil {
+			// A key of the wrong type; the other actions' conditions are
+			// still evaluated, as DynamoDB Local does.
+			reasons[i] = keyReasons[i]
+			failed = true
+			continue
+		}
 		old := a.t.data.get(a.pk, a.sk)
 		reasons[i] = types.CancellationReason{Code: aws.String("None")}
 		if err := checkCond(a.x, old, a.rv); err != nil {
@@ -129,9 +133,17 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		if a.upd != nil {
 			it, err := a.upd.apply(old)
 			if err != nil {
-				// DynamoDB Local reports update errors as such, not as a
-				// cancellation reason.
-				return nil, err
+				// An update that cannot be applied to the stored item (an
+				// operand of the wrong type, a path that does not exist,
+				// the item growing too large or too deep) cancels the
+				// transaction with a ValidationError reason: the
+				// TransactWriteItems API reference lists these messages
+				// under that reason. DynamoDB Local returns a
+				// ValidationException for the whole request instead.
+				// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html#API_TransactWriteItems_Errors
+				reasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(apiMessage(err))}
+				failed = true
+				continue
 			}
 			a.newIt = it
 		}

@@ -95,6 +95,9 @@ func importItem(it item) (item, error) {
 		if k == "" {
 			return nil, validation("One or more parameter values were invalid: An attribute name may not be empty")
 		}
+		if len(k) > maxNameBytes {
+			return nil, validation(errNameTooLarge)
+		}
 		if x, ok := v.(*types.AttributeValueMemberS); ok && x != nil {
 			if ss == nil {
 				ss = make([]types.AttributeValueMemberS, 0, len(it))
@@ -107,9 +110,54 @@ func importItem(it item) (item, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkTree(nv, 1, errNesting); err != nil {
+			return nil, err
+		}
 		out[k] = nv
 	}
 	return out, nil
+}
+
+// Limits of an attribute value's tree: names under 64 KB, and at most 31
+// lists or maps around a value (DynamoDB's "32 levels").
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html#limits-attributes
+const (
+	maxNameBytes    = 65535
+	maxContainers   = 31
+	errNameTooLarge = "Attribute name is too large, must be less than 65536 bytes"
+	errNesting      = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
+	// errNestingUpdate is the message when an update builds the tree.
+	errNestingUpdate = "Nesting Levels have exceeded supported limits"
+)
+
+// checkTree checks the map key sizes and the nesting of v, a value at
+// container depth depth (1 for a top-level attribute); nesting errors
+// carry msg.
+func checkTree(v types.AttributeValue, depth int, msg string) error {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberL:
+		if depth > maxContainers {
+			return validation(msg)
+		}
+		for _, e := range x.Value {
+			if err := checkTree(e, depth+1, msg); err != nil {
+				return err
+			}
+		}
+	case *types.AttributeValueMemberM:
+		if depth > maxContainers {
+			return validation(msg)
+		}
+		for k, e := range x.Value {
+			if len(k) > maxNameBytes {
+				return validation(errNameTooLarge)
+			}
+			if err := checkTree(e, depth+1, msg); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // isNil reports whether v is nil or a nil member pointer.
@@ -362,9 +410,12 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 	if r.names != nil && len(r.names) == 0 {
 		return nil, validation("ExpressionAttributeNames must not be empty")
 	}
-	for k := range r.names {
+	for k, v := range r.names {
 		if !validPlaceholder(k, '#') {
 			return nil, validationf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
+		}
+		if v == "" {
+			return nil, validationf("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", k)
 		}
 	}
 	for k := range r.values {

@@ -36,20 +36,25 @@ type stingy struct {
 	conflicts  int // transaction calls to fail with TransactionConflict
 }
 
-func (c *stingy) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+// quota counts one call in *calls and returns how many of the n requests
+// of its table to process.
+func (c *stingy) quota(calls *int, n int) int {
 	c.mu.Lock()
-	c.gets++
+	defer c.mu.Unlock()
+	*calls++
 	take := c.take
-	leave := c.leave
-	c.mu.Unlock()
+	if c.leave > 0 {
+		take = n - min(c.leave, n-1)
+	}
+	return min(max(take, 0), n)
+}
+
+func (c *stingy) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
 	for name, ka := range in.RequestItems {
-		if leave > 0 {
-			take = len(ka.Keys) - min(leave, len(ka.Keys)-1)
-		}
+		n := c.quota(&c.gets, len(ka.Keys))
 		if len(ka.Keys) > 100 {
 			return nil, fmt.Errorf("chunk of %d keys", len(ka.Keys))
 		}
-		n := min(max(take, 0), len(ka.Keys))
 		send, rest := ka.Keys[:n], ka.Keys[n:]
 		out := &dynamodb.BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{}}
 		if len(send) > 0 {
@@ -72,19 +77,11 @@ func (c *stingy) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInpu
 }
 
 func (c *stingy) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	c.mu.Lock()
-	c.puts++
-	take := c.take
-	leave := c.leave
-	c.mu.Unlock()
 	for name, reqs := range in.RequestItems {
-		if leave > 0 {
-			take = len(reqs) - min(leave, len(reqs)-1)
-		}
+		n := c.quota(&c.puts, len(reqs))
 		if len(reqs) > 25 {
 			return nil, fmt.Errorf("chunk of %d writes", len(reqs))
 		}
-		n := min(max(take, 0), len(reqs))
 		if n > 0 {
 			if _, err := c.Client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{name: reqs[:n]}}); err != nil {
 				return nil, err

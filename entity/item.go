@@ -59,10 +59,10 @@ type Schema struct {
 	UpdatedAttr string
 	// TTLAttr names the epoch-seconds expiry attribute; "" when absent.
 	TTLAttr string
-	// TimeLayout is the time layout of the CreatedAttr and UpdatedAttr
-	// string values, which the runtime stamps; "" means entity.TimeFormat
-	// ("2006-01-02T15:04:05Z", keygen's isosec). (Added by the runtime
-	// helper; additive.)
+	// TimeLayout is the time layout in which the runtime stamps the
+	// CreatedAttr and UpdatedAttr string values; "" means TimeFormat
+	// ("2006-01-02T15:04:05Z", keygen's isosec). keygen emits the layout
+	// the codec decodes with, so stamps always round-trip.
 	TimeLayout string
 }
 

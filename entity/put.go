@@ -155,11 +155,6 @@ func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create bool) (map
 	}
 	s.dropPartialSparse(item)
 	if !stamped && (sc.CreatedAttr != "" || sc.UpdatedAttr != "") {
-		if av, ok := item[sc.UpdatedAttr]; ok {
-			s.learnLayout(av)
-		} else if av, ok := item[sc.CreatedAttr]; ok {
-			s.learnLayout(av)
-		}
 		now := s.now()
 		if sc.CreatedAttr != "" && isEmptyAttr(item[sc.CreatedAttr]) {
 			item[sc.CreatedAttr] = str(now)
@@ -186,34 +181,14 @@ func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create bool) (map
 // precision ("2025-11-14T03:00:00Z"), whose byte order is time order.
 const TimeFormat = "2006-01-02T15:04:05Z"
 
+// now is the current time in the schema's TimeLayout (TimeFormat when
+// the schema names none).
 func (s *Store[T, PT]) now() string {
 	layout := s.schema.TimeLayout
 	if layout == "" {
-		if l, ok := s.layout.Load().(string); ok {
-			layout = l
-		} else {
-			layout = TimeFormat
-		}
+		layout = TimeFormat
 	}
 	return s.t.opts.Now().UTC().Format(layout)
-}
-
-// learnLayout infers the codec's timestamp layout from a value it wrote
-// (keygen's isosec, iso and isonano have distinct lengths), so stamps
-// always decode. Schema.TimeLayout, when set, wins.
-func (s *Store[T, PT]) learnLayout(av types.AttributeValue) {
-	v, ok := av.(*types.AttributeValueMemberS)
-	if !ok || s.schema.TimeLayout != "" {
-		return
-	}
-	switch len(v.Value) {
-	case len(TimeFormat):
-		s.layout.Store(TimeFormat)
-	case len("2006-01-02T15:04:05.000Z"):
-		s.layout.Store("2006-01-02T15:04:05.000Z")
-	case len("2006-01-02T15:04:05.000000000Z"):
-		s.layout.Store("2006-01-02T15:04:05.000000000Z")
-	}
 }
 
 func str(v string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: v} }

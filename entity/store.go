@@ -3,7 +3,6 @@ package entity
 import (
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -26,8 +25,6 @@ type Store[T any, PT interface {
 	plain   map[string]bool
 	primary []KeyAttr
 	derived []KeyAttr // index keys computed from sources
-	// layout is the timestamp layout learned from the codec (a string).
-	layout atomic.Value
 	// primaryT are the parsed templates of primary (nil if unparseable).
 	primaryT []*keys.Template
 	srcOf    map[string]bool

@@ -38,14 +38,7 @@ func noteTableOn(t *testing.T, client entity.Client, optFns ...func(*entity.Opti
 		}
 		o.TTLAttr = "expires"
 	}}, optFns...)
-	tbl := entity.NewTable(client, name, fns...)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := tbl.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
-	return tbl
+	return testenv.Table(t, entity.NewTable(client, name, fns...))
 }
 
 func rawItem(t *testing.T, tbl *entity.Table, key entity.Key) map[string]types.AttributeValue {

@@ -21,15 +21,7 @@ import (
 
 func codexTable(t *testing.T, optFns ...func(*entity.Options)) *entity.Table {
 	t.Helper()
-	client := testenv.Dynamo(t)
-	tbl := codex.NewTable(client, testenv.UniqueName("query"), optFns...)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := tbl.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
-	return tbl
+	return testenv.Table(t, codex.NewTable(testenv.Dynamo(t), testenv.UniqueName("query"), optFns...))
 }
 
 // seed writes category c1 with n posts p00..p(n-1) (ascending SK) and

@@ -19,6 +19,7 @@ func Example() {
 	}
 	defer c.Close()
 	s, err := session.New(c, func(o *session.Options) {
+		o.Layout = session.HashTagLayout // one slot per session: atomic on a cluster
 		o.MaxSessions = 3
 		o.ShardFunc = func(accountDBKey int64) int64 { return accountDBKey % 8 }
 	})

@@ -3,15 +3,26 @@
 //
 // # Keys
 //
-// In the cache namespace {app_id}:{env}:session, each session has
+// In the cache namespace {app_id}:{env}:session, each session has, by
+// default exactly as seed 002 writes them,
 //
-//	accessToken:{token}    string "valid"                      TTL: sliding, Options.TTL
-//	sessionInfo:{token}    hash of every SessionInfo field     same TTL
+//	accessToken:<token>    string "valid"                      TTL: sliding, Options.TTL
+//	sessionInfo:<token>    hash of every SessionInfo field     same TTL
 //
-// and each user has user:sessions:{user_account_id}, a sorted set of the
-// user's tokens scored by login time. Here the braces are real cluster
-// hash tags: both keys of a session share a slot, so validation is one
-// Lua script, one round trip, in cluster mode too.
+// and each user has user:sessions:<user_account_id>, a sorted set of the
+// user's tokens scored by login time. Values enter keys through cache.Seg,
+// so a token or user id holding ':' cannot reach another key; UUID and
+// base64url tokens are kept as they are.
+//
+// With Options.Layout = HashTagLayout the keys are accessToken:{<token>},
+// sessionInfo:{<token>} and user:sessions:{<user_account_id>}: both keys of
+// a session share a cluster slot, so every operation on them is one Lua
+// script, one round trip, and atomic in cluster mode too. With the default
+// layout that holds on a standalone server; on a cluster the two keys live
+// in different slots, so Validate, Logout and Rotate take two round trips
+// (the hash first, then the token key) and are not atomic across the two
+// keys — a concurrent Logout can leave one of them until its TTL, which
+// no operation then accepts.
 //
 // # Behaviour
 //
@@ -21,13 +32,17 @@
 //     are evicted. (A plain Redis set would not do: it has no order, so its
 //     first member is not the oldest session.)
 //   - [Store.Validate] checks the token, refreshes both TTLs and
-//     last_access_time in one round trip (a Lua script), and never extends a
-//     session past its absolute lifetime (Options.MaxLifetime from login).
+//     last_access_time. There is no absolute lifetime unless
+//     Options.MaxLifetime is set (seed 002 has none); then a session is
+//     never extended past MaxLifetime from its login.
 //   - [Store.Logout] deletes both keys and the tracking entry.
 //   - [Store.Rotate] replaces a token by a fresh one for the same session.
 //
-// Tokens are 256 random bits from crypto/rand, base64url-encoded. They
-// never appear in full in errors; [Redact] shortens one for logs.
+// Tokens follow Options.Tokens. The default makes 256 random bits from
+// crypto/rand, base64url-encoded, and accepts those and the UUID tokens
+// seed 002 makes (str(uuid.uuid4())), so existing sessions keep
+// validating; [UUIDTokens] makes UUIDs as the seed does. Tokens never
+// appear in full in errors; [Redact] shortens one for logs.
 //
 // # Errors
 //
@@ -52,11 +67,37 @@ import (
 
 // Defaults applied by [New] to zero [Options] fields.
 const (
-	DefaultTTL         = 3600 * time.Second // idle time after which a session expires
-	DefaultMaxLifetime = 24 * time.Hour
+	DefaultTTL         = 3600 * time.Second // idle time after which a session expires (seed 002's session_expire_time)
 	DefaultMaxSessions = 5
 	DefaultService     = "session"
 )
+
+// Layout selects the key layout of a [Store].
+type Layout int
+
+const (
+	// SeedLayout (the default) writes seed 002's keys exactly:
+	// accessToken:<token>, sessionInfo:<token>, user:sessions:<id>.
+	SeedLayout Layout = iota
+	// HashTagLayout wraps the token and the user id in cluster hash tags
+	// (accessToken:{<token>}, ...) so that a session's keys share a slot:
+	// one atomic round trip per operation in cluster mode.
+	HashTagLayout
+)
+
+// TokenFormat makes and checks tokens. Check must reject anything New
+// cannot produce; it runs before any I/O.
+type TokenFormat struct {
+	New   func() string
+	Check func(token string) bool
+}
+
+// DefaultTokens makes [NewToken] tokens and accepts them and UUIDs.
+var DefaultTokens = TokenFormat{New: NewToken, Check: func(t string) bool { return IsToken(t) || IsUUID(t) }}
+
+// UUIDTokens makes and accepts UUIDs (lower-case, canonical), as seed 002's
+// str(uuid.uuid4()) does.
+var UUIDTokens = TokenFormat{New: newUUID, Check: IsUUID}
 
 var (
 	// ErrInvalidSession is returned for a token that is unknown, expired,
@@ -76,9 +117,13 @@ var (
 type Options struct {
 	// TTL is the sliding expiry renewed by each Validate. Zero means DefaultTTL.
 	TTL time.Duration
-	// MaxLifetime caps a session from its login time, however often it
-	// is renewed. Zero means DefaultMaxLifetime.
+	// MaxLifetime, when set, caps a session from its login time, however
+	// often it is renewed. Zero (the default, as in seed 002) means no cap.
 	MaxLifetime time.Duration
+	// Layout is the key layout; the zero value is SeedLayout.
+	Layout Layout
+	// Tokens is the token format; the zero value means DefaultTokens.
+	Tokens TokenFormat
 	// MaxSessions is the per-user limit of concurrent sessions; creating
 	// one more evicts the oldest by login time. Zero means
 	// DefaultMaxSessions; NoLimit disables the limit.
@@ -95,8 +140,9 @@ type Options struct {
 
 // Store manages sessions. It is safe for concurrent use.
 type Store struct {
-	c *cache.Cache
-	o Options
+	c      *cache.Cache
+	o      Options
+	atomic bool // both keys of a session in one slot: one script
 }
 
 // New returns a store that keeps sessions in c (with service
@@ -117,8 +163,14 @@ func New(c *cache.Cache, optFns ...func(*Options)) (*Store, error) {
 	if o.TTL == 0 {
 		o.TTL = DefaultTTL
 	}
-	if o.MaxLifetime == 0 {
-		o.MaxLifetime = DefaultMaxLifetime
+	if o.Layout != SeedLayout && o.Layout != HashTagLayout {
+		return nil, fmt.Errorf("%w: unknown layout %d", ErrInvalidOptions, o.Layout)
+	}
+	if (o.Tokens.New == nil) != (o.Tokens.Check == nil) {
+		return nil, fmt.Errorf("%w: a token format needs both New and Check", ErrInvalidOptions)
+	}
+	if o.Tokens.New == nil {
+		o.Tokens = DefaultTokens
 	}
 	if o.MaxSessions == 0 {
 		o.MaxSessions = DefaultMaxSessions
@@ -132,11 +184,11 @@ func New(c *cache.Cache, optFns ...func(*Options)) (*Store, error) {
 	if o.Now == nil {
 		o.Now = c.Now
 	}
-	v, err := c.WithService(o.Service, true)
+	v, err := c.WithService(o.Service, o.Layout == HashTagLayout)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
-	return &Store{c: v, o: o}, nil
+	return &Store{c: v, o: o, atomic: o.Layout == HashTagLayout || !c.Cluster()}, nil
 }
 
 // Info is what a session records about its login, plus the absolute
@@ -151,7 +203,8 @@ type Info struct {
 	PlatformType   int
 	ClientVersion  string
 	DeviceInfo     *string
-	// ExpiresAt is when MaxLifetime ends the session, whatever its TTL.
+	// ExpiresAt is when MaxLifetime ends the session, whatever its TTL;
+	// zero without MaxLifetime.
 	ExpiresAt time.Time
 }
 
@@ -177,15 +230,45 @@ func NewToken() string {
 
 var tokenLen = base64.RawURLEncoding.EncodedLen(tokenBytes)
 
-func checkToken(tok string) error {
-	if len(tok) != tokenLen {
-		return ErrMalformedToken
+// IsToken reports whether t has the form of a [NewToken] token.
+func IsToken(t string) bool {
+	if len(t) != tokenLen {
+		return false
 	}
-	for i := 0; i < len(tok); i++ {
-		c := tok[i]
+	for i := 0; i < len(t); i++ {
+		c := t[i]
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-			return ErrMalformedToken
+			return false
 		}
+	}
+	return true
+}
+
+// IsUUID reports whether t is a canonical UUID (8-4-4-4-12 hex digits,
+// either case), the form of seed 002's tokens.
+func IsUUID(t string) bool {
+	if len(t) != 36 {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (s *Store) checkToken(tok string) error {
+	if tok == "" || !s.o.Tokens.Check(tok) {
+		return ErrMalformedToken
 	}
 	return nil
 }
@@ -207,12 +290,20 @@ func newUUID() string {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-func tokenKeys(tok string) []string {
-	tag := cache.HashTag(tok)
-	return []string{"accessToken:" + tag, "sessionInfo:" + tag}
+func (s *Store) seg(v string) string {
+	if s.o.Layout == HashTagLayout {
+		return cache.HashTag(cache.Seg(v))
+	}
+	return cache.Seg(v)
 }
 
-func userKey(userID string) string { return "user:sessions:" + cache.HashTag(userID) }
+// tokenKeys returns the accessToken and sessionInfo keys of tok.
+func (s *Store) tokenKeys(tok string) []string {
+	t := s.seg(tok)
+	return []string{"accessToken:" + t, "sessionInfo:" + t}
+}
+
+func (s *Store) userKey(userID string) string { return "user:sessions:" + s.seg(userID) }
 
 func fmtTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
@@ -234,7 +325,9 @@ func (i Info) fields() []string {
 		"last_access_time", fmtTime(i.LastAccessTime),
 		"platform_type", strconv.Itoa(i.PlatformType),
 		"client_version", i.ClientVersion,
-		"max_expire_ms", strconv.FormatInt(i.ExpiresAt.UnixMilli(), 10),
+	}
+	if !i.ExpiresAt.IsZero() {
+		f = append(f, "max_expire_ms", strconv.FormatInt(i.ExpiresAt.UnixMilli(), 10))
 	}
 	if i.DeviceInfo != nil {
 		f = append(f, "device_info", *i.DeviceInfo)
@@ -275,7 +368,9 @@ func parseInfo(v any) (Info, error) {
 	in.AccountDBKey, in.ShardID = num("account_db_key"), num("shard_id")
 	in.PlatformType = int(num("platform_type"))
 	in.LoginTime, in.LastAccessTime = tm("login_time"), tm("last_access_time")
-	in.ExpiresAt = time.UnixMilli(num("max_expire_ms")).UTC()
+	if _, ok := m["max_expire_ms"]; ok {
+		in.ExpiresAt = time.UnixMilli(num("max_expire_ms")).UTC()
+	}
 	if d, ok := m["device_info"]; ok {
 		in.DeviceInfo = &d
 	}
@@ -291,6 +386,16 @@ redis.call('SET', KEYS[1], 'valid', 'PX', ARGV[1])
 redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[2], unpack(ARGV, 2))
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
+return 1`)
+
+// setTokenScript is writeScript's token half (split layout). ARGV: ttl ms.
+var setTokenScript = cache.NewScript(`return redis.call('SET', KEYS[1], 'valid', 'PX', ARGV[1])`)
+
+// writeInfoScript is writeScript's hash half (split layout).
+var writeInfoScript = cache.NewScript(`
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1`)
 
 // registerScript tracks a token in the user's sorted set and evicts the
@@ -315,23 +420,45 @@ local old = redis.call('ZRANGE', KEYS[1], 0, n - 1)
 redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - 1)
 return old`)
 
-// validateScript: ARGV now ms, ttl ms, now (RFC 3339). Returns the hash
-// as a flat list, or nil.
-var validateScript = cache.NewScript(`
+// infoLua refreshes the session hash at KEYS[i]: ARGV now ms, ttl ms,
+// now (RFC 3339). It yields false (nothing to refresh, or the lifetime
+// ended: the hash is deleted) or the TTL to apply and the hash.
+const infoLua = `
+local function refresh(k)
+  if redis.call('EXISTS', k) == 0 then return false end
+  local ttl = tonumber(ARGV[2])
+  local cap = tonumber(redis.call('HGET', k, 'max_expire_ms'))
+  if cap then
+    local left = cap - tonumber(ARGV[1])
+    if left <= 0 then
+      redis.call('DEL', k)
+      return false
+    end
+    if left < ttl then ttl = left end
+  end
+  redis.call('HSET', k, 'last_access_time', ARGV[3])
+  redis.call('PEXPIRE', k, ttl)
+  return {ttl, redis.call('HGETALL', k)}
+end
+`
+
+// validateScript: KEYS accessToken, sessionInfo. Returns the hash as a
+// flat list, or nil.
+var validateScript = cache.NewScript(infoLua + `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-local cap = tonumber(redis.call('HGET', KEYS[2], 'max_expire_ms'))
-if not cap then return false end
-local left = cap - tonumber(ARGV[1])
-if left <= 0 then
-  redis.call('DEL', KEYS[1], KEYS[2])
+local r = refresh(KEYS[2])
+if not r then
+  redis.call('DEL', KEYS[1])
   return false
 end
-local ttl = tonumber(ARGV[2])
-if left < ttl then ttl = left end
-redis.call('HSET', KEYS[2], 'last_access_time', ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('PEXPIRE', KEYS[2], ttl)
-return redis.call('HGETALL', KEYS[2])`)
+redis.call('PEXPIRE', KEYS[1], r[1])
+return r[2]`)
+
+// validateInfoScript: KEYS sessionInfo (split layout). Returns {ttl, hash} or nil.
+var validateInfoScript = cache.NewScript(infoLua + `return refresh(KEYS[1])`)
+
+// touchScript: KEYS accessToken, ARGV ttl ms. 1 when the token is valid.
+var touchScript = cache.NewScript(`return redis.call('PEXPIRE', KEYS[1], ARGV[1])`)
 
 // takeScript deletes a session's keys and returns its hash (nil if the
 // token is not valid).
@@ -340,6 +467,13 @@ local ok = redis.call('EXISTS', KEYS[1])
 local h = redis.call('HGETALL', KEYS[2])
 redis.call('DEL', KEYS[1], KEYS[2])
 if ok == 0 or #h == 0 then return false end
+return h`)
+
+// takeInfoScript deletes the hash at KEYS[1] and returns it (split layout).
+var takeInfoScript = cache.NewScript(`
+local h = redis.call('HGETALL', KEYS[1])
+redis.call('DEL', KEYS[1])
+if #h == 0 then return false end
 return h`)
 
 // rotateScript moves a token's entry in the user set to a new token,
@@ -352,7 +486,7 @@ redis.call('ZADD', KEYS[1], s, ARGV[2])
 return 1`)
 
 func (s *Store) ttlFor(now, expires time.Time) time.Duration {
-	if left := expires.Sub(now); left < s.o.TTL {
+	if left := expires.Sub(now); !expires.IsZero() && left < s.o.TTL {
 		return left
 	}
 	return s.o.TTL
@@ -364,17 +498,25 @@ func (s *Store) ttlFor(now, expires time.Time) time.Duration {
 // UserAccountID, cache.ErrUnavailable (wrapped) on server failure, in
 // which case nothing is left behind.
 func (s *Store) Create(ctx context.Context, in CreateInput) (string, Info, error) {
-	if _, err := s.c.Key(userKey(in.UserAccountID)); err != nil || in.UserAccountID == "" {
-		return "", Info{}, fmt.Errorf("%w: empty or bad user account id", cache.ErrInvalidKey)
+	if in.UserAccountID == "" {
+		return "", Info{}, fmt.Errorf("%w: empty user account id", cache.ErrInvalidKey)
+	}
+	if _, err := s.c.Key(s.userKey(in.UserAccountID)); err != nil {
+		return "", Info{}, err
 	}
 	now := s.o.Now()
 	info := Info{
 		SessionID: newUUID(), UserAccountID: in.UserAccountID, AccountDBKey: in.AccountDBKey,
 		ShardID: s.o.ShardFunc(in.AccountDBKey), LoginTime: now, LastAccessTime: now,
 		PlatformType: in.PlatformType, ClientVersion: in.ClientVersion, DeviceInfo: in.DeviceInfo,
-		ExpiresAt: now.Add(s.o.MaxLifetime).Truncate(time.Millisecond), // stored in ms
 	}
-	tok := NewToken()
+	if s.o.MaxLifetime > 0 {
+		info.ExpiresAt = now.Add(s.o.MaxLifetime).Truncate(time.Millisecond) // stored in ms
+	}
+	tok := s.o.Tokens.New()
+	if err := s.checkToken(tok); err != nil {
+		return "", Info{}, fmt.Errorf("%w: the token format made a token its Check rejects", ErrInvalidOptions)
+	}
 	if err := s.write(ctx, tok, info, now); err != nil {
 		return "", Info{}, err
 	}
@@ -382,18 +524,21 @@ func (s *Store) Create(ctx context.Context, in CreateInput) (string, Info, error
 	if s.o.NoLimit {
 		limit = 0
 	}
-	res, err := s.c.Eval(ctx, registerScript, []string{userKey(in.UserAccountID)},
-		tok, strconv.FormatInt(now.UnixMicro(), 10), strconv.Itoa(limit),
-		strconv.FormatInt(now.Add(-s.o.MaxLifetime).UnixMicro(), 10), msArg(s.o.MaxLifetime))
+	prune, setTTL := "-inf", s.o.TTL
+	if s.o.MaxLifetime > 0 {
+		prune, setTTL = strconv.FormatInt(now.Add(-s.o.MaxLifetime).UnixMicro(), 10), s.o.MaxLifetime
+	}
+	res, err := s.c.Eval(ctx, registerScript, []string{s.userKey(in.UserAccountID)},
+		tok, strconv.FormatInt(now.UnixMicro(), 10), strconv.Itoa(limit), prune, msArg(setTTL))
 	if err != nil {
-		_, _ = s.c.Delete(context.WithoutCancel(ctx), tokenKeys(tok)...)
+		_, _ = s.c.Delete(context.WithoutCancel(ctx), s.tokenKeys(tok)...)
 		return "", Info{}, fmt.Errorf("session: register: %w", err)
 	}
 	if old, _ := res.([]any); len(old) > 0 {
 		var keys []string
 		for _, o := range old {
-			if t, ok := o.(string); ok && checkToken(t) == nil {
-				keys = append(keys, tokenKeys(t)...)
+			if t, ok := o.(string); ok && t != "" {
+				keys = append(keys, s.tokenKeys(t)...)
 			}
 		}
 		if _, err := s.c.Delete(ctx, keys...); err != nil {
@@ -404,23 +549,42 @@ func (s *Store) Create(ctx context.Context, in CreateInput) (string, Info, error
 }
 
 func (s *Store) write(ctx context.Context, tok string, info Info, now time.Time) error {
-	args := append([]string{msArg(s.ttlFor(now, info.ExpiresAt))}, info.fields()...)
-	if _, err := s.c.Eval(ctx, writeScript, tokenKeys(tok), args...); err != nil {
+	ttl := msArg(s.ttlFor(now, info.ExpiresAt))
+	keys := s.tokenKeys(tok)
+	var err error
+	if s.atomic {
+		_, err = s.c.Eval(ctx, writeScript, keys, append([]string{ttl}, info.fields()...)...)
+	} else {
+		// The hash first: the token key makes the session valid.
+		if _, err = s.c.Eval(ctx, writeInfoScript, keys[1:], append([]string{ttl}, info.fields()...)...); err == nil {
+			_, err = s.c.Eval(ctx, setTokenScript, keys[:1], ttl)
+		}
+	}
+	if err != nil {
+		_, _ = s.c.Delete(context.WithoutCancel(ctx), keys...)
 		return fmt.Errorf("session: write: %w", err)
 	}
 	return nil
 }
 
 // Validate returns the session of token, refreshing its TTL (never past
-// its lifetime) and last_access_time in one round trip. Errors:
-// ErrInvalidSession, ErrMalformedToken, cache.ErrUnavailable (wrapped).
+// its lifetime, when there is one) and last_access_time: one round trip,
+// two with the default layout on a cluster. Errors: ErrInvalidSession,
+// ErrMalformedToken, cache.ErrUnavailable (wrapped).
 func (s *Store) Validate(ctx context.Context, token string) (Info, error) {
-	if err := checkToken(token); err != nil {
+	if err := s.checkToken(token); err != nil {
 		return Info{}, err
 	}
 	now := s.o.Now()
-	res, err := s.c.Eval(ctx, validateScript, tokenKeys(token),
-		strconv.FormatInt(now.UnixMilli(), 10), msArg(s.o.TTL), fmtTime(now))
+	args := []string{strconv.FormatInt(now.UnixMilli(), 10), msArg(s.o.TTL), fmtTime(now)}
+	keys := s.tokenKeys(token)
+	var res any
+	var err error
+	if s.atomic {
+		res, err = s.c.Eval(ctx, validateScript, keys, args...)
+	} else {
+		res, err = s.validateSplit(ctx, keys, args)
+	}
 	if err != nil {
 		return Info{}, fmt.Errorf("session: validate %s: %w", Redact(token), err)
 	}
@@ -430,13 +594,54 @@ func (s *Store) Validate(ctx context.Context, token string) (Info, error) {
 	return parseInfo(res)
 }
 
+func (s *Store) validateSplit(ctx context.Context, keys, args []string) (any, error) {
+	r, err := s.c.Eval(ctx, validateInfoScript, keys[1:], args...)
+	if err != nil {
+		return nil, err
+	}
+	arr, _ := r.([]any)
+	if len(arr) != 2 {
+		// No hash (or its lifetime ended): the token must not outlive it.
+		_, err := s.c.Delete(ctx, keys[0])
+		return nil, err
+	}
+	ttl, _ := arr[0].(int64)
+	ok, err := s.c.Eval(ctx, touchScript, keys[:1], strconv.FormatInt(ttl, 10))
+	if err != nil {
+		return nil, err
+	}
+	if n, _ := ok.(int64); n != 1 {
+		return nil, nil
+	}
+	return arr[1], nil
+}
+
+// take deletes the session of token and returns its hash reply (nil when
+// the token was not valid).
+func (s *Store) take(ctx context.Context, token string) (any, error) {
+	keys := s.tokenKeys(token)
+	if s.atomic {
+		return s.c.Eval(ctx, takeScript, keys)
+	}
+	// The token key first: the session stops validating at once.
+	n, err := s.c.Delete(ctx, keys[0])
+	if err != nil {
+		return nil, err
+	}
+	h, err := s.c.Eval(ctx, takeInfoScript, keys[1:])
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	return h, nil
+}
+
 // Logout ends the session of token. Logging out an unknown token is not
 // an error. Errors: ErrMalformedToken, cache.ErrUnavailable (wrapped).
 func (s *Store) Logout(ctx context.Context, token string) error {
-	if err := checkToken(token); err != nil {
+	if err := s.checkToken(token); err != nil {
 		return err
 	}
-	res, err := s.c.Eval(ctx, takeScript, tokenKeys(token))
+	res, err := s.take(ctx, token)
 	if err != nil {
 		return fmt.Errorf("session: logout %s: %w", Redact(token), err)
 	}
@@ -447,7 +652,7 @@ func (s *Store) Logout(ctx context.Context, token string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.c.ZRem(ctx, userKey(info.UserAccountID), token); err != nil {
+	if _, err := s.c.ZRem(ctx, s.userKey(info.UserAccountID), token); err != nil {
 		return fmt.Errorf("session: logout %s: untrack: %w", Redact(token), err)
 	}
 	return nil
@@ -458,10 +663,10 @@ func (s *Store) Logout(ctx context.Context, token string) error {
 // validating at once. Errors: ErrInvalidSession when token is not valid
 // (or was evicted meanwhile), ErrMalformedToken, cache.ErrUnavailable.
 func (s *Store) Rotate(ctx context.Context, token string) (string, Info, error) {
-	if err := checkToken(token); err != nil {
+	if err := s.checkToken(token); err != nil {
 		return "", Info{}, err
 	}
-	res, err := s.c.Eval(ctx, takeScript, tokenKeys(token))
+	res, err := s.take(ctx, token)
 	if err != nil {
 		return "", Info{}, fmt.Errorf("session: rotate %s: %w", Redact(token), err)
 	}
@@ -473,18 +678,18 @@ func (s *Store) Rotate(ctx context.Context, token string) (string, Info, error) 
 		return "", Info{}, err
 	}
 	now := s.o.Now()
-	if !now.Before(info.ExpiresAt) {
-		_, _ = s.c.ZRem(ctx, userKey(info.UserAccountID), token)
+	if !info.ExpiresAt.IsZero() && !now.Before(info.ExpiresAt) {
+		_, _ = s.c.ZRem(ctx, s.userKey(info.UserAccountID), token)
 		return "", Info{}, ErrInvalidSession
 	}
 	info.LastAccessTime = now
-	nt := NewToken()
+	nt := s.o.Tokens.New()
 	if err := s.write(ctx, nt, info, now); err != nil {
 		return "", Info{}, err
 	}
-	moved, err := s.c.Eval(ctx, rotateScript, []string{userKey(info.UserAccountID)}, token, nt)
+	moved, err := s.c.Eval(ctx, rotateScript, []string{s.userKey(info.UserAccountID)}, token, nt)
 	if n, _ := moved.(int64); err != nil || n == 0 {
-		_, _ = s.c.Delete(context.WithoutCancel(ctx), tokenKeys(nt)...)
+		_, _ = s.c.Delete(context.WithoutCancel(ctx), s.tokenKeys(nt)...)
 		if err != nil {
 			return "", Info{}, fmt.Errorf("session: rotate %s: %w", Redact(token), err)
 		}
@@ -496,7 +701,7 @@ func (s *Store) Rotate(ctx context.Context, token string) (string, Info, error) 
 // Sessions returns the user's tracked tokens, oldest login first. Tracked
 // tokens may include sessions that idled out and were not yet pruned.
 func (s *Store) Sessions(ctx context.Context, userAccountID string) ([]string, error) {
-	ms, err := s.c.ZRangeByRank(ctx, userKey(userAccountID), 0, -1, false)
+	ms, err := s.c.ZRangeByRank(ctx, s.userKey(userAccountID), 0, -1, false)
 	if err != nil {
 		return nil, err
 	}

@@ -21,16 +21,31 @@ func (c *clock) now() time.Time          { return time.Unix(0, c.ns.Load()).UTC(
 func (c *clock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 type env struct {
-	c     *cache.Cache
-	raw   *cache.Cache // the session namespace, for checking keys
-	clock *clock
+	c      *cache.Cache
+	raw    *cache.Cache // the session namespace, for checking keys
+	clock  *clock
+	layout session.Layout
+	split  bool // two round trips per operation (seed layout on a cluster)
+}
+
+// key returns the key of kind ("accessToken", "sessionInfo") for tok in
+// e's layout.
+func (e env) key(kind, tok string) string {
+	if e.layout == session.HashTagLayout {
+		return kind + ":{" + tok + "}"
+	}
+	return kind + ":" + tok
 }
 
 func eachMode(t *testing.T, f func(t *testing.T, e env)) {
 	t.Helper()
 	for _, be := range []cache.Backend{cache.BackendGlide, cache.BackendValkeyGo} {
-		for _, mode := range []string{"standalone", "cluster"} {
-			t.Run(be.String()+"/"+mode, func(t *testing.T) {
+		for _, run := range []struct {
+			mode   string
+			layout session.Layout
+		}{{"standalone", session.SeedLayout}, {"cluster", session.SeedLayout}, {"standalone-hashtags", session.HashTagLayout}, {"cluster-hashtags", session.HashTagLayout}} {
+			mode := strings.TrimSuffix(run.mode, "-hashtags")
+			t.Run(be.String()+"/"+run.mode, func(t *testing.T) {
 				var addrs []string
 				if mode == "cluster" {
 					addrs = testenv.ValkeyClusterAddrs(t)
@@ -50,7 +65,7 @@ func eachMode(t *testing.T, f func(t *testing.T, e env)) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				f(t, env{c: c, raw: raw, clock: clk})
+				f(t, env{c: c, raw: raw, clock: clk, layout: run.layout, split: mode == "cluster" && run.layout == session.SeedLayout})
 			})
 		}
 	}
@@ -58,7 +73,7 @@ func eachMode(t *testing.T, f func(t *testing.T, e env)) {
 
 func newStore(t *testing.T, e env, optFns ...func(*session.Options)) *session.Store {
 	t.Helper()
-	s, err := session.New(e.c, optFns...)
+	s, err := session.New(e.c, append([]func(*session.Options){func(o *session.Options) { o.Layout = e.layout }}, optFns...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +82,8 @@ func newStore(t *testing.T, e env, optFns ...func(*session.Options)) *session.St
 
 func exists(t *testing.T, e env, token string) (access, info bool) {
 	t.Helper()
-	_, err1 := e.raw.Get(context.Background(), "accessToken:{"+token+"}")
-	_, err2 := e.raw.HGetAll(context.Background(), "sessionInfo:{"+token+"}")
+	_, err1 := e.raw.Get(context.Background(), e.key("accessToken", token))
+	_, err2 := e.raw.HGetAll(context.Background(), e.key("sessionInfo", token))
 	for _, err := range []error{err1, err2} {
 		if err != nil && !errors.Is(err, cache.ErrMiss) {
 			t.Fatal(err)
@@ -103,21 +118,25 @@ func TestCreateValidateLogout(t *testing.T) {
 		if d := cmp.Diff(want, got); d != "" {
 			t.Fatalf("Validate (-want +got):\n%s", d)
 		}
-		for _, k := range []string{"accessToken:{" + tok + "}", "sessionInfo:{" + tok + "}"} {
+		for _, k := range []string{e.key("accessToken", tok), e.key("sessionInfo", tok)} {
 			if ttl, err := e.raw.TTL(ctx, k); err != nil || ttl <= 50*time.Second || ttl > time.Minute {
 				t.Fatalf("%s ttl = %v, %v", k[:11], ttl, err)
 			}
 		}
-		if v, _ := e.raw.HGet(ctx, "sessionInfo:{"+tok+"}", "last_access_time"); v != want.LastAccessTime.Format(time.RFC3339Nano) {
+		if v, _ := e.raw.HGet(ctx, e.key("sessionInfo", tok), "last_access_time"); v != want.LastAccessTime.Format(time.RFC3339Nano) {
 			t.Fatalf("last_access_time = %q", v)
 		}
-		// Validate is one round trip.
+		// Validate is one round trip (two with seed keys on a cluster).
 		before := e.c.Metrics().Total
 		if _, err := s.Validate(ctx, tok); err != nil {
 			t.Fatal(err)
 		}
-		if n := e.c.Metrics().Total - before; n != 1 {
-			t.Fatalf("Validate made %d round trips", n)
+		want1 := int64(1)
+		if e.split {
+			want1 = 2
+		}
+		if n := e.c.Metrics().Total - before; n != want1 {
+			t.Fatalf("Validate made %d round trips, want %d", n, want1)
 		}
 
 		if err := s.Logout(ctx, tok); err != nil {
@@ -146,14 +165,14 @@ func TestLifetimeCapsRenewal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ttl, _ := e.raw.TTL(ctx, "accessToken:{"+tok+"}"); ttl > 10*time.Minute {
+		if ttl, _ := e.raw.TTL(ctx, e.key("accessToken", tok)); ttl > 10*time.Minute {
 			t.Fatalf("initial ttl %v beyond lifetime", ttl)
 		}
 		e.clock.advance(6 * time.Minute)
 		if _, err := s.Validate(ctx, tok); err != nil {
 			t.Fatal(err)
 		}
-		if ttl, _ := e.raw.TTL(ctx, "sessionInfo:{"+tok+"}"); ttl > 4*time.Minute {
+		if ttl, _ := e.raw.TTL(ctx, e.key("sessionInfo", tok)); ttl > 4*time.Minute {
 			t.Fatalf("renewed ttl %v beyond the remaining lifetime", ttl)
 		}
 		e.clock.advance(5 * time.Minute)
@@ -345,4 +364,91 @@ func TestTokensAndErrors(t *testing.T) {
 			t.Fatalf("Logout on a closed cache: %v", err)
 		}
 	})
+}
+
+// TestSeedKeysAndUUIDTokens: by default the keys are exactly seed 002's,
+// a session written the seed's way (UUID token, its own SET and HSET)
+// validates, and there is no absolute lifetime unless asked for.
+func TestSeedKeysAndUUIDTokens(t *testing.T) {
+	eachMode(t, func(t *testing.T, e env) {
+		if e.layout != session.SeedLayout {
+			t.Skip("seed layout only")
+		}
+		ctx := context.Background()
+		s := newStore(t, e, func(o *session.Options) { o.TTL = time.Hour })
+		tok, info, err := s.Create(ctx, session.CreateInput{UserAccountID: "acc-7"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !info.ExpiresAt.IsZero() {
+			t.Fatalf("ExpiresAt %v without MaxLifetime", info.ExpiresAt)
+		}
+		full, _ := e.raw.Key("accessToken:" + tok)
+		if !strings.HasSuffix(full, ":session:accessToken:"+tok) {
+			t.Fatalf("key %q", full)
+		}
+		if a, i := exists(t, e, tok); !a || !i {
+			t.Fatalf("seed keys missing: accessToken %v sessionInfo %v", a, i)
+		}
+		if m, _ := e.raw.HGetAll(ctx, "sessionInfo:"+tok); m["max_expire_ms"] != "" {
+			t.Fatalf("max_expire_ms written without MaxLifetime: %v", m)
+		}
+		// Renewals are not capped: a day later, still valid.
+		for i := 0; i < 30; i++ {
+			e.clock.advance(50 * time.Minute)
+			if _, err := s.Validate(ctx, tok); err != nil {
+				t.Fatalf("validate %d: %v", i, err)
+			}
+		}
+
+		// A session as seed 002's Python writes it.
+		uuidTok := "0b6f3f1e-8d7c-4c2e-9f3a-1b2c3d4e5f60"
+		if err := e.raw.Set(ctx, "accessToken:"+uuidTok, "valid", time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		login := fmtTime(e.clock.now())
+		if err := e.raw.HSetAll(ctx, "sessionInfo:"+uuidTok, map[string]string{
+			"session_id": "s-1", "user_account_id": "acc-8", "account_db_key": "8", "shard_id": "0",
+			"login_time": login, "last_access_time": login, "platform_type": "1", "client_version": "2.0",
+		}, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Validate(ctx, uuidTok)
+		if err != nil || got.UserAccountID != "acc-8" || got.SessionID != "s-1" {
+			t.Fatalf("Validate(seed session) = %+v, %v", got, err)
+		}
+		u := newStore(t, e, func(o *session.Options) { o.Tokens = session.UUIDTokens })
+		ut, _, err := u.Create(ctx, session.CreateInput{UserAccountID: "acc-9"})
+		if err != nil || !session.IsUUID(ut) {
+			t.Fatalf("UUID token %q, %v", ut, err)
+		}
+		if _, err := u.Validate(ctx, ut); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := u.Validate(ctx, tok); !errors.Is(err, session.ErrMalformedToken) {
+			t.Fatalf("UUID store accepted a base64 token: %v", err)
+		}
+	})
+}
+
+func fmtTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func TestOptionsErrors(t *testing.T) {
+	c, err := cache.New(cache.Options{AppID: "a", Env: "e", Service: "s", Addresses: []string{"127.0.0.1:1"}, DisableTLS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for name, f := range map[string]func(*session.Options){
+		"layout":         func(o *session.Options) { o.Layout = 7 },
+		"half a format":  func(o *session.Options) { o.Tokens.New = session.NewToken },
+		"negative ttl":   func(o *session.Options) { o.TTL = -1 },
+		"negative limit": func(o *session.Options) { o.MaxSessions = -1 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := session.New(c, f); !errors.Is(err, session.ErrInvalidOptions) {
+				t.Fatalf("New = %v", err)
+			}
+		})
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/tablekit/tablekit/cache"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/keys"
 )
@@ -86,6 +87,10 @@ func NewImage(eventID string, style Style, platform Platform, cdnURL, prompt str
 type Options struct {
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Cache, when set with an endpoint, wires seed 003's caches (cache.go):
+	// every job write goes through to job:{jobId}, images to
+	// image:{eventId}:{style}:{platform}. Nil or no endpoint: bypassed.
+	Cache *cache.Cache
 }
 
 // Service writes the content service's items with the seed's rules. It
@@ -96,6 +101,7 @@ type Service struct {
 	contents *entity.Store[Content, *Content]
 	images   *entity.Store[GeneratedImage, *GeneratedImage]
 	jobs     *entity.Store[Job, *Job]
+	cache    *cache.Cache
 }
 
 // NewService returns a Service on table t (made with [NewTable]).
@@ -112,6 +118,7 @@ func NewService(t *entity.Table, optFns ...func(*Options)) *Service {
 		contents: entity.NewStore[Content](t),
 		images:   entity.NewStore[GeneratedImage](t),
 		jobs:     entity.NewStore[Job](t),
+		cache:    o.Cache,
 	}
 }
 
@@ -131,7 +138,10 @@ func (s *Service) AddImage(ctx context.Context, g *GeneratedImage) error {
 		g.CreatedAt = s.now()
 	}
 	g.ExpiresAt = g.CreatedAt.Add(ImageRetention)
-	return s.images.Create(ctx, g)
+	if err := s.images.Create(ctx, g); err != nil {
+		return err
+	}
+	return s.cacheImage(ctx, *g)
 }
 
 // SelectImage sets the selected flag of an existing image (the user's
@@ -142,7 +152,11 @@ func (s *Service) SelectImage(ctx context.Context, eventID string, style Style, 
 	if err != nil {
 		return GeneratedImage{}, invalid("SelectImage", GeneratedImageType, "key", err)
 	}
-	return s.images.Update(ctx, key, entity.Changes[GeneratedImage]{entity.Set(GeneratedImageSelected, selected)})
+	g, err := s.images.Update(ctx, key, entity.Changes[GeneratedImage]{entity.Set(GeneratedImageSelected, selected)})
+	if err != nil {
+		return g, err
+	}
+	return g, s.InvalidateImage(ctx, eventID, style, platform)
 }
 
 // CreateJob stores a new job: status PENDING, progress 0, CreatedAt now,
@@ -153,7 +167,10 @@ func (s *Service) CreateJob(ctx context.Context, j *Job) error {
 	j.Status, j.Progress, j.CompletedAt = StatusPending, 0, time.Time{}
 	j.CreatedAt = s.now()
 	j.ExpiresAt = j.CreatedAt.Add(JobRetention)
-	return s.jobs.Create(ctx, j)
+	if err := s.jobs.Create(ctx, j); err != nil {
+		return err
+	}
+	return s.cacheJob(ctx, *j)
 }
 
 // StartJob moves a job PENDING -> PROCESSING.
@@ -175,7 +192,7 @@ func (s *Service) SetProgress(ctx context.Context, jobID string, progress int) (
 	if err != nil {
 		return j, s.lost(err, jobID, StatusProcessing)
 	}
-	return j, nil
+	return j, s.cacheJob(ctx, j)
 }
 
 // CompleteJob moves a job PROCESSING -> COMPLETED with progress 100, the
@@ -222,7 +239,7 @@ func (s *Service) transition(ctx context.Context, jobID string, to Status, chang
 	if err != nil {
 		return j, s.lost(err, jobID, to)
 	}
-	return j, nil
+	return j, s.cacheJob(ctx, j)
 }
 
 // lost turns a failed status condition into a *TransitionError naming the

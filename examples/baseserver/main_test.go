@@ -91,8 +91,8 @@ func TestRunWithServers(t *testing.T) {
 		"sorted set leaderboard:daily top 3: 1. user:789 99.25, 2. user:123 95.5, 3. user:456 88",
 		"sorted set leaderboard:daily: user:123 ranks #2 with 95.5",
 		// sessions
-		"user=acc-1001 shard_id=1 ttl=1h0m0s lifetime until login+24h0m0s\n",
-		" and "+ns+"session:sessionInfo:{",
+		"user=acc-1001 shard_id=1 ttl=1h0m0s absolute lifetime: false\n",
+		" and "+ns+"session:sessionInfo:",
 		"TTL refreshed true",
 		"limit 3: 4 logins, the oldest (",
 		"was evicted: true",

@@ -34,16 +34,17 @@ func sessions(ctx context.Context, w io.Writer, cc *cache.Cache, maxSessions int
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "create: token %s session_id=%s user=%s shard_id=%d ttl=%s lifetime until login+%s\n",
+	fmt.Fprintf(w, "create: token %s session_id=%s user=%s shard_id=%d ttl=%s absolute lifetime: %t\n",
 		session.Redact(first), info.SessionID, info.UserAccountID, info.ShardID, session.DefaultTTL,
-		info.ExpiresAt.Sub(info.LoginTime).Round(time.Minute))
-	tag := cache.HashTag(session.Redact(first))
-	atKey, _ := view.Key("accessToken:" + tag)
-	siKey, _ := view.Key("sessionInfo:" + tag)
+		!info.ExpiresAt.IsZero())
+	// Seed 002's keys exactly (session.HashTagLayout would wrap the token
+	// in a cluster hash tag).
+	atKey, _ := view.Key("accessToken:" + session.Redact(first))
+	siKey, _ := view.Key("sessionInfo:" + session.Redact(first))
 	fmt.Fprintf(w, "  keys %s (string) and %s (hash)\n", atKey, siKey)
 
 	time.Sleep(30 * time.Millisecond)
-	before, err := view.TTL(ctx, "accessToken:"+cache.HashTag(first))
+	before, err := view.TTL(ctx, "accessToken:"+first)
 	if err != nil {
 		return err
 	}
@@ -51,7 +52,7 @@ func sessions(ctx context.Context, w io.Writer, cc *cache.Cache, maxSessions int
 	if err != nil {
 		return err
 	}
-	after, err := view.TTL(ctx, "accessToken:"+cache.HashTag(first))
+	after, err := view.TTL(ctx, "accessToken:"+first)
 	if err != nil {
 		return err
 	}

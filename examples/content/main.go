@@ -3,10 +3,12 @@
 //
 //   - ai:event:{eventId} (1 h): the AI service stores its recommendations,
 //     the content service reads them (cache-aside);
-//   - job:{jobId} (hash, write-through, 1 h): every job state change is
-//     written to DynamoDB first, then to the hash, which clients poll;
-//   - image:{eventId}:{style}:{platform} (hash, cache-aside, 7 days): the
-//     newest image of a style and platform, loaded from DynamoDB on a miss.
+//   - job:{jobId} (hash, write-through, 1 h): the service writes every job
+//     state change to DynamoDB first, then to the hash in version order;
+//     clients poll it (Service.Job);
+//   - image:{eventId}:{style}:{platform} (hash, 7 days): written when an
+//     image is generated (a regeneration replaces it), dropped when one is
+//     selected, loaded from DynamoDB on a miss.
 //
 // DynamoDB: the embedded engine (package ddbmem) when
 // TABLEKIT_DYNAMODB_ENDPOINT is unset, else that endpoint (DynamoDB Local),
@@ -56,65 +58,33 @@ func newCache(run string) (*cache.Cache, string, error) {
 	return c, where, err
 }
 
-// jobData is the job:{jobId} hash of a job.
-func jobData(j content.Job) cache.JobData {
-	d := cache.JobData{
-		ID: j.ID, EventID: j.EventID, JobType: string(j.Kind), Status: string(j.Status),
-		Progress: j.Progress, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
-	}
-	if j.ResultMessage != "" {
-		d.ResultMessage = &j.ResultMessage
-	}
-	if j.ErrorMessage != "" {
-		d.ErrorMessage = &j.ErrorMessage
-	}
-	return d
-}
-
-// app is the content service: DynamoDB (the store of record) and Valkey.
+// app is the content service: DynamoDB (the store of record) and Valkey,
+// wired into the service (content.Options.Cache).
 type app struct {
 	tbl   *entity.Table
 	svc   *content.Service
 	cache *cache.Cache
 }
 
-// writeJob is the write-through of seed 003: write DynamoDB (step), then
-// replace the job:{jobId} hash.
-func (a *app) writeJob(ctx context.Context, step func(context.Context) (content.Job, error)) (content.Job, error) {
-	j, err := step(ctx)
-	if err != nil {
-		return j, err
-	}
-	// The store write already happened in step; PutJob then caches (or
-	// invalidates the key if the cache write fails).
-	return j, a.cache.PutJob(ctx, jobData(j), func(context.Context) error { return nil })
-}
-
-// pollJob is what a client's polling does: the hash, else DynamoDB.
+// pollJob is what a client's polling does: the job:{jobId} hash, else
+// DynamoDB (Service.Job). The hit/miss is read off the cache metrics.
 func (a *app) pollJob(ctx context.Context, jobID string) (string, error) {
-	d, err := a.cache.GetJob(ctx, jobID)
-	if err == nil {
-		return fmt.Sprintf("%s %d%% (cache)", d.Status, d.Progress), nil
-	}
-	if !errors.Is(err, cache.ErrMiss) && !errors.Is(err, cache.ErrUnavailable) {
-		return "", err
-	}
-	j, err := qc.JobByID(ctx, a.tbl, jobID, entity.ConsistentRead)
+	before := a.cache.Metrics().Hits
+	j, err := a.svc.Job(ctx, jobID)
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s %d%% (DynamoDB)", j.Status, j.Progress), nil
+	from := "DynamoDB"
+	if a.cache.Metrics().Hits > before {
+		from = "cache"
+	}
+	return fmt.Sprintf("%s %d%% (%s)", j.Status, j.Progress, from), nil
 }
 
 // image is the cache-aside read of image:{eventId}:{style}:{platform}.
-func (a *app) image(ctx context.Context, eventID string, s content.Style, p content.Platform) (cache.ImageData, error) {
-	return a.cache.GetImage(ctx, eventID, string(s), string(p), func(ctx context.Context) (cache.ImageData, error) {
-		g, err := qc.LatestImage(ctx, a.tbl, eventID, s, p)
-		if err != nil {
-			return cache.ImageData{}, err
-		}
-		return cache.ImageData{EventID: g.EventID, Style: string(g.Style), Platform: string(g.Platform),
-			ImageURL: g.CDNURL, Prompt: g.Prompt, CreatedAt: g.CreatedAt}, nil
+func (a *app) image(ctx context.Context, eventID string, s content.Style, p content.Platform) (content.ImageData, error) {
+	return a.svc.Image(ctx, eventID, s, p, func(ctx context.Context) (content.GeneratedImage, error) {
+		return qc.LatestImage(ctx, a.tbl, eventID, s, p)
 	})
 }
 
@@ -135,7 +105,7 @@ func main() {
 	}
 	defer c.Close()
 	fmt.Printf("DynamoDB: %s, table %s\nValkey: %s\n", dbWhere, tbl.Name(), cacheWhere)
-	a := &app{tbl: tbl, svc: content.NewService(tbl), cache: c}
+	a := &app{tbl: tbl, svc: content.NewService(tbl, func(o *content.Options) { o.Cache = c }), cache: c}
 
 	const eventID = "evt-draft-12345"
 	ct := content.Content{EventID: eventID, EventTitle: "봄맞이 커피 할인 이벤트", EventDescription: "신메뉴 아메리카노 1+1 이벤트"}
@@ -146,13 +116,13 @@ func main() {
 	fmt.Println("second content for the event:", errors.Is(a.svc.CreateContent(ctx, &dup), entity.ErrAlreadyExists))
 
 	// The AI service finished its analysis: ai:event:{eventId}, 1 h.
-	if err := c.PutAIEvent(ctx, cache.AIEventData{EventID: eventID, RecommendedStyles: []string{"SIMPLE", "TRENDY"},
+	if err := a.svc.PutAIEvent(ctx, content.AIEventData{EventID: eventID, RecommendedStyles: []string{"SIMPLE", "TRENDY"},
 		RecommendedKeywords: []string{"coffee", "spring", "discount"}, CachedAt: time.Now().UTC()}); err != nil {
 		log.Fatal(err)
 	}
-	ai, err := c.GetAIEvent(ctx, eventID, func(context.Context) (cache.AIEventData, error) {
+	ai, err := a.svc.AIEvent(ctx, eventID, func(context.Context) (content.AIEventData, error) {
 		// Cache bypassed or expired: ask the AI service again (here: a default).
-		return cache.AIEventData{EventID: eventID, RecommendedStyles: []string{"SIMPLE", "TRENDY"}}, nil
+		return content.AIEventData{EventID: eventID, RecommendedStyles: []string{"SIMPLE", "TRENDY"}}, nil
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -161,12 +131,12 @@ func main() {
 
 	// Image generation job, written through to job:{jobId}.
 	job := content.Job{ID: content.NewJobID(), EventID: eventID, Kind: content.KindImageGeneration}
-	if _, err := a.writeJob(ctx, func(ctx context.Context) (content.Job, error) { return job, a.svc.CreateJob(ctx, &job) }); err != nil {
+	if err := a.svc.CreateJob(ctx, &job); err != nil {
 		log.Fatal(err)
 	}
 	status, _ := a.pollJob(ctx, job.ID)
 	fmt.Println("poll:", status)
-	if _, err := a.writeJob(ctx, func(ctx context.Context) (content.Job, error) { return a.svc.StartJob(ctx, job.ID) }); err != nil {
+	if _, err := a.svc.StartJob(ctx, job.ID); err != nil {
 		log.Fatal(err)
 	}
 	platforms := []content.Platform{content.PlatformInstagram, content.PlatformKakao}
@@ -179,18 +149,14 @@ func main() {
 				log.Fatal(err)
 			}
 			done++
-			if _, err := a.writeJob(ctx, func(ctx context.Context) (content.Job, error) {
-				return a.svc.SetProgress(ctx, job.ID, done*100/total)
-			}); err != nil {
+			if _, err := a.svc.SetProgress(ctx, job.ID, done*100/total); err != nil {
 				log.Fatal(err)
 			}
 			status, _ := a.pollJob(ctx, job.ID)
 			fmt.Printf("generated %s/%s %dx%d, poll: %s\n", s, p, img.Width, img.Height, status)
 		}
 	}
-	if _, err := a.writeJob(ctx, func(ctx context.Context) (content.Job, error) {
-		return a.svc.CompleteJob(ctx, job.ID, fmt.Sprintf("%d images", total))
-	}); err != nil {
+	if _, err := a.svc.CompleteJob(ctx, job.ID, fmt.Sprintf("%d images", total)); err != nil {
 		log.Fatal(err)
 	}
 	status, _ = a.pollJob(ctx, job.ID)
@@ -240,6 +206,6 @@ func main() {
 	}
 
 	// Leave the shared cache server clean (the keys would expire anyway).
-	_, _ = c.Delete(context.Background(), cache.JobKey(job.ID), cache.AIEventKey(eventID),
-		cache.ImageKey(eventID, string(content.StyleSimple), string(content.PlatformInstagram)))
+	_, _ = c.Delete(context.Background(), content.JobCacheKey(job.ID), content.AIEventCacheKey(eventID),
+		content.ImageCacheKey(eventID, content.StyleSimple, content.PlatformInstagram))
 }

@@ -33,6 +33,6 @@ func Example() {
 	// ArtifactsOfUserProject(u1,p1): [요약.md, tables.json]
 	// query_projects read 1: [p1 p2] (loader runs so far: 1)
 	// query_projects read 2: [p1 p2] (loader runs so far: 2)
-	// after create + invalidate: [p1 p2 p3] (loader runs so far: 3)
+	// after a create through the cached store: [p1 p2 p3] (loader runs so far: 3)
 	// cache metrics: hits=0 misses=3 bypassed=3
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	m "github.com/tablekit/tablekit/entity/idp"
+	"github.com/tablekit/tablekit/entity/idp/idpcache"
 	"github.com/tablekit/tablekit/keys"
 	"github.com/tablekit/tablekit/query"
 	q "github.com/tablekit/tablekit/query/idp"
@@ -154,8 +155,13 @@ func run(ctx context.Context, w io.Writer, client entity.Client, c *cache.Cache)
 	}
 	fmt.Fprintf(w, "ArtifactsOfUserProject(u1,p1): %s\n", list(al.Items, func(a m.Artifact) string { return a.Name }))
 
-	// The seed's query_projects cache: cache-aside for 3600 s,
-	// invalidated when a project is created, updated or deleted.
+	// The seed's query_projects cache: cache-aside for 3600 s, declared
+	// as a derived cache (package idpcache), so that a project created,
+	// updated or deleted through the cached store invalidates it.
+	stores, err := idpcache.New(tbl, c)
+	if err != nil {
+		return err
+	}
 	loads := 0
 	loadProjects := func(ctx context.Context) ([]string, error) {
 		loads++
@@ -163,21 +169,18 @@ func run(ctx context.Context, w io.Writer, client entity.Client, c *cache.Cache)
 		return list2(page.Items), err
 	}
 	for i := 0; i < 2; i++ {
-		names, err := cache.QueryProjects(ctx, c, loadProjects)
+		names, err := idpcache.QueryProjects(ctx, stores, loadProjects)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "query_projects read %d: %v (loader runs so far: %d)\n", i+1, names, loads)
 	}
-	must(projects.Create(ctx, &m.Project{ProjectID: "p3", Name: "New project", CreatedAt: at(9)}))
-	if err := c.InvalidateProjects(ctx); err != nil {
-		return err
-	}
-	names, err := cache.QueryProjects(ctx, c, loadProjects)
+	must(stores.Projects.Create(ctx, &m.Project{ProjectID: "p3", Name: "New project", CreatedAt: at(9)}))
+	names, err := idpcache.QueryProjects(ctx, stores, loadProjects)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "after create + invalidate: %v (loader runs so far: %d)\n", names, loads)
+	fmt.Fprintf(w, "after a create through the cached store: %v (loader runs so far: %d)\n", names, loads)
 	mt := c.Metrics()
 	fmt.Fprintf(w, "cache metrics: hits=%d misses=%d bypassed=%d\n", mt.Hits, mt.Misses, mt.Bypassed)
 	return nil

@@ -34,7 +34,7 @@ func TestExampleOnEngineWithoutCache(t *testing.T) {
 		"SegmentsOfWorkflow(w1) in numeric order: [1, 2, 10]",
 		"ArtifactsOfUser(u1), newest first: [tables.json, totals.csv, 요약.md]",
 		"query_projects read 2: [p1 p2] (loader runs so far: 2)", // bypassed: loader every time
-		"after create + invalidate: [p1 p2 p3]",
+		"after a create through the cached store: [p1 p2 p3]",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -53,7 +53,7 @@ func TestExampleOnDynamoDBLocalWithValkey(t *testing.T) {
 	for _, want := range []string{
 		"SegmentsOfWorkflow(w1) in numeric order: [1, 2, 10]",
 		"query_projects read 2: [p1 p2] (loader runs so far: 1)", // served from Valkey
-		"after create + invalidate: [p1 p2 p3] (loader runs so far: 2)",
+		"after a create through the cached store: [p1 p2 p3] (loader runs so far: 2)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

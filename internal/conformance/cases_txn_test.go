@@ -136,7 +136,10 @@ var txnCases = []tc{
 		fail(eValid, tw(twPut("T", I{"pk": S("ok")}), twUpd("T", pk("c"), "SET v = :v", vals{":v": N("1"), ":unused": N("2")}))),
 	),
 	txnCase("update arithmetic on a string",
-		fail(eValid, tw(twPut("T", I{"pk": S("ok")}), twUpd("T", pk("c"), "SET v = s + :one", vals{":one": N("1")}))),
+		// documented as a ValidationError cancellation reason: see
+		// "evaluation error beside a failed condition" (cases_fidelity_test.go)
+		docStep(fail(eTxn, tw(twPut("T", I{"pk": S("ok")}), twUpd("T", pk("c"), "SET v = s + :one", vals{":one": N("1")}))),
+			localFailsWholeTxn, txnReasons("None", "ValidationError")),
 	),
 	txnCase("item over 400 KB",
 		fail(eValid, tw(twPut("T", I{"pk": S("ok")}), twPut("T", I{"pk": S("big"), "d": S(bigString(409597))}))),

@@ -24,6 +24,7 @@ func TestConformance(t *testing.T) {
 		{"transactions", txnCases},
 		{"legacy", legacyCases},
 		{"ttl", ttlCases},
+		{"fidelity", fidelityCases},
 	} {
 		cases := make([]tc, len(g.cases))
 		copy(cases, g.cases)

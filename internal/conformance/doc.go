@@ -5,12 +5,16 @@
 // The package has no non-test code. Its tests are:
 //
 //   - TestConformance: table-driven cases by area (tables, items,
-//     conditions, updates, query, scan, indexes, batch, transactions). Each
-//     case creates its own uniquely named tables on both targets, runs its
-//     steps, compares each output (normalized: metadata, capacity, ARNs and
-//     times dropped; attribute values as plain trees) or error (kind, code,
-//     cancellation reasons, returned item; message text where it matters),
-//     then compares the full table contents, and deletes its tables.
+//     conditions, updates, query, scan, indexes, batch, transactions, and
+//     the fidelity edges of cases_fidelity_test.go: capacity on tables with
+//     indexes, unprojected attributes, request limits, transactions mixing
+//     errors). Each case creates its own uniquely named tables on both
+//     targets, runs its steps, compares each output (normalized: metadata,
+//     ARNs and times dropped, capacity only where a step asks; attribute
+//     values as plain trees) or error (kind, code, message, cancellation
+//     reasons, returned item), then compares the full table contents, and
+//     deletes its tables. Messages that only DynamoDB Local words its own
+//     way (localOnlyMessages) are not compared.
 //   - TestDifferential and FuzzDifferential: random operation sequences
 //     generated from a seed, compared response by response and by final
 //     table contents. TestDifferential runs 20 sequences of 30 operations
@@ -28,6 +32,9 @@
 // Local result).
 //
 // Where DynamoDB Local is known to differ from DynamoDB, the case says so
-// with its source, and compares only what both agree on. Engine
+// with its source, and compares only what both agree on, or (docStep)
+// holds the engine to the documented result. PEERS.md records a second,
+// public oracle: dynalite's own test suite run against dynalite, DynamoDB
+// Local and the engine (scripts/peers.sh). Engine
 // differences are listed in engineBugs until fixed.
 package conformance

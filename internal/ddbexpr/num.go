@@ -31,7 +31,7 @@ var (
 // ParseNumber parses and validates a DynamoDB number string.
 func ParseNumber(s string) (Number, error) {
 	var n Number
-	s = strings.TrimSpace(s)
+	// No whitespace around the digits: DynamoDB rejects " 1".
 	if s == "" {
 		return n, errEmptyNumber
 	}

@@ -386,7 +386,39 @@ func ParseCondition(s string) (*Condition, error) {
 	if p.peek().kind != tEOF {
 		return nil, p.errHere()
 	}
+	if n := countOps(c); n > MaxOperators {
+		// DynamoDB stops counting at the first operator past the limit.
+		return nil, &SyntaxError{fmt.Sprintf("The expression contains too many operators; operator count: %d", MaxOperators+1)}
+	}
 	return &Condition{Expr: p.expr(), Root: c}, nil
+}
+
+// MaxOperators is the number of operators and functions a condition may
+// use (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html#limits-expression-parameters).
+// Comparisons, AND, OR, NOT, BETWEEN, IN and every function (size
+// included) count one each, as DynamoDB Local counts them.
+const MaxOperators = 300
+
+func countOps(c *Cond) int {
+	if c == nil {
+		return 0
+	}
+	n := 1 + countOps(c.L) + countOps(c.R)
+	for _, o := range c.Args {
+		n += countOperandOps(o)
+	}
+	return n
+}
+
+func countOperandOps(o *Operand) int {
+	n := 0
+	if o.Kind != OpPath && o.Kind != OpValue {
+		n = 1
+	}
+	for _, a := range o.Args {
+		n += countOperandOps(a)
+	}
+	return n
 }
 
 func (p *parser) parseOr() (*Cond, error) {
@@ -443,18 +475,21 @@ var condFuncs = map[string]int{
 
 func (p *parser) parsePrimary() (*Cond, error) {
 	if p.isPunct("(") {
-		p.next()
-		c, err := p.parseOr()
+		save := p.pos
+		c, err := p.parseParenCond()
 		if err != nil {
+			// Not a condition in parentheses: it may be an operand in
+			// parentheses, as in "(size(b)) = :b", which DynamoDB accepts.
+			p.pos = save
+			p.next()
+			if l, err2 := p.parseCondOperand(); err2 == nil && p.isPunct(")") {
+				p.next()
+				if c2, err2 := p.parseAfterOperand(l); err2 == nil {
+					return c2, nil
+				}
+			}
 			return nil, err
 		}
-		if err := p.expectPunct(")"); err != nil {
-			return nil, err
-		}
-		if c.paren {
-			return nil, &SyntaxError{"The expression has redundant parentheses;"}
-		}
-		c.paren = true
 		return c, nil
 	}
 	t := p.peek()
@@ -492,6 +527,29 @@ func (p *parser) parsePrimary() (*Cond, error) {
 	if err != nil {
 		return nil, err
 	}
+	return p.parseAfterOperand(l)
+}
+
+// parseParenCond parses "(condition)".
+func (p *parser) parseParenCond() (*Cond, error) {
+	p.next()
+	c, err := p.parseOr()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectPunct(")"); err != nil {
+		return nil, err
+	}
+	if c.paren {
+		return nil, &SyntaxError{"The expression has redundant parentheses;"}
+	}
+	c.paren = true
+	return c, nil
+}
+
+// parseAfterOperand parses the rest of a condition that starts with the
+// operand l: a comparison, BETWEEN or IN.
+func (p *parser) parseAfterOperand(l *Operand) (*Cond, error) {
 	if l.Kind == OpSize {
 		if nt := p.peek(); nt.kind == tEOF || p.isKeyword("AND") || p.isKeyword("OR") || (nt.kind == tPunct && nt.text == ")") {
 			return nil, &SyntaxError{"The function is not allowed to be used this way in an expression; function: size"}
@@ -539,7 +597,7 @@ func (p *parser) parsePrimary() (*Cond, error) {
 		}
 		return &Cond{Kind: CondIn, Args: args}, nil
 	}
-	t = p.peek()
+	t := p.peek()
 	if t.kind == tPunct {
 		switch t.text {
 		case "=", "<>", "<", "<=", ">", ">=":
@@ -581,6 +639,19 @@ func (p *parser) parseArgs() ([]*Operand, error) {
 func (p *parser) parseCondOperand() (*Operand, error) {
 	t := p.peek()
 	switch t.kind {
+	case tPunct:
+		if t.text == "(" {
+			// an operand in parentheses, as DynamoDB accepts
+			p.next()
+			o, err := p.parseCondOperand()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expectPunct(")"); err != nil {
+				return nil, err
+			}
+			return o, nil
+		}
 	case tValue:
 		p.next()
 		p.useValue(t.text)
@@ -750,6 +821,11 @@ func checkOverlap(paths []Path, env *Env) error {
 			for k := range a {
 				if a[k] != b[k] {
 					prefix = false
+					if a[k].IsIndex != b[k].IsIndex {
+						// d[0] and d.a: one path takes d for a list, the
+						// other for a map.
+						return &CheckError{fmt.Sprintf("Two document paths conflict with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(res[i]), bracketPath(res[j]))}
+					}
 					break
 				}
 			}

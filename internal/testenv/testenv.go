@@ -15,6 +15,7 @@
 package testenv
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -113,6 +114,19 @@ func HostPort(t testing.TB, addr string) (string, int) {
 		t.Fatalf("testenv: bad port in %q: %v", addr, err)
 	}
 	return h, n
+}
+
+// Table creates tbl on its server ([entity.Table.EnsureTable], within 30
+// seconds), deletes it when the test ends, and returns it.
+func Table(t testing.TB, tbl *entity.Table) *entity.Table {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := tbl.EnsureTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
+	return tbl
 }
 
 // UniqueName returns prefix plus a random suffix, for table names and key

@@ -18,13 +18,15 @@
 // Beside it lives the fence counter of the key, which has no TTL (it must
 // outlive every lock of the key; it is one small integer per key name):
 //
-//	{<lock key>}:fence        when the lock key has no hash tag
-//	<lock key>:fence          when k itself carries a hash tag such as {user:1}
+//	{<lock key>}:fence            when the lock key has no hash tag
+//	{<tag>}:fence:<lock key>      when k itself carries a hash tag such as {user:1}
 //
 // Both forms put the counter in the lock key's cluster slot, so the acquire
-// script may touch both keys in cluster mode. A key with a '}' but no valid
-// hash tag cannot be given a counter in the same slot and is rejected with
-// lock.ErrInvalidKey.
+// script may touch both keys in cluster mode, and both start with a brace,
+// which no lock key does (the prefix may hold no brace): no lock key can
+// ever be another key's fence counter, whatever the key. A key with a '}'
+// but no valid hash tag cannot be given a counter in the same slot and is
+// rejected with lock.ErrInvalidKey.
 //
 // # Scripts
 //
@@ -67,8 +69,8 @@ var _ Client = cache.Conn(nil)
 type Options struct {
 	// Prefix is the {app_id}:{env} part of the cache namespace, for
 	// example "finance_app:prod". It must not start or end with ':' nor
-	// contain an empty part ("a::b"). Empty means no prefix: keys are
-	// "lock:{key}".
+	// contain an empty part ("a::b") nor a brace. Empty means no prefix:
+	// keys are "lock:{key}".
 	Prefix string
 }
 
@@ -86,7 +88,9 @@ var _ lock.Backend = (*Backend)(nil)
 // New also initialises glide's OpenTelemetry singleton once per process
 // (glidex.Prepare): glide v2.5.3 sets it lazily without synchronisation on
 // the first command, which is a data race when a fresh client is first
-// used by many goroutines.
+// used by many goroutines. glidex.Prepare also registers SIGPIPE with
+// signal.Notify: glide writes on Rust threads, where a SIGPIPE from a
+// server dying mid-write would otherwise kill the process.
 func New(c Client, optFns ...func(*Options)) (*Backend, error) {
 	var o Options
 	for _, fn := range optFns {
@@ -101,6 +105,9 @@ func New(c Client, optFns ...func(*Options)) (*Backend, error) {
 			if part == "" {
 				return nil, fmt.Errorf("%w: valkeylock: prefix %q has an empty part", lock.ErrInvalidOptions, o.Prefix)
 			}
+		}
+		if strings.ContainsAny(o.Prefix, "{}") {
+			return nil, fmt.Errorf("%w: valkeylock: prefix %q holds a brace", lock.ErrInvalidOptions, o.Prefix)
 		}
 		b.prefix = o.Prefix + ":"
 	}
@@ -124,7 +131,9 @@ func (b *Backend) keys(key string) (lockKey, fenceKey string, err error) {
 	}
 	lockKey = b.Key(key)
 	if hasHashTag(lockKey) {
-		return lockKey, lockKey + ":fence", nil
+		open := strings.IndexByte(lockKey, '{')
+		close := open + 1 + strings.IndexByte(lockKey[open+1:], '}')
+		return lockKey, lockKey[open:close+1] + ":fence:" + lockKey, nil
 	}
 	if strings.IndexByte(lockKey, '}') >= 0 {
 		return "", "", fmt.Errorf("%w: %q has a '}' but no hash tag", lock.ErrInvalidKey, key)

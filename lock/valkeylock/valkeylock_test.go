@@ -62,7 +62,9 @@ func TestKeys(t *testing.T) {
 	}{
 		{"finance_app:test", "scheduler:outbox_events", "finance_app:test:lock:scheduler:outbox_events", "{finance_app:test:lock:scheduler:outbox_events}:fence"},
 		{"", "scheduler:create_table", "lock:scheduler:create_table", "{lock:scheduler:create_table}:fence"},
-		{"app:prod", "{user:1}:job", "app:prod:lock:{user:1}:job", "app:prod:lock:{user:1}:job:fence"},
+		{"app:prod", "{user:1}:job", "app:prod:lock:{user:1}:job", "{user:1}:fence:app:prod:lock:{user:1}:job"},
+		// The old fence key of the row above is an ordinary lock key now.
+		{"app:prod", "{user:1}:job:fence", "app:prod:lock:{user:1}:job:fence", "{user:1}:fence:app:prod:lock:{user:1}:job:fence"},
 	} {
 		b, err := valkeylock.New(c, func(o *valkeylock.Options) { o.Prefix = tc.prefix })
 		if err != nil {
@@ -80,7 +82,7 @@ func TestKeys(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	c := cache.NewGlideConn(nil)
-	for _, prefix := range []string{":app", "app:", "app::prod", ":"} {
+	for _, prefix := range []string{":app", "app:", "app::prod", ":", "{app}:prod", "app:pro}d"} {
 		if _, err := valkeylock.New(c, func(o *valkeylock.Options) { o.Prefix = prefix }); !errors.Is(err, lock.ErrInvalidOptions) {
 			t.Errorf("prefix %q: err = %v", prefix, err)
 		}
@@ -99,6 +101,71 @@ func TestBadInput(t *testing.T) {
 		// Obtain rejects it before any I/O (the nil client is never called).
 		if _, err := lock.New(b).Obtain(context.Background(), key, time.Second); !errors.Is(err, lock.ErrInvalidKey) {
 			t.Errorf("Obtain %q: err = %v", key, err)
+		}
+	}
+}
+
+// FuzzKeys: distinct lock keys give distinct server keys, and no lock key
+// is the fence counter of any key (the bug of "<lock key>:fence").
+func FuzzKeys(f *testing.F) {
+	f.Add("app:prod", "{user:1}:job", "{user:1}:job:fence")
+	f.Add("", "a", "{lock:a}:fence")
+	f.Add("x", "k", "k:fence")
+	f.Fuzz(func(t *testing.T, prefix, k1, k2 string) {
+		c := cache.NewGlideConn(nil) // key computation makes no call
+		b, err := valkeylock.New(c, func(o *valkeylock.Options) { o.Prefix = prefix })
+		if err != nil {
+			return
+		}
+		f1, err1 := b.FenceKey(k1)
+		f2, err2 := b.FenceKey(k2)
+		l1, l2 := b.Key(k1), b.Key(k2)
+		if (l1 == l2) != (k1 == k2) {
+			t.Fatalf("lock keys of %q and %q: %q %q", k1, k2, l1, l2)
+		}
+		if err1 == nil && (f1 == l1 || f1 == l2) || err2 == nil && (f2 == l1 || f2 == l2) {
+			t.Fatalf("a lock key is a fence key: %q %q / %q %q", l1, l2, f1, f2)
+		}
+		if err1 == nil && err2 == nil && (f1 == f2) != (k1 == k2) {
+			t.Fatalf("fence keys of %q and %q: %q %q", k1, k2, f1, f2)
+		}
+	})
+}
+
+// TestFenceKeyIsAnOrdinaryLock obtains a key and the key that used to be
+// its fence counter, on the server: both locks work and stay independent.
+func TestFenceKeyIsAnOrdinaryLock(t *testing.T) {
+	h, p := testenv.HostPort(t, testenv.ValkeyAddr(t))
+	c, err := glide.NewClient(config.NewClientConfiguration().WithAddress(&config.NodeAddress{Host: h, Port: p}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	b, err := valkeylock.New(cache.NewGlideConn(c), func(o *valkeylock.Options) { o.Prefix = "tablekit:" + testenv.UniqueName("fence") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	lk := lock.New(b)
+	ctx := context.Background()
+	for _, keys := range [][2]string{{"{user:1}:job", "{user:1}:job:fence"}, {"plain", "plain:fence"}} {
+		l1, err := lk.Obtain(ctx, keys[0], 10*time.Second)
+		if err != nil {
+			t.Fatalf("obtain %q: %v", keys[0], err)
+		}
+		l2, err := lk.Obtain(ctx, keys[1], 10*time.Second)
+		if err != nil {
+			t.Fatalf("obtain %q after %q: %v", keys[1], keys[0], err)
+		}
+		for _, k := range keys {
+			if held, err := lk.IsLocked(ctx, k); err != nil || !held {
+				t.Fatalf("IsLocked(%q) = %v, %v", k, held, err)
+			}
+		}
+		if err := l2.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := l1.Release(ctx); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

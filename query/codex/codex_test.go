@@ -16,14 +16,7 @@ import (
 
 func table(t *testing.T) *entity.Table {
 	t.Helper()
-	tbl := cx.NewTable(testenv.Dynamo(t), testenv.UniqueName("FMWebAppTable"))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := tbl.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
-	return tbl
+	return testenv.Table(t, cx.NewTable(testenv.Dynamo(t), testenv.UniqueName("FMWebAppTable")))
 }
 
 func at(s string) time.Time {

@@ -95,14 +95,7 @@ func TestBadInput(t *testing.T) {
 
 func newTable(t *testing.T) *entity.Table {
 	t.Helper()
-	tbl := m.NewTable(testenv.Dynamo(t), testenv.UniqueName("idp"))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := tbl.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
-	return tbl
+	return testenv.Table(t, m.NewTable(testenv.Dynamo(t), testenv.UniqueName("idp")))
 }
 
 func TestQueryPatterns(t *testing.T) {

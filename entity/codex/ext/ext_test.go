@@ -13,13 +13,9 @@ import (
 )
 
 func TestExtensionRules(t *testing.T) {
-	tbl := codex.NewTable(testenv.Dynamo(t), testenv.UniqueName("codex-ext"), ext.TableOptions)
+	tbl := testenv.Table(t, codex.NewTable(testenv.Dynamo(t), testenv.UniqueName("codex-ext"), ext.TableOptions))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := tbl.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
 	base := time.Date(2025, 11, 12, 0, 0, 0, 0, time.UTC)
 
 	// Base entities keep working on the extended table.

@@ -55,11 +55,7 @@ func TestMigrateDelta(t *testing.T) {
 	posts := legacyTable(t, client, "PostsTable")
 	cats := legacyTable(t, client, "CategoriesTable")
 	corp := legacyTable(t, client, "CorpMetaTable")
-	target := codex.NewTable(client, testenv.UniqueName("FMWebAppTable"))
-	if err := target.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = target.DeleteTable(context.Background()) })
+	target := testenv.Table(t, codex.NewTable(client, testenv.UniqueName("FMWebAppTable")))
 
 	put(t, client, cats, map[string]string{"id": "c001", "title": "회사 소식", "desc": "보도자료 및 공지", "createdAt": "2025-11-10T01:00:00Z", "updatedAt": "2025-11-10T01:00:00Z"})
 	put(t, client, posts, map[string]string{"id": "p001", "categoryId": "c001", "authorId": "u001", "title": "2025년 3월 사업보고서", "contents": "Markdown contents...", "createdAt": "2025-11-12T05:00:00Z", "updatedAt": "2025-11-12T05:30:00Z"})
@@ -121,11 +117,7 @@ func TestPostsOfCategoryMixedNewestFirst(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	posts := legacyTable(t, client, "PostsTable")
-	target := codex.NewTable(client, testenv.UniqueName("FMWebAppTable"))
-	if err := target.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = target.DeleteTable(context.Background()) })
+	target := testenv.Table(t, codex.NewTable(client, testenv.UniqueName("FMWebAppTable")))
 
 	// Legacy ids that sort against creation time: p009 is the oldest.
 	put(t, client, posts, map[string]string{"id": "p009", "categoryId": "c001", "title": "legacy 2025-11-01", "createdAt": "2025-11-01T00:00:00Z"})

@@ -320,29 +320,45 @@ func (d *decoder) hex4() (rune, bool) {
 }
 
 func (d *decoder) itemList() ([]map[string]types.AttributeValue, bool) {
-	if !d.eat('[') {
-		return nil, false
-	}
 	out := make([]map[string]types.AttributeValue, 0, 16)
+	more, ok := d.arrayStart()
+	for more && ok {
+		var m map[string]types.AttributeValue
+		if m, ok = d.item(); ok {
+			out = append(out, m)
+			more, ok = d.arrayNext()
+		}
+	}
+	return out, ok
+}
+
+// arrayStart reads the '[' of a JSON array and whether an element follows
+// (false on "[]"). Each element read, arrayNext reads the ',' before the
+// next one or the closing ']'. (Not a function taking an element reader:
+// calling one through a func value would move the decoder to the heap.)
+func (d *decoder) arrayStart() (more, ok bool) {
+	if !d.eat('[') {
+		return false, false
+	}
 	d.ws()
 	if d.eat(']') {
-		return out, true
+		return false, true
 	}
-	for {
-		d.ws()
-		m, ok := d.item()
-		if !ok {
-			return nil, false
-		}
-		out = append(out, m)
-		d.ws()
-		if d.eat(']') {
-			return out, true
-		}
-		if !d.eat(',') {
-			return nil, false
-		}
+	d.ws()
+	return true, true
+}
+
+// arrayNext reads what follows an array element: ',' (more follows) or ']'.
+func (d *decoder) arrayNext() (more, ok bool) {
+	d.ws()
+	if d.eat(']') {
+		return false, true
 	}
+	if !d.eat(',') {
+		return false, false
+	}
+	d.ws()
+	return true, true
 }
 
 // item reads {"name": {AV}, ...}.
@@ -442,51 +458,15 @@ func (d *decoder) value() (types.AttributeValue, bool) {
 			v = &types.AttributeValueMemberNS{Value: ss}
 		}
 	case "BS":
-		if !d.eat('[') {
+		bs, ok := d.bytesList()
+		if !ok {
 			return nil, false
-		}
-		bs := [][]byte{}
-		d.ws()
-		if !d.eat(']') {
-			for {
-				d.ws()
-				b, ok := d.bytes()
-				if !ok {
-					return nil, false
-				}
-				bs = append(bs, b)
-				d.ws()
-				if d.eat(']') {
-					break
-				}
-				if !d.eat(',') {
-					return nil, false
-				}
-			}
 		}
 		v = &types.AttributeValueMemberBS{Value: bs}
 	case "L":
-		if !d.eat('[') {
+		l, ok := d.valueList()
+		if !ok {
 			return nil, false
-		}
-		l := []types.AttributeValue{}
-		d.ws()
-		if !d.eat(']') {
-			for {
-				d.ws()
-				e, ok := d.value()
-				if !ok {
-					return nil, false
-				}
-				l = append(l, e)
-				d.ws()
-				if d.eat(']') {
-					break
-				}
-				if !d.eat(',') {
-					return nil, false
-				}
-			}
 		}
 		v = &types.AttributeValueMemberL{Value: l}
 	case "M":
@@ -506,29 +486,42 @@ func (d *decoder) value() (types.AttributeValue, bool) {
 }
 
 func (d *decoder) strList() ([]string, bool) {
-	if !d.eat('[') {
-		return nil, false
-	}
 	out := []string{}
-	d.ws()
-	if d.eat(']') {
-		return out, true
-	}
-	for {
-		d.ws()
-		s, ok := d.str()
-		if !ok {
-			return nil, false
-		}
-		out = append(out, s)
-		d.ws()
-		if d.eat(']') {
-			return out, true
-		}
-		if !d.eat(',') {
-			return nil, false
+	more, ok := d.arrayStart()
+	for more && ok {
+		var e string
+		if e, ok = d.str(); ok {
+			out = append(out, e)
+			more, ok = d.arrayNext()
 		}
 	}
+	return out, ok
+}
+
+func (d *decoder) bytesList() ([][]byte, bool) {
+	out := [][]byte{}
+	more, ok := d.arrayStart()
+	for more && ok {
+		var e []byte
+		if e, ok = d.bytes(); ok {
+			out = append(out, e)
+			more, ok = d.arrayNext()
+		}
+	}
+	return out, ok
+}
+
+func (d *decoder) valueList() ([]types.AttributeValue, bool) {
+	out := []types.AttributeValue{}
+	more, ok := d.arrayStart()
+	for more && ok {
+		var e types.AttributeValue
+		if e, ok = d.value(); ok {
+			out = append(out, e)
+			more, ok = d.arrayNext()
+		}
+	}
+	return out, ok
 }
 
 func (d *decoder) bytes() ([]byte, bool) {

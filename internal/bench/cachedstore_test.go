@@ -1,0 +1,59 @@
+package bench
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tablekit/tablekit/cachestore"
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/entity/codex"
+)
+
+// benchUpdate is the change of BenchmarkEntity/Update.
+var benchUpdate = entity.Changes[codex.Post]{entity.Set(codex.PostTitle, "새 제목 / new title")}
+
+// BenchmarkCachedStore: GetHit is a cached store read answered by the
+// cache (goal: <= 1.10x BenchmarkCache/RawGlideGet); Update is the same
+// update as BenchmarkEntity/Update plus its cache step, with the Valkey
+// round trips per operation reported (goal: at most one more than none).
+func BenchmarkCachedStore(b *testing.B) {
+	ctx := context.Background()
+	c := benchCache(b)
+	posts, err := cachestore.New(entity.NewStore[codex.Post](codex.NewTable(entClient(), "")), c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	key, _ := codex.PostKey("c001", entPost(0).ID)
+	b.Run("GetHit", func(b *testing.B) {
+		if _, err := posts.Get(ctx, key); err != nil { // fills the cache
+			b.Fatal(err)
+		}
+		before := c.Metrics()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			p, err := posts.Get(ctx, key)
+			if err != nil || p.ID == "" {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		after := c.Metrics()
+		if hits := after.Hits - before.Hits; hits != int64(b.N) {
+			b.Fatalf("%d hits for %d reads", hits, b.N)
+		}
+		b.ReportMetric(float64(after.Total-before.Total)/float64(b.N), "valkey-rt/op")
+	})
+	b.Run("Update", func(b *testing.B) {
+		before := c.Metrics().Total
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := posts.Update(ctx, key, benchUpdate); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		b.ReportMetric(float64(c.Metrics().Total-before)/float64(b.N), "valkey-rt/op")
+	})
+}
