@@ -92,9 +92,35 @@ func TestNearCacheInvalidationWins(t *testing.T) {
 			reader, inv := nearReader(t, addrs, mode == "cluster", app, cache.NearOptions{}, &watch)
 			writer := newCache(t, addrs, mode == "cluster", sameNamespace(app))
 			const key = "hot:config"
+			ctx := context.Background()
+			// Warm up: both clients must reach the servers (a cluster's
+			// slot map, a server restarted by an earlier test) before the
+			// proof starts; until then the cache fails open (a miss).
+			warmUntil := time.Now().Add(10 * time.Second)
+			for {
+				err := writer.Set(ctx, key, "warm", time.Minute)
+				if err == nil {
+					if v, err := reader.Get(ctx, key); err == nil && v == "warm" {
+						break
+					}
+				}
+				if time.Now().After(warmUntil) {
+					t.Fatalf("the reader never read the writer's warm-up value: %v", err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if _, err := writer.Delete(ctx, key); err != nil {
+				t.Fatal(err)
+			}
+			for _, err := reader.Get(ctx, key); !errors.Is(err, cache.ErrMiss); _, err = reader.Get(ctx, key) {
+				if time.Now().After(warmUntil) {
+					t.Fatalf("the reader never saw the warm-up value deleted: %v", err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond) // let the warm-up's pushes arrive before the proof drains them
 			full, _ := reader.Key(key)
 			watch.Store(&full)
-			ctx := context.Background()
 
 			// expect returns what a read must see after op i: the value
 			// written by op i, or a miss when op i invalidated.
@@ -109,9 +135,14 @@ func TestNearCacheInvalidationWins(t *testing.T) {
 			var (
 				wg         sync.WaitGroup
 				stop       = make(chan struct{})
+				stopOnce   sync.Once
 				violations atomic.Int64
 				bgReads    atomic.Int64
 			)
+			// halt stops the concurrent readers; it also runs when a check
+			// below fails, so no reader reports after the test has ended.
+			halt := func() { stopOnce.Do(func() { close(stop) }); wg.Wait() }
+			defer halt()
 			for g := 0; g < 2; g++ {
 				wg.Add(1)
 				go func() {
@@ -190,8 +221,7 @@ func TestNearCacheInvalidationWins(t *testing.T) {
 						i, v, err, want, found)
 				}
 			}
-			close(stop)
-			wg.Wait()
+			halt()
 			after, _ := reader.NearStats()
 			if hits := after.Hits - before.Hits; hits < int64(ops) {
 				t.Fatalf("only %d near hits in %d ops: L1 was not used", hits, ops)
