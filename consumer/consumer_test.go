@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tablekit/tablekit/consumer"
@@ -306,24 +303,8 @@ func TestGracefulShutdown(t *testing.T) {
 // twice) run the handler once per key; the other delivery is a replay.
 func TestIdempotentHandler(t *testing.T) {
 	db := testenv.DynamoDB(t)
-	table := testenv.UniqueName("consumer")
+	table := testenv.PKSKTable(t, db, "consumer")
 	ctx := context.Background()
-	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName: aws.String(table),
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("SK"), KeyType: types.KeyTypeRange},
-		},
-		BillingMode: types.BillingModePayPerRequest,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)}) })
 	store, err := idempotency.New(db, table, func(o *idempotency.Options) { o.Retry = retry.Exponential(5*time.Millisecond, 50*time.Millisecond) })
 	if err != nil {
 		t.Fatal(err)

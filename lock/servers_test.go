@@ -172,18 +172,7 @@ func createTable(t testing.TB, c *dynamodb.Client, prefix string) string {
 	name := testenv.UniqueName(prefix)
 	ctx, cancel := context.WithTimeout(context.Background(), dynamoTimeout)
 	defer cancel()
-	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName: aws.String(name),
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("SK"), KeyType: types.KeyTypeRange},
-		},
-		BillingMode: types.BillingModePayPerRequest,
-	})
+	err := testenv.CreatePKSKTable(ctx, c, name)
 	if err != nil {
 		t.Fatalf("create table %s: %v", name, err)
 	}

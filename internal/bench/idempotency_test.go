@@ -6,9 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
@@ -60,31 +58,6 @@ func (c *idemCounter) TransactWriteItems(ctx context.Context, in *dynamodb.Trans
 	return c.Client.TransactWriteItems(ctx, in, f...)
 }
 
-// idemTable creates a PK/SK table through the client and drops it after.
-func idemTable(b *testing.B, c entity.Client) string {
-	b.Helper()
-	name := testenv.UniqueName("bench-idem")
-	_, err := c.CreateTable(context.Background(), &dynamodb.CreateTableInput{
-		TableName: aws.String(name),
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("SK"), KeyType: types.KeyTypeRange},
-		},
-		BillingMode: types.BillingModePayPerRequest,
-	})
-	if err != nil {
-		b.Fatalf("create table: %v", err)
-	}
-	b.Cleanup(func() {
-		_, _ = c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	})
-	return name
-}
-
 type idemResult struct {
 	RequestID string
 	Status    string
@@ -95,7 +68,7 @@ type idemResult struct {
 // the DynamoDB calls per operation (ddbcalls/op).
 func BenchmarkIdempotency(b *testing.B) {
 	raw := idempotencyClient(b)
-	table := idemTable(b, raw)
+	table := testenv.PKSKTable(b, raw, "bench-idem")
 	c := &idemCounter{Client: raw}
 	store, err := idempotency.New(c, table)
 	if err != nil {

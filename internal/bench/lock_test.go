@@ -7,9 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	glide "github.com/valkey-io/valkey-glide/go/v2"
 	"github.com/valkey-io/valkey-glide/go/v2/config"
 	"github.com/valkey-io/valkey-glide/go/v2/options"
@@ -107,25 +104,7 @@ func BenchmarkLock(b *testing.B) {
 
 	b.Run("DynamoCycle", func(b *testing.B) {
 		dc := testenv.DynamoDB(b)
-		table := testenv.UniqueName("benchlock")
-		_, err := dc.CreateTable(ctx, &dynamodb.CreateTableInput{
-			TableName: aws.String(table),
-			AttributeDefinitions: []types.AttributeDefinition{
-				{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
-				{AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS},
-			},
-			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String("SK"), KeyType: types.KeyTypeRange},
-			},
-			BillingMode: types.BillingModePayPerRequest,
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() {
-			_, _ = dc.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
-		})
+		table := testenv.PKSKTable(b, dc, "benchlock")
 		db, err := dynamolock.New(dc, func(o *dynamolock.Options) { o.Table = table })
 		if err != nil {
 			b.Fatal(err)

@@ -28,7 +28,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
@@ -127,6 +129,41 @@ func Table(t testing.TB, tbl *entity.Table) *entity.Table {
 	}
 	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
 	return tbl
+}
+
+// CreatePKSKTable creates table name keyed by the strings PK (hash) and SK
+// (range), billed on demand, with the raw SDK.
+func CreatePKSKTable(ctx context.Context, c entity.Client, name string) error {
+	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName: aws.String(name),
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String("SK"), KeyType: types.KeyTypeRange},
+		},
+		BillingMode: types.BillingModePayPerRequest,
+	})
+	return err
+}
+
+// PKSKTable creates a [CreatePKSKTable] table named prefix plus a random
+// suffix (within 30 seconds), deletes it when the test ends, and returns
+// its name.
+func PKSKTable(t testing.TB, c entity.Client, prefix string) string {
+	t.Helper()
+	name := UniqueName(prefix)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := CreatePKSKTable(ctx, c, name); err != nil {
+		t.Fatalf("testenv: create table %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_, _ = c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
+	return name
 }
 
 // UniqueName returns prefix plus a random suffix, for table names and key
