@@ -366,27 +366,9 @@ func checkInvariants(ctx context.Context, t testing.TB, w *crashWorld, users []s
 // crashAll runs the flow once clean to list the external calls, then once
 // per call (every sample-th one when sample > 0) and mode.
 func crashAll(t *testing.T, raw func() entity.Client, statusLog bool, sample int) {
-	calls, v := crashFlow(t, raw(), statusLog, 0, crashtest.Fail)
-	if len(v) > 0 {
-		t.Fatalf("clean run: %v", v)
-	}
-	t.Logf("%d external calls in Participate x4, Process, the consumer's acks: %s", len(calls), strings.Join(calls, ", "))
-	points, violations := 0, 0
-	for k := 1; k <= len(calls); k++ {
-		if sample > 0 && k%sample != 0 && k != 1 && k != len(calls) {
-			continue
-		}
-		for _, mode := range crashtest.Modes {
-			_, v := crashFlow(t, raw(), statusLog, k, mode)
-			points++
-			for _, s := range v {
-				violations++
-				t.Errorf("crash at call %d (%s), %s: %s", k, calls[k-1], mode, s)
-			}
-		}
-	}
-	t.Logf("crash points: %d covered, invariant violations: %d", points, violations)
-	fmt.Printf("%s: crash points: %d covered, invariant violations: %d\n", t.Name(), points, violations)
+	crashtest.Every(t, " in Participate x4, Process, the consumer's acks", sample, func(k int, mode crashtest.Mode) ([]string, []string) {
+		return crashFlow(t, raw(), statusLog, k, mode)
+	})
 }
 
 // TestCrashParticipation: seed 004 (Participate, Process, the consumer

@@ -251,27 +251,9 @@ func allFinal(ctx context.Context, t testing.TB, p *process, ids []string) bool 
 // crashAll runs the flow once clean to list its external calls, then
 // once per call and mode with the fault at that call.
 func crashAll(t *testing.T, raw func() entity.Client, sample int) {
-	calls, v := flow(t, raw(), 0, crashtest.Fail)
-	if len(v) > 0 {
-		t.Fatalf("clean run: %v", v)
-	}
-	t.Logf("%d external calls: %s", len(calls), strings.Join(calls, ", "))
-	points, violations := 0, 0
-	for k := 1; k <= len(calls); k++ {
-		if sample > 0 && k%sample != 0 && k != 1 && k != len(calls) {
-			continue
-		}
-		for _, mode := range crashtest.Modes {
-			_, v := flow(t, raw(), k, mode)
-			points++
-			for _, s := range v {
-				violations++
-				t.Errorf("crash at call %d (%s), %s: %s", k, calls[k-1], mode, s)
-			}
-		}
-	}
-	t.Logf("crash points: %d covered, invariant violations: %d", points, violations)
-	fmt.Printf("%s: crash points: %d covered, invariant violations: %d\n", t.Name(), points, violations)
+	crashtest.Every(t, "", sample, func(k int, mode crashtest.Mode) ([]string, []string) {
+		return flow(t, raw(), k, mode)
+	})
 }
 
 // TestCrashJobFlow: the content job flow (submit: CreateJob, send; worker:
