@@ -477,17 +477,7 @@ func TestFailOpenWhenRedisStops(t *testing.T) {
 	for _, be := range backends {
 		for _, mode := range []string{"standalone", "cluster"} {
 			t.Run(be.name+"/"+mode, func(t *testing.T) {
-				var (
-					addr        string
-					stop, start func()
-				)
-				if mode == "cluster" {
-					p := startPrivateCluster(t)
-					addr, stop, start = p.addr, p.Stop, p.Start
-				} else {
-					p := testenv.StartRedis(t)
-					addr, stop, start = p.Addr, p.Stop, p.Start
-				}
+				addr, stop, start := stoppableRedis(t, mode == "cluster")
 				failOpen(t, be, addr, mode == "cluster", stop, start)
 			})
 		}

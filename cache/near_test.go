@@ -244,17 +244,7 @@ func TestNearCacheInvalidationWins(t *testing.T) {
 func TestNearCacheFlushOnLostConnection(t *testing.T) {
 	for _, mode := range []string{"standalone", "cluster"} {
 		t.Run(mode, func(t *testing.T) {
-			var (
-				addr        string
-				stop, start func()
-			)
-			if mode == "cluster" {
-				p := startPrivateCluster(t)
-				addr, stop, start = p.addr, p.Stop, p.Start
-			} else {
-				p := testenv.StartRedis(t)
-				addr, stop, start = p.Addr, p.Stop, p.Start
-			}
+			addr, stop, start := stoppableRedis(t, mode == "cluster")
 			app := testenv.UniqueName("nearlost")
 			var watch atomic.Pointer[string]
 			reader, _ := nearReader(t, []string{addr}, mode == "cluster", app, cache.NearOptions{}, &watch)
