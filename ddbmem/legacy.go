@@ -424,19 +424,13 @@ func legacyPut(in *dynamodb.PutItemInput) (*dynamodb.PutItemInput, error) {
 	if in.Expected == nil && in.ConditionalOperator == "" {
 		return in, nil
 	}
-	if err := mixed([]param{{"Expected", in.Expected != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
-		[]param{{"ConditionExpression", in.ConditionExpression != nil}},
-		in.ExpressionAttributeNames, in.ExpressionAttributeValues, "ConditionExpression is null"); err != nil {
-		return nil, err
-	}
-	var l legacyExpr
-	cond, err := l.expected(in.Expected, in.ConditionalOperator)
+	cond, names, values, err := legacyCondition(in.Expected, in.ConditionalOperator, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	if err != nil {
 		return nil, err
 	}
 	c := *in
 	c.Expected, c.ConditionalOperator = nil, ""
-	c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues = cond, l.names, l.values
+	c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues = cond, names, values
 	return &c, nil
 }
 
@@ -444,20 +438,31 @@ func legacyDelete(in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemInput, erro
 	if in.Expected == nil && in.ConditionalOperator == "" {
 		return in, nil
 	}
-	if err := mixed([]param{{"Expected", in.Expected != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
-		[]param{{"ConditionExpression", in.ConditionExpression != nil}},
-		in.ExpressionAttributeNames, in.ExpressionAttributeValues, "ConditionExpression is null"); err != nil {
-		return nil, err
-	}
-	var l legacyExpr
-	cond, err := l.expected(in.Expected, in.ConditionalOperator)
+	cond, names, values, err := legacyCondition(in.Expected, in.ConditionalOperator, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	if err != nil {
 		return nil, err
 	}
 	c := *in
 	c.Expected, c.ConditionalOperator = nil, ""
-	c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues = cond, l.names, l.values
+	c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues = cond, names, values
 	return &c, nil
+}
+
+// legacyCondition translates the Expected and ConditionalOperator of a
+// PutItem or DeleteItem into a ConditionExpression with its names and
+// values, after checking they are not mixed with expressions.
+func legacyCondition(expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator, condExpr *string, names map[string]string, values map[string]types.AttributeValue) (*string, map[string]string, map[string]types.AttributeValue, error) {
+	if err := mixed([]param{{"Expected", expected != nil}, {"ConditionalOperator", op != ""}},
+		[]param{{"ConditionExpression", condExpr != nil}},
+		names, values, "ConditionExpression is null"); err != nil {
+		return nil, nil, nil, err
+	}
+	var l legacyExpr
+	cond, err := l.expected(expected, op)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return cond, l.names, l.values, nil
 }
 
 func legacyUpdate(in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemInput, error) {
@@ -488,17 +493,12 @@ func legacyGet(in *dynamodb.GetItemInput) (*dynamodb.GetItemInput, error) {
 	if in.AttributesToGet == nil {
 		return in, nil
 	}
-	if err := mixed([]param{{"AttributesToGet", true}}, []param{{"ProjectionExpression", in.ProjectionExpression != nil}},
-		in.ExpressionAttributeNames, nil, ""); err != nil {
-		return nil, err
-	}
-	var l legacyExpr
-	proj, err := l.projection(in.AttributesToGet)
+	proj, names, err := legacyProjection(in.AttributesToGet, in.ProjectionExpression, in.ExpressionAttributeNames)
 	if err != nil {
 		return nil, err
 	}
 	c := *in
-	c.AttributesToGet, c.ProjectionExpression, c.ExpressionAttributeNames = nil, proj, l.names
+	c.AttributesToGet, c.ProjectionExpression, c.ExpressionAttributeNames = nil, proj, names
 	return &c, nil
 }
 
@@ -508,17 +508,28 @@ func legacyKeysAndAttributes(ka types.KeysAndAttributes) (types.KeysAndAttribute
 	if ka.AttributesToGet == nil {
 		return ka, nil
 	}
-	if err := mixed([]param{{"AttributesToGet", true}}, []param{{"ProjectionExpression", ka.ProjectionExpression != nil}},
-		ka.ExpressionAttributeNames, nil, ""); err != nil {
-		return ka, err
-	}
-	var l legacyExpr
-	proj, err := l.projection(ka.AttributesToGet)
+	proj, names, err := legacyProjection(ka.AttributesToGet, ka.ProjectionExpression, ka.ExpressionAttributeNames)
 	if err != nil {
 		return ka, err
 	}
-	ka.AttributesToGet, ka.ProjectionExpression, ka.ExpressionAttributeNames = nil, proj, l.names
+	ka.AttributesToGet, ka.ProjectionExpression, ka.ExpressionAttributeNames = nil, proj, names
 	return ka, nil
+}
+
+// legacyProjection translates the AttributesToGet of a GetItem or of one
+// table of a BatchGetItem into a ProjectionExpression with its names,
+// after checking it is not mixed with expressions.
+func legacyProjection(attrs []string, projExpr *string, names map[string]string) (*string, map[string]string, error) {
+	if err := mixed([]param{{"AttributesToGet", true}}, []param{{"ProjectionExpression", projExpr != nil}},
+		names, nil, ""); err != nil {
+		return nil, nil, err
+	}
+	var l legacyExpr
+	proj, err := l.projection(attrs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return proj, l.names, nil
 }
 
 func legacyScan(in *dynamodb.ScanInput) (*dynamodb.ScanInput, error) {
