@@ -56,6 +56,17 @@ func rawCall(t *testing.T, url, method, target, ct, auth, body string) (int, htt
 	return resp.StatusCode, resp.Header, string(b)
 }
 
+// pkTable is the CreateTable input of table name, keyed by the string pk,
+// billed on demand.
+func pkTable(name *string) *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
+		TableName:            name,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	}
+}
+
 func serve(t *testing.T) *ddbmem.Server {
 	t.Helper()
 	srv, err := ddbmem.Serve(ddbmem.New(), "")
@@ -167,12 +178,7 @@ func TestServerTypedErrors(t *testing.T) {
 	srv := serve(t)
 	c := srv.Client()
 	tbl := aws.String("things")
-	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            tbl,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-	}); err != nil {
+	if _, err := c.CreateTable(ctx, pkTable(tbl)); err != nil {
 		t.Fatal(err)
 	}
 	item := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}, "n": &types.AttributeValueMemberN{Value: "1"}}
@@ -226,12 +232,7 @@ func TestServerTypedErrors(t *testing.T) {
 		}
 	})
 	t.Run("ResourceInUseException", func(t *testing.T) {
-		_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-			TableName:            tbl,
-			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-			BillingMode:          types.BillingModePayPerRequest,
-		})
+		_, err := c.CreateTable(ctx, pkTable(tbl))
 		var riu *types.ResourceInUseException
 		if !errors.As(err, &riu) {
 			t.Fatalf("got %v, want a *types.ResourceInUseException", err)
@@ -308,12 +309,7 @@ func TestServerCRC(t *testing.T) {
 	ctx := context.Background()
 	c := ddbmem.NewEndpointClient(srv.URL)
 	tbl := aws.String("crc")
-	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            tbl,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-	}); err != nil {
+	if _, err := c.CreateTable(ctx, pkTable(tbl)); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 20; i++ {
@@ -399,12 +395,7 @@ func TestServerConcurrent(t *testing.T) {
 	srv := serve(t)
 	c := srv.Client()
 	tbl := aws.String("counters")
-	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            tbl,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-	}); err != nil {
+	if _, err := c.CreateTable(ctx, pkTable(tbl)); err != nil {
 		t.Fatal(err)
 	}
 	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "c"}}
