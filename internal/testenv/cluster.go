@@ -38,18 +38,7 @@ func StartRedisCluster(t testing.TB) *RedisCluster {
 	return p
 }
 
-func (p *RedisCluster) send(cmd string) string {
-	c, err := net.DialTimeout("tcp", p.Addr, time.Second)
-	if err != nil {
-		return ""
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(time.Second))
-	_, _ = c.Write([]byte(cmd + "\r\n"))
-	buf := make([]byte, 4096)
-	n, _ := c.Read(buf)
-	return string(buf[:n])
-}
+func (p *RedisCluster) send(cmd string) string { return redisSend(p.Addr, cmd) }
 
 func (p *RedisCluster) waitOK() {
 	p.t.Helper()
@@ -86,28 +75,58 @@ func (p *RedisCluster) start() {
 	if p.cmd != nil {
 		return
 	}
-	cmd := exec.Command("redis-server", "--port", strconv.Itoa(p.Port), "--bind", "127.0.0.1",
-		"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(p.dir, "nodes.conf"),
-		"--save", "", "--appendonly", "no", "--dir", p.dir, "--logfile", filepath.Join(p.dir, "redis.log"))
-	if err := cmd.Start(); err != nil {
-		p.t.Fatalf("testenv: start redis-server: %v", err)
-	}
-	p.cmd = cmd
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.HasPrefix(p.send("PING"), "+PONG") {
-		if time.Now().After(deadline) {
-			p.t.Fatalf("testenv: redis-server on %s did not answer", p.Addr)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	p.cmd = startRedisServer(p.t, p.Port, p.Addr, p.dir,
+		"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(p.dir, "nodes.conf"))
 }
 
 // Stop kills the node (as a crash would) and waits for it to exit.
-func (p *RedisCluster) Stop() {
-	if p.cmd == nil {
+func (p *RedisCluster) Stop() { stopRedisServer(&p.cmd) }
+
+// startRedisServer starts redis-server on port (loopback, no persistence,
+// logging to dir) with the extra arguments and waits until it answers
+// PING at addr.
+func startRedisServer(t testing.TB, port int, addr, dir string, args ...string) *exec.Cmd {
+	t.Helper()
+	args = append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1"}, args...)
+	args = append(args, "--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
+	cmd := exec.Command("redis-server", args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("testenv: start redis-server: %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.HasPrefix(redisSend(addr, "PING"), "+PONG") {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("testenv: redis-server on %s did not answer", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return cmd
+}
+
+// redisSend writes one inline command to addr and returns what the server
+// answers ("" when it cannot connect).
+func redisSend(addr, cmd string) string {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return ""
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	_, _ = c.Write([]byte(cmd + "\r\n"))
+	buf := make([]byte, 4096)
+	n, _ := c.Read(buf)
+	return string(buf[:n])
+}
+
+// stopRedisServer kills the server of *cmd (as a crash would), waits for
+// it to exit and clears *cmd; it does nothing when *cmd is nil.
+func stopRedisServer(cmd **exec.Cmd) {
+	if *cmd == nil {
 		return
 	}
-	_ = p.cmd.Process.Kill()
-	_ = p.cmd.Wait()
-	p.cmd = nil
+	_ = (*cmd).Process.Kill()
+	_ = (*cmd).Wait()
+	*cmd = nil
 }

@@ -22,7 +22,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -226,36 +225,8 @@ func (p *RedisProcess) Start() {
 	if p.cmd != nil {
 		return
 	}
-	cmd := exec.Command("redis-server", "--port", strconv.Itoa(p.Port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", p.dir, "--logfile", filepath.Join(p.dir, "redis.log"))
-	if err := cmd.Start(); err != nil {
-		p.t.Fatalf("testenv: start redis-server: %v", err)
-	}
-	p.cmd = cmd
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		c, err := net.DialTimeout("tcp", p.Addr, 200*time.Millisecond)
-		if err == nil {
-			_, _ = c.Write([]byte("PING\r\n"))
-			buf := make([]byte, 7)
-			_ = c.SetReadDeadline(time.Now().Add(time.Second))
-			n, _ := c.Read(buf)
-			c.Close()
-			if strings.HasPrefix(string(buf[:n]), "+PONG") {
-				return
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	p.t.Fatalf("testenv: redis-server on %s did not answer", p.Addr)
+	p.cmd = startRedisServer(p.t, p.Port, p.Addr, p.dir)
 }
 
 // Stop kills the server (as a crash would) and waits for it to exit.
-func (p *RedisProcess) Stop() {
-	if p.cmd == nil {
-		return
-	}
-	_ = p.cmd.Process.Kill()
-	_ = p.cmd.Wait()
-	p.cmd = nil
-}
+func (p *RedisProcess) Stop() { stopRedisServer(&p.cmd) }
