@@ -194,28 +194,25 @@ func TestHistoryCheck(t *testing.T) {
 func TestHistoryCheckRedisRestart(t *testing.T) {
 	t.Run("standalone", func(t *testing.T) {
 		r := testenv.StartRedis(t)
-		var mu sync.Mutex
-		runHistory(t, []string{r.Addr}, false, func(stop bool) {
-			mu.Lock()
-			defer mu.Unlock()
-			if stop {
-				r.Stop()
-			} else {
-				r.Start()
-			}
-		})
+		runHistory(t, []string{r.Addr}, false, restarter(r.Stop, r.Start))
 	})
 	t.Run("cluster", func(t *testing.T) {
 		r := testenv.StartRedisCluster(t)
-		var mu sync.Mutex
-		runHistory(t, []string{r.Addr}, true, func(stop bool) {
-			mu.Lock()
-			defer mu.Unlock()
-			if stop {
-				r.Stop()
-			} else {
-				r.Start()
-			}
-		})
+		runHistory(t, []string{r.Addr}, true, restarter(r.Stop, r.Start))
 	})
+}
+
+// restarter is the fault hook of runHistory for a private server: it
+// stops or starts the server, one call at a time.
+func restarter(stop, start func()) func(stop bool) {
+	var mu sync.Mutex
+	return func(s bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if s {
+			stop()
+		} else {
+			start()
+		}
+	}
 }
