@@ -54,23 +54,7 @@ func BenchmarkLock(b *testing.B) {
 			b.Fatal(err)
 		}
 		lk := lock.New(vb)
-		cycle := func() {
-			l, err := lk.Obtain(ctx, "cycle", 10*time.Second)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := l.Release(ctx); err != nil {
-				b.Fatal(err)
-			}
-		}
-		for i := 0; i < warmup; i++ {
-			cycle()
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			cycle()
-		}
+		runCycles(b, warmup, lockCycle(ctx, b, lk, "cycle"))
 	})
 
 	b.Run("RawGlideCycle", func(b *testing.B) {
@@ -90,14 +74,7 @@ func BenchmarkLock(b *testing.B) {
 				b.Fatalf("release: %v %v", res, err)
 			}
 		}
-		for i := 0; i < warmup; i++ {
-			cycle()
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			cycle()
-		}
+		runCycles(b, warmup, cycle)
 	})
 
 	benchLockValkeyGo(b, prefix)
@@ -110,16 +87,33 @@ func BenchmarkLock(b *testing.B) {
 			b.Fatal(err)
 		}
 		lk := lock.New(db)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			l, err := lk.Obtain(ctx, "cycle", 10*time.Second)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := l.Release(ctx); err != nil {
-				b.Fatal(err)
-			}
-		}
+		runCycles(b, 0, lockCycle(ctx, b, lk, "cycle"))
 	})
+}
+
+// runCycles runs cycle warm times untimed, then b.N times timed, with
+// allocations reported.
+func runCycles(b *testing.B, warm int, cycle func()) {
+	for i := 0; i < warm; i++ {
+		cycle()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cycle()
+	}
+}
+
+// lockCycle is one cycle of the lock benchmarks: obtain the lock name on
+// lk, then release it.
+func lockCycle(ctx context.Context, b *testing.B, lk *lock.Locker, name string) func() {
+	return func() {
+		l, err := lk.Obtain(ctx, name, 10*time.Second)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Release(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

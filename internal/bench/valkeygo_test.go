@@ -214,23 +214,7 @@ func benchLockValkeyGo(b *testing.B, prefix string) {
 			b.Fatal(err)
 		}
 		lk := lock.New(vb)
-		cycle := func() {
-			l, err := lk.Obtain(ctx, "cycle-vg", 10*time.Second)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := l.Release(ctx); err != nil {
-				b.Fatal(err)
-			}
-		}
-		for i := 0; i < warmup; i++ {
-			cycle()
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			cycle()
-		}
+		runCycles(b, warmup, lockCycle(ctx, b, lk, "cycle-vg"))
 	})
 
 	b.Run("RawValkeyGoCycle", func(b *testing.B) {
@@ -247,13 +231,6 @@ func benchLockValkeyGo(b *testing.B, prefix string) {
 				b.Fatalf("release: %v %v", n, err)
 			}
 		}
-		for i := 0; i < warmup; i++ {
-			cycle()
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			cycle()
-		}
+		runCycles(b, warmup, cycle)
 	})
 }
