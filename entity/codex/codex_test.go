@@ -10,6 +10,7 @@ import (
 
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/codex"
+	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/keys"
 )
 
@@ -25,13 +26,7 @@ func ts(v string) time.Time {
 
 // TestSeedKeys pins the exact key strings of seed 001 §2 and §4.1.
 func TestSeedKeys(t *testing.T) {
-	must := func(k entity.Key, err error) entity.Key {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return k
-	}
+	must := testenv.Must[entity.Key](t)
 	cases := []struct {
 		name string
 		got  entity.Key

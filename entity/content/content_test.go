@@ -30,20 +30,8 @@ var now = time.Now().UTC().Truncate(time.Second)
 
 // TestSeedKeys pins every key string of the content table.
 func TestSeedKeys(t *testing.T) {
-	must := func(k entity.Key, err error) entity.Key {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return k
-	}
-	str := func(s string, err error) string {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	must := testenv.Must[entity.Key](t)
+	str := testenv.Must[string](t)
 	keyCases := []struct {
 		name      string
 		got, want entity.Key

@@ -25,20 +25,8 @@ var t0 = time.Date(2025, 10, 29, 10, 0, 0, 123456789, time.UTC)
 
 // TestSeedKeys pins every key string of seed 004.
 func TestSeedKeys(t *testing.T) {
-	must := func(k entity.Key, err error) entity.Key {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return k
-	}
-	str := func(s string, err error) string {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	must := testenv.Must[entity.Key](t)
+	str := testenv.Must[string](t)
 	keyCases := []struct {
 		name      string
 		got, want entity.Key

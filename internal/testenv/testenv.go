@@ -165,6 +165,19 @@ func PKSKTable(t testing.TB, c entity.Client, prefix string) string {
 	return name
 }
 
+// Must returns a function that passes on the value of a (value, error)
+// call and fails the test t when the error is not nil, for tables of
+// wanted values: must := testenv.Must[entity.Key](t); must(f(x)).
+func Must[T any](t testing.TB) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
 // UniqueName returns prefix plus a random suffix, for table names and key
 // namespaces that must not collide between tests and runs.
 func UniqueName(prefix string) string {
