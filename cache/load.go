@@ -107,16 +107,7 @@ func GetOrLoad[T any](ctx context.Context, c *Cache, key string, ttl time.Durati
 	lo := c.loadOptions(optFns)
 	m := &c.core.metrics
 	if c.core.conn == nil {
-		m.total.Add(1)
-		m.success.Add(1)
-		m.misses.Add(1)
-		m.bypassed.Add(1)
-		m.loads.Add(1)
-		v, err := load(ctx)
-		if err != nil {
-			m.loadErrors.Add(1)
-		}
-		return v, err
+		return bypassLoad(ctx, m, load)
 	}
 
 	var (
@@ -418,4 +409,19 @@ func (g *flightGroup) forget(key string) {
 	g.mu.Lock()
 	delete(g.m, key)
 	g.mu.Unlock()
+}
+
+// bypassLoad is a load of a cache without a server: it counts a bypassed
+// miss and a load, and calls load directly.
+func bypassLoad[T any](ctx context.Context, m *metrics, load func(context.Context) (T, error)) (T, error) {
+	m.total.Add(1)
+	m.success.Add(1)
+	m.misses.Add(1)
+	m.bypassed.Add(1)
+	m.loads.Add(1)
+	v, err := load(ctx)
+	if err != nil {
+		m.loadErrors.Add(1)
+	}
+	return v, err
 }

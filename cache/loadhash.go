@@ -42,16 +42,7 @@ func (c *Cache) GetOrLoadHash(ctx context.Context, key string, ttl time.Duration
 	lo := c.loadOptions(optFns)
 	m := &c.core.metrics
 	if c.core.conn == nil {
-		m.total.Add(1)
-		m.success.Add(1)
-		m.misses.Add(1)
-		m.bypassed.Add(1)
-		m.loads.Add(1)
-		v, err := load(ctx)
-		if err != nil {
-			m.loadErrors.Add(1)
-		}
-		return v, err
+		return bypassLoad(ctx, m, load)
 	}
 	var h map[string]string
 	gerr := c.do(ctx, func(ctx context.Context, conn Conn) (e error) {
