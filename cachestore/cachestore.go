@@ -395,10 +395,7 @@ func (s *Store[T, PT]) Put(ctx context.Context, v *T, optFns ...func(*entity.Cal
 	if err := s.s.Put(ctx, v, optFns...); err != nil {
 		return err
 	}
-	var co entity.CallOptions
-	for _, f := range optFns {
-		f(&co)
-	}
+	co := callOptions(optFns)
 	if co.DryRun != nil {
 		return nil
 	}
@@ -416,10 +413,7 @@ func (s *Store[T, PT]) Update(ctx context.Context, k entity.Key, changes entity.
 	if err != nil {
 		return v, err
 	}
-	var co entity.CallOptions
-	for _, f := range optFns {
-		f(&co)
-	}
+	co := callOptions(optFns)
 	if co.DryRun != nil {
 		return v, nil
 	}
@@ -440,10 +434,7 @@ func (s *Store[T, PT]) Delete(ctx context.Context, k entity.Key, optFns ...func(
 	if err := s.s.Delete(ctx, k, optFns...); err != nil {
 		return err
 	}
-	var co entity.CallOptions
-	for _, f := range optFns {
-		f(&co)
-	}
+	co := callOptions(optFns)
 	if co.DryRun != nil {
 		return nil
 	}
@@ -632,4 +623,13 @@ func (g *flights[T]) start(key string, fn func(seal func()) (T, error)) *flight[
 		f.val, f.err = fn(seal)
 	}()
 	return f
+}
+
+// callOptions applies optFns to a zero entity.CallOptions.
+func callOptions(optFns []func(*entity.CallOptions)) entity.CallOptions {
+	var co entity.CallOptions
+	for _, f := range optFns {
+		f(&co)
+	}
+	return co
 }
