@@ -26,19 +26,6 @@ import (
 	"github.com/tablekit/tablekit/retry"
 )
 
-// crashClock is a settable clock shared by the processes of one run.
-type crashClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *crashClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *crashClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 const (
 	stuckAfter    = time.Minute
 	maxReenqueues = 2
@@ -49,7 +36,7 @@ const (
 type crashWorld struct {
 	raw  entity.Client
 	name string
-	clk  *crashClock
+	clk  *crashtest.Clock
 	q    *consumer.MemQueue[p.Message]
 	// statusLog turns on the seed's audit log (every transition becomes a
 	// transaction with a RequestStatusLog put).
@@ -60,7 +47,7 @@ func newCrashWorld(t testing.TB, raw entity.Client, capacity int64, optFns ...fu
 	t.Helper()
 	w := &crashWorld{
 		raw: raw, name: testenv.UniqueName("crash004"),
-		clk: &crashClock{t: time.Now().UTC()},
+		clk: crashtest.NewClock(time.Now().UTC()),
 		q: consumer.NewMemQueue(append([]func(*consumer.MemQueueOptions[p.Message]){func(o *consumer.MemQueueOptions[p.Message]) {
 			o.WaitTime = 5 * time.Millisecond
 			o.VisibilityTimeout = time.Hour // a crashed delivery comes back when the test says (Redeliver)

@@ -21,26 +21,13 @@ import (
 	"github.com/tablekit/tablekit/retry"
 )
 
-// clock is a settable clock shared by the services of one test.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 const lease = time.Minute
 
 // world is one run of the content job flow: a table, a queue, a cache.
 type world struct {
 	raw   entity.Client
 	name  string
-	clk   *clock
+	clk   *crashtest.Clock
 	q     *consumer.MemQueue[jobworker.Message]
 	mu    sync.Mutex
 	cache map[string]content.Status // the Redis job cache (write-through)
@@ -52,7 +39,7 @@ func newWorld(t testing.TB, raw entity.Client) *world {
 	w := &world{
 		raw: raw, name: testenv.UniqueName("crashjobs"),
 		// Real time: items carry TTLs, which DynamoDB Local enforces.
-		clk:   &clock{t: time.Now().UTC()},
+		clk:   crashtest.NewClock(time.Now().UTC()),
 		q:     consumer.NewMemQueue(func(o *consumer.MemQueueOptions[jobworker.Message]) { o.WaitTime = 5 * time.Millisecond }),
 		cache: map[string]content.Status{}, gens: map[string]int{},
 	}
