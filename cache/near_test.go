@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"slices"
 	"strconv"
 	"sync"
@@ -44,21 +43,6 @@ func nearReader(t *testing.T, addrs []string, cluster bool, app string, near cac
 
 func sameNamespace(app string) func(*cache.Options) {
 	return func(o *cache.Options) { o.AppID = app }
-}
-
-// sendInline sends one inline command on a fresh connection and returns
-// the server's first answer.
-func sendInline(addr, cmd string) string {
-	c, err := net.DialTimeout("tcp", addr, time.Second)
-	if err != nil {
-		return ""
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(time.Second))
-	_, _ = c.Write([]byte(cmd + "\r\n"))
-	buf := make([]byte, 512)
-	n, _ := c.Read(buf)
-	return string(buf[:n])
 }
 
 func percentile(d []time.Duration, p float64) time.Duration {
@@ -300,7 +284,7 @@ func TestNearCacheFlushOnLostConnection(t *testing.T) {
 			// while the reader is away.
 			setW("v1")
 			st := fill("v1")
-			if out := sendInline(addr, "CLIENT KILL TYPE normal"); out == "" || out[0] != ':' {
+			if out := testenv.Inline(addr, "CLIENT KILL TYPE normal"); out == "" || out[0] != ':' {
 				t.Fatalf("CLIENT KILL: %q", out)
 			}
 			waitFlush(st)

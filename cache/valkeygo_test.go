@@ -31,7 +31,7 @@ func TestScriptNoScriptFallback(t *testing.T) {
 			if round == 1 {
 				addrs := append([]string{testenv.ValkeyAddr(t)}, testenv.ValkeyClusterAddrs(t)...)
 				for _, a := range addrs {
-					if out := sendInline(a, "SCRIPT FLUSH"); !strings.HasPrefix(out, "+OK") {
+					if out := testenv.Inline(a, "SCRIPT FLUSH"); !strings.HasPrefix(out, "+OK") {
 						t.Fatalf("SCRIPT FLUSH on %s: %q", a, out)
 					}
 				}

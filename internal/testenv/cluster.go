@@ -38,7 +38,7 @@ func StartRedisCluster(t testing.TB) *RedisCluster {
 	return p
 }
 
-func (p *RedisCluster) send(cmd string) string { return redisSend(p.Addr, cmd) }
+func (p *RedisCluster) send(cmd string) string { return Inline(p.Addr, cmd) }
 
 func (p *RedisCluster) waitOK() {
 	p.t.Helper()
@@ -94,7 +94,7 @@ func startRedisServer(t testing.TB, port int, addr, dir string, args ...string) 
 		t.Fatalf("testenv: start redis-server: %v", err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.HasPrefix(redisSend(addr, "PING"), "+PONG") {
+	for !strings.HasPrefix(Inline(addr, "PING"), "+PONG") {
 		if time.Now().After(deadline) {
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
@@ -105,9 +105,9 @@ func startRedisServer(t testing.TB, port int, addr, dir string, args ...string) 
 	return cmd
 }
 
-// redisSend writes one inline command to addr and returns what the server
-// answers ("" when it cannot connect).
-func redisSend(addr, cmd string) string {
+// Inline sends one inline command to the Redis server at addr on a fresh
+// connection and returns its first answer ("" when it cannot connect).
+func Inline(addr, cmd string) string {
 	c, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
 		return ""
