@@ -23,13 +23,7 @@ var (
 func newTable(t testing.TB) *entity.Table {
 	t.Helper()
 	tbl := entity.NewTable(testenv.Dynamo(t), testenv.UniqueName("cachestore"))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := tbl.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
-	return tbl
+	return testenv.Table(t, tbl)
 }
 
 func newCache(t testing.TB, app string, addrs []string, cluster bool, optFns ...func(*cache.Options)) *cache.Cache {

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -43,13 +42,7 @@ func noteTableOn(t *testing.T, client entity.Client, optFns ...func(*entity.Opti
 
 func rawItem(t *testing.T, tbl *entity.Table, key entity.Key) map[string]types.AttributeValue {
 	t.Helper()
-	out, err := tbl.Client().GetItem(context.Background(), &dynamodb.GetItemInput{
-		TableName: aws.String(tbl.Name()), Key: tbl.KeyMap(key), ConsistentRead: aws.Bool(true),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Item
+	return testenv.RawItem(t, tbl, key)
 }
 
 func sval(m map[string]types.AttributeValue, k string) string {

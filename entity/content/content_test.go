@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/go-cmp/cmp"
 
@@ -148,24 +146,12 @@ func wantRule(t *testing.T, name string, err error, typ, attr, rule string) {
 func newTable(t *testing.T) *entity.Table {
 	t.Helper()
 	tbl := content.NewTable(testenv.Dynamo(t), testenv.UniqueName("content"))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := tbl.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
-	return tbl
+	return testenv.Table(t, tbl)
 }
 
 func raw(t *testing.T, tbl *entity.Table, k entity.Key) map[string]types.AttributeValue {
 	t.Helper()
-	out, err := tbl.Client().GetItem(context.Background(), &dynamodb.GetItemInput{
-		TableName: aws.String(tbl.Name()), Key: tbl.KeyMap(k), ConsistentRead: aws.Bool(true),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Item
+	return testenv.RawItem(t, tbl, k)
 }
 
 func sv(m map[string]types.AttributeValue, k string) string {

@@ -186,13 +186,7 @@ func newTable(t *testing.T, client entity.Client) *entity.Table {
 		client = testenv.Dynamo(t)
 	}
 	tbl := p.NewTable(client, testenv.UniqueName("participation"))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := tbl.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
-	return tbl
+	return testenv.Table(t, tbl)
 }
 
 // memQueue records messages; fail makes Send fail.
@@ -220,13 +214,7 @@ func (q *memQueue) all() []p.Message {
 
 func raw(t *testing.T, tbl *entity.Table, k entity.Key) map[string]types.AttributeValue {
 	t.Helper()
-	out, err := tbl.Client().GetItem(context.Background(), &dynamodb.GetItemInput{
-		TableName: aws.String(tbl.Name()), Key: tbl.KeyMap(k), ConsistentRead: aws.Bool(true),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Item
+	return testenv.RawItem(t, tbl, k)
 }
 
 func sv(m map[string]types.AttributeValue, k string) string {

@@ -178,6 +178,19 @@ func Must[T any](t testing.TB) func(T, error) T {
 	}
 }
 
+// RawItem reads the item at k of tbl with a consistent GetItem through
+// the raw client (nil when there is none).
+func RawItem(t testing.TB, tbl *entity.Table, k entity.Key) map[string]types.AttributeValue {
+	t.Helper()
+	out, err := tbl.Client().GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String(tbl.Name()), Key: tbl.KeyMap(k), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Item
+}
+
 // UniqueName returns prefix plus a random suffix, for table names and key
 // namespaces that must not collide between tests and runs.
 func UniqueName(prefix string) string {
