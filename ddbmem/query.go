@@ -34,6 +34,19 @@ func (t *table) source(name *string) (*source, error) {
 	return ix.src, nil
 }
 
+// readSource is the source of a Query or Scan: the table or the named
+// index, which must not be a global one when the read is consistent.
+func (t *table) readSource(name *string, consistent *bool) (*source, error) {
+	src, err := t.source(name)
+	if err != nil {
+		return nil, err
+	}
+	if src.ix != nil && !src.ix.local && aws.ToBool(consistent) {
+		return nil, validation("Consistent reads are not supported on global secondary indexes")
+	}
+	return src, nil
+}
+
 // entryKey returns the entry key of it in this source.
 func (s *source) entryKey(it item) (string, string) {
 	if s.ix == nil {
@@ -512,12 +525,9 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	if err != nil {
 		return nil, err
 	}
-	src, err := t.source(in.IndexName)
+	src, err := t.readSource(in.IndexName, in.ConsistentRead)
 	if err != nil {
 		return nil, err
-	}
-	if src.ix != nil && !src.ix.local && aws.ToBool(in.ConsistentRead) {
-		return nil, validation("Consistent reads are not supported on global secondary indexes")
 	}
 	pk, rng, err := src.analyzeKey(x)
 	if err != nil {
@@ -662,12 +672,9 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	if err != nil {
 		return nil, err
 	}
-	src, err := t.source(in.IndexName)
+	src, err := t.readSource(in.IndexName, in.ConsistentRead)
 	if err != nil {
 		return nil, err
-	}
-	if src.ix != nil && !src.ix.local && aws.ToBool(in.ConsistentRead) {
-		return nil, validation("Consistent reads are not supported on global secondary indexes")
 	}
 	if err := src.checkProjected(x, true); err != nil {
 		return nil, err
