@@ -107,16 +107,22 @@ func ParseNumber(s string) (Number, error) {
 	}
 	n.Digits = string(digits)
 	n.Exp = e
-	if len(n.Digits) > maxNumberDigits {
-		return n, ErrNumPrecision
+	return n, n.checkRange()
+}
+
+// checkRange reports whether n has more digits than DynamoDB keeps
+// (ErrNumPrecision) or an exponent out of its range (ErrNumOverflow,
+// ErrNumUnderflow).
+func (n Number) checkRange() error {
+	switch {
+	case len(n.Digits) > maxNumberDigits:
+		return ErrNumPrecision
+	case n.Exp > maxNumberExp:
+		return ErrNumOverflow
+	case n.Exp < minNumberExp:
+		return ErrNumUnderflow
 	}
-	if n.Exp > maxNumberExp {
-		return n, ErrNumOverflow
-	}
-	if n.Exp < minNumberExp {
-		return n, ErrNumUnderflow
-	}
-	return n, nil
+	return nil
 }
 
 // IsZero reports whether n is zero.
@@ -235,16 +241,7 @@ func (n Number) Add(m Number) (Number, error) {
 	}
 	r.Digits = d[:t]
 	r.Exp = e
-	if len(r.Digits) > maxNumberDigits {
-		return r, ErrNumPrecision
-	}
-	if r.Exp > maxNumberExp {
-		return r, ErrNumOverflow
-	}
-	if r.Exp < minNumberExp {
-		return r, ErrNumUnderflow
-	}
-	return r, nil
+	return r, r.checkRange()
 }
 
 // Sub returns n-m.
