@@ -120,27 +120,10 @@ func (w *crashWorld) process(t testing.TB, in *crashtest.Injector, concurrency i
 // died, or nothing visible is left to do (the rest is hidden: in flight
 // elsewhere, or the leftovers of a crash).
 func (pr *crashProcess) drain(ctx context.Context, w *crashWorld, limit time.Duration) {
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	done := make(chan struct{})
-	go func() { defer close(done); _ = pr.c.Run(ctx) }()
-	idle := 0
-	for ctx.Err() == nil && !pr.in.Dead() {
+	crashtest.Drain(ctx, pr.in, limit, pr.c.Run, func() (int, int, int) {
 		st := w.q.Stats()
-		if st.Len == 0 {
-			break
-		}
-		if st.Len == st.InFlight && pr.c.Metrics().InFlight == 0 {
-			if idle++; idle > 3 {
-				break
-			}
-		} else {
-			idle = 0
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	cancel()
-	<-done
+		return st.Len, st.InFlight, int(pr.c.Metrics().InFlight)
+	})
 }
 
 // click is one click; it records what the user saw.

@@ -128,27 +128,10 @@ func (p *process) submit(ctx context.Context, jobID string) error {
 // died, or nothing visible is left to do (the rest is hidden: the
 // leftovers of a crash, which come back with Redeliver).
 func (p *process) drain(ctx context.Context, in *crashtest.Injector, limit time.Duration) {
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	done := make(chan struct{})
-	go func() { defer close(done); _ = p.c.Run(ctx) }()
-	idle := 0
-	for ctx.Err() == nil && !in.Dead() {
+	crashtest.Drain(ctx, in, limit, p.c.Run, func() (int, int, int) {
 		st := p.w.q.Stats()
-		if st.Len == 0 {
-			break
-		}
-		if st.Len == st.InFlight && p.c.Metrics().InFlight == 0 {
-			if idle++; idle > 3 {
-				break
-			}
-		} else {
-			idle = 0
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	cancel()
-	<-done
+		return st.Len, st.InFlight, int(p.c.Metrics().InFlight)
+	})
 }
 
 // flow runs the whole job flow with a fault at call k (0: none) and
