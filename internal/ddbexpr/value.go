@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/internal/avtype"
 	"github.com/tablekit/tablekit/internal/itemsize"
 )
 
@@ -14,31 +15,7 @@ type Item = map[string]types.AttributeValue
 
 // TypeName returns DynamoDB's type descriptor of v: S, N, B, BOOL, NULL,
 // SS, NS, BS, L or M; "" for nil or unknown.
-func TypeName(v types.AttributeValue) string {
-	switch v.(type) {
-	case *types.AttributeValueMemberS:
-		return "S"
-	case *types.AttributeValueMemberN:
-		return "N"
-	case *types.AttributeValueMemberB:
-		return "B"
-	case *types.AttributeValueMemberBOOL:
-		return "BOOL"
-	case *types.AttributeValueMemberNULL:
-		return "NULL"
-	case *types.AttributeValueMemberSS:
-		return "SS"
-	case *types.AttributeValueMemberNS:
-		return "NS"
-	case *types.AttributeValueMemberBS:
-		return "BS"
-	case *types.AttributeValueMemberL:
-		return "L"
-	case *types.AttributeValueMemberM:
-		return "M"
-	}
-	return ""
-}
+func TypeName(v types.AttributeValue) string { return avtype.Name(v) }
 
 // Copy returns a deep copy of v. Strings are shared (they are immutable);
 // byte slices, lists, maps and sets are copied.

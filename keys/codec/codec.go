@@ -26,6 +26,7 @@ import (
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/tablekit/tablekit/internal/avtype"
 	"github.com/tablekit/tablekit/keys"
 )
 
@@ -70,30 +71,10 @@ func valueErr(attr string, err error) error {
 }
 
 func avType(av types.AttributeValue) string {
-	switch av.(type) {
-	case *types.AttributeValueMemberS:
-		return "S"
-	case *types.AttributeValueMemberN:
-		return "N"
-	case *types.AttributeValueMemberB:
-		return "B"
-	case *types.AttributeValueMemberBOOL:
-		return "BOOL"
-	case *types.AttributeValueMemberNULL:
-		return "NULL"
-	case *types.AttributeValueMemberL:
-		return "L"
-	case *types.AttributeValueMemberM:
-		return "M"
-	case *types.AttributeValueMemberSS:
-		return "SS"
-	case *types.AttributeValueMemberNS:
-		return "NS"
-	case *types.AttributeValueMemberBS:
-		return "BS"
-	default:
-		return fmt.Sprintf("%T", av)
+	if n := avtype.Name(av); n != "" {
+		return n
 	}
+	return fmt.Sprintf("%T", av)
 }
 
 // Lookup returns the attribute attr of item, and false when it is absent,
