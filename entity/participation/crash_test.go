@@ -425,24 +425,9 @@ func TestCrashReconcilerPass(t *testing.T) {
 	}
 	for _, lossy := range []bool{false, true} {
 		t.Run(map[bool]string{false: "queue works", true: "queue loses messages"}[lossy], func(t *testing.T) {
-			calls, v := run(lossy, 0, crashtest.Fail)
-			if len(v) > 0 {
-				t.Fatalf("clean run: %v", v)
-			}
-			t.Logf("reconciler passes: %s", strings.Join(calls, ", "))
-			points, violations := 0, 0
-			for k := 1; k <= len(calls); k++ {
-				for _, mode := range crashtest.Modes {
-					_, v := run(lossy, k, mode)
-					points++
-					for _, s := range v {
-						violations++
-						t.Errorf("crash at reconciler call %d (%s), %s: %s", k, calls[k-1], mode, s)
-					}
-				}
-			}
-			t.Logf("crash points: %d covered, invariant violations: %d", points, violations)
-			fmt.Printf("%s: crash points: %d covered, invariant violations: %d\n", t.Name(), points, violations)
+			crashtest.Every(t, " (reconciler passes)", 0, func(k int, mode crashtest.Mode) ([]string, []string) {
+				return run(lossy, k, mode)
+			})
 		})
 	}
 }
