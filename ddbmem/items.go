@@ -238,7 +238,7 @@ func (db *DB) prepareUpdate(t *table, key item, names map[string]string, values 
 		return nil, err
 	}
 	if x.update != nil {
-		for _, p := range updatePaths(x.update) {
+		for _, p := range x.update.Paths() {
 			if name := x.env.TopName(p); t.isKeyAttr(name) {
 				return nil, validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)
 			}
@@ -246,21 +246,6 @@ func (db *DB) prepareUpdate(t *table, key item, names map[string]string, values 
 	}
 	k, _ := importItem(key)
 	return &preparedUpdate{t: t, pk: pk, sk: sk, key: k, x: x}, nil
-}
-
-func updatePaths(u *ddbexpr.Update) []ddbexpr.Path {
-	var ps []ddbexpr.Path
-	for _, a := range u.Set {
-		ps = append(ps, a.Path)
-	}
-	ps = append(ps, u.Remove...)
-	for _, a := range u.Add {
-		ps = append(ps, a.Path)
-	}
-	for _, a := range u.Delete {
-		ps = append(ps, a.Path)
-	}
-	return ps
 }
 
 // apply computes the new item from old (nil if absent); the caller

@@ -792,6 +792,12 @@ func ParseUpdate(s string) (*Update, error) {
 
 // CheckPaths reports overlapping document paths, after resolving names.
 func (u *Update) CheckPaths(env *Env) error {
+	return checkOverlap(u.Paths(), env)
+}
+
+// Paths returns the document paths the update writes: those of its SET,
+// REMOVE, ADD and DELETE actions, in that order.
+func (u *Update) Paths() []Path {
 	var paths []Path
 	for _, a := range u.Set {
 		paths = append(paths, a.Path)
@@ -803,7 +809,7 @@ func (u *Update) CheckPaths(env *Env) error {
 	for _, a := range u.Delete {
 		paths = append(paths, a.Path)
 	}
-	return checkOverlap(paths, env)
+	return paths
 }
 
 func checkOverlap(paths []Path, env *Env) error {
