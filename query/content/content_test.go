@@ -38,12 +38,7 @@ func setup(t *testing.T, client entity.Client) (*entity.Table, *ce.Service) {
 	// A recent clock: DynamoDB Local deletes items whose TTL has passed.
 	c := &clock{t: time.Now().UTC().Truncate(time.Second)}
 	tbl := ce.NewTable(client, testenv.UniqueName("qcontent"), func(o *entity.Options) { o.Now = c.Now })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := tbl.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
+	testenv.Table(t, tbl)
 	return tbl, ce.NewService(tbl, func(o *ce.Options) { o.Now = c.Now })
 }
 

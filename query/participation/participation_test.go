@@ -46,12 +46,7 @@ func (c *clock) Now() time.Time {
 func setup(t *testing.T, client entity.Client) (*entity.Table, *pe.Service, *memQueue) {
 	t.Helper()
 	tbl := pe.NewTable(client, testenv.UniqueName("qparticipation"))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := tbl.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
+	testenv.Table(t, tbl)
 	c := &clock{t: time.Date(2025, 10, 29, 10, 0, 0, 0, time.UTC)}
 	n := 0
 	q := &memQueue{}
