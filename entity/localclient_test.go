@@ -2,7 +2,6 @@ package entity_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -15,9 +14,6 @@ import (
 func TestLocalClient(t *testing.T) {
 	t.Run("options", testLocalClientOptions)
 	t.Run("DynamoDB Local", func(t *testing.T) {
-		if os.Getenv("TABLEKIT_DYNAMODB_ENDPOINT") == "" && !testenv.Required() {
-			t.Skip("no DynamoDB endpoint")
-		}
 		live := entity.LocalClient(testenv.DynamoEndpoint(t))
 		if _, err := live.ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
 			t.Fatalf("ListTables on DynamoDB Local: %v", err)
