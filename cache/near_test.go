@@ -433,3 +433,194 @@ func TestNearCacheReadYourWrites(t *testing.T) {
 		})
 	}
 }
+
+// warmNear waits until writer's writes reach reader (a cluster's slot
+// map, a server restarted by an earlier test), then deletes key.
+func warmNear(t *testing.T, reader, writer *cache.Cache, key string) {
+	t.Helper()
+	ctx := context.Background()
+	until := time.Now().Add(10 * time.Second)
+	for {
+		if err := writer.Set(ctx, key, "warm", time.Minute); err == nil {
+			if v, err := reader.Get(ctx, key); err == nil && v == "warm" {
+				break
+			}
+		}
+		if time.Now().After(until) {
+			t.Fatal("the reader never read the writer's warm-up value")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := writer.Delete(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNearCacheSyncedRead is the cross-process proof of GetSynced: a
+// writer (a glide client: another process, another library) writes or
+// invalidates one key; right after the acknowledgement, without waiting
+// for the invalidation to arrive, the reader's GetSynced must return the
+// new value (or the miss), never the old copy in L1. Two concurrent
+// synced readers check the same rule against the last write acknowledged
+// before their read began. Between writes the copy must be served after a
+// barrier (a synced hit), so L1 is used.
+func TestNearCacheSyncedRead(t *testing.T) {
+	const ops = 3000
+	for _, mode := range []string{"standalone", "cluster"} {
+		t.Run(mode, func(t *testing.T) {
+			addrs := []string{testenv.ValkeyAddr(t)}
+			if mode == "cluster" {
+				addrs = testenv.ValkeyClusterAddrs(t)
+			}
+			app := testenv.UniqueName("nearsync")
+			var watch atomic.Pointer[string]
+			reader, _ := nearReader(t, addrs, mode == "cluster", app, cache.NearOptions{}, &watch)
+			writer := newCache(t, addrs, mode == "cluster", sameNamespace(app))
+			const key = "hot:synced"
+			ctx := context.Background()
+			warmNear(t, reader, writer, key)
+
+			expect := func(i int) (string, bool) {
+				if i%10 == 0 {
+					return "", false
+				}
+				return strconv.Itoa(i), true
+			}
+			var (
+				acked      atomic.Int64 // last op acknowledged
+				wg         sync.WaitGroup
+				stop       = make(chan struct{})
+				stopOnce   sync.Once
+				violations atomic.Int64
+				bgReads    atomic.Int64
+			)
+			acked.Store(-1)
+			halt := func() { stopOnce.Do(func() { close(stop) }); wg.Wait() }
+			defer halt()
+			for g := 0; g < 2; g++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						f := int(acked.Load())
+						v, err := reader.GetSynced(ctx, key)
+						bgReads.Add(1)
+						switch {
+						case f < 0:
+						case err == nil:
+							if n, _ := strconv.Atoi(v); n < f {
+								violations.Add(1)
+								t.Errorf("concurrent synced read began after op %d was acknowledged and saw %q", f, v)
+							}
+						case errors.Is(err, cache.ErrMiss):
+							// Right only if an op from f on invalidated; the ops
+							// acknowledged during the read are not known here,
+							// so only the floor itself is checked strictly.
+						default:
+							t.Errorf("concurrent synced read: %v", err)
+						}
+					}
+				}()
+			}
+			before, _ := reader.NearStats()
+			for i := 0; i < ops; i++ {
+				for r := 0; r < 2; r++ { // fill L1, then hit it
+					if _, err := reader.Get(ctx, key); err != nil && !errors.Is(err, cache.ErrMiss) {
+						t.Fatal(err)
+					}
+				}
+				if i > 0 {
+					want, found := expect(i - 1)
+					if v, err := reader.GetSynced(ctx, key); found != (err == nil) || v != want {
+						t.Fatalf("op %d: synced read before the write = %q, %v; want %q", i, v, err, want)
+					}
+				}
+				var err error
+				if want, found := expect(i); found {
+					err = writer.Set(ctx, key, want, time.Minute)
+				} else {
+					err = writer.Invalidate(ctx, key)
+				}
+				if err != nil {
+					t.Fatalf("op %d: %v", i, err)
+				}
+				acked.Store(int64(i))
+				v, err := reader.GetSynced(ctx, key)
+				want, found := expect(i)
+				if found != (err == nil) || v != want {
+					t.Fatalf("op %d: synced read right after the acknowledged write = %q, %v; want %q (found=%v)",
+						i, v, err, want, found)
+				}
+			}
+			halt()
+			after, _ := reader.NearStats()
+			m := reader.Metrics()
+			t.Logf("%s: %d ops, %d concurrent synced reads, near stats %+v, failures %d", mode, ops, bgReads.Load(), after, m.Errors())
+			if violations.Load() != 0 {
+				t.Fatalf("%d stale concurrent synced reads", violations.Load())
+			}
+			if b := after.Barriers - before.Barriers; b < ops/2 {
+				t.Fatalf("only %d barriers in %d ops: synced reads did not confirm L1 copies", b, ops)
+			}
+			if h := after.Hits - before.Hits; h < ops {
+				t.Fatalf("only %d near hits in %d ops", h, ops)
+			}
+		})
+	}
+}
+
+// Concurrent synced reads of one key share barriers: each read that finds
+// a copy either sends a barrier or joins one not yet sent, and under
+// contention some join. Without a near cache GetSynced is Get.
+func TestNearCacheSyncedReadShares(t *testing.T) {
+	addrs := []string{testenv.ValkeyAddr(t)}
+	app := testenv.UniqueName("nearshare")
+	var watch atomic.Pointer[string]
+	reader, _ := nearReader(t, addrs, false, app, cache.NearOptions{}, &watch)
+	writer := newCache(t, addrs, false, sameNamespace(app))
+	ctx := context.Background()
+	const key = "shared"
+	if err := writer.Set(ctx, key, "v", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := writer.GetSynced(ctx, key); err != nil || v != "v" {
+		t.Fatalf("glide GetSynced = %q, %v", v, err)
+	}
+	if _, ok := writer.NearStats(); ok {
+		t.Fatal("a glide cache reports near stats")
+	}
+	if v, err := reader.Get(ctx, key); err != nil || v != "v" {
+		t.Fatalf("Get = %q, %v", v, err)
+	}
+	before, _ := reader.NearStats()
+	const goroutines, each = 8, 200
+	var wg sync.WaitGroup
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				if v, err := reader.GetSynced(ctx, key); err != nil || v != "v" {
+					t.Errorf("GetSynced = %q, %v", v, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	after, _ := reader.NearStats()
+	barriers, joins := after.Barriers-before.Barriers, after.BarrierJoins-before.BarrierJoins
+	hits := after.Hits - before.Hits
+	t.Logf("%d synced reads: %d barriers, %d joined, %d hits", goroutines*each, barriers, joins, hits)
+	if barriers+joins != goroutines*each || hits != goroutines*each {
+		t.Fatalf("barriers %d + joins %d, hits %d; want %d synced hits", barriers, joins, hits, goroutines*each)
+	}
+	if joins == 0 {
+		t.Fatal("no synced read shared a barrier")
+	}
+}
