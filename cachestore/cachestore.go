@@ -44,6 +44,13 @@ type Options struct {
 	// LoadHook, when set, runs after each load from the table and before
 	// its result is offered to the cache (tests inject delays with it).
 	LoadHook func(ctx context.Context, key entity.Key)
+	// NearRelaxed lets reads take the cache's near cache (cache.NearOptions)
+	// as it is: a copy held in process is served with no round trip, at
+	// the near cache's weaker guarantee (see the package documentation).
+	// False, the default, reads with cache.Cache.GetSynced, which keeps
+	// this package's guarantee at one round trip per hit. Without a near
+	// cache it changes nothing.
+	NearRelaxed bool
 }
 
 // Store is an [entity.Store] with a cache in front. It is safe for
@@ -173,7 +180,7 @@ func (s *Store[T, PT]) Get(ctx context.Context, k entity.Key, optFns ...func(*en
 	if !s.c.Enabled() || !s.clean(ctx, ck) {
 		return s.load(ctx, k, optFns)
 	}
-	if v, err := s.c.Get(ctx, ck); err == nil {
+	if v, err := s.cached(ctx, ck); err == nil {
 		if t, err, ok := s.decode(v, k); ok {
 			return t, err
 		}
@@ -191,6 +198,14 @@ func (s *Store[T, PT]) Get(ctx context.Context, k entity.Key, optFns ...func(*en
 	case <-ctx.Done():
 		return zero, ctx.Err()
 	}
+}
+
+// cached reads ck from the cache: synced unless Options.NearRelaxed.
+func (s *Store[T, PT]) cached(ctx context.Context, ck string) (string, error) {
+	if s.o.NearRelaxed {
+		return s.c.Get(ctx, ck)
+	}
+	return s.c.GetSynced(ctx, ck)
 }
 
 func notFound(k entity.Key) error {
