@@ -249,10 +249,15 @@ func (s *Store[T, PT]) load(ctx context.Context, k entity.Key, optFns []func(*en
 	return v, err
 }
 
-// fill is one shared load: note the generation, read the table, and
-// offer the result to the cache.
+// fill is one shared load: note the generation (or take the entry a
+// write or another load stored meanwhile), read the table, and offer the
+// result to the cache. It seals the flight before the first of these
+// reads: an answer of the cache is as much a state as the table's, and a
+// reader that joined after the cache was read could be handed a state
+// older than a write acknowledged before it arrived.
 func (s *Store[T, PT]) fill(ctx context.Context, ck string, k entity.Key, optFns []func(*entity.CallOptions), seal func()) (T, error) {
 	start := time.Now()
+	seal()
 	res, rerr := s.c.EvalWithGen(ctx, readScript, ck, nil)
 	gen, canWrite := "", false
 	if arr, ok := res.([]any); rerr == nil && ok && len(arr) == 2 {
@@ -264,7 +269,6 @@ func (s *Store[T, PT]) fill(ctx context.Context, ck string, k entity.Key, optFns
 		}
 		gen, canWrite = str, true
 	}
-	seal()
 	v, err := s.load(ctx, k, optFns)
 	if !canWrite {
 		return v, err
@@ -582,12 +586,12 @@ func Exec(ctx context.Context, tx *entity.Tx, touched ...Touched) error {
 
 // flights is a per-key singleflight of loads that never hands a reader a
 // state read before the reader arrived: a flight takes new waiters only
-// until it seals, just before it reads the table. A reader arriving later
-// starts the next flight, which waits for the sealed one to end, then
-// looks at the cache again (the sealed flight may have filled it) before
-// loading. So at most two loads of a key run per process, and each
-// reader's answer was read from the table after the reader arrived, or
-// from the cache.
+// until it seals, just before it reads the cache and then the table. A
+// reader arriving later starts the next flight, which waits for the
+// sealed one to end, then looks at the cache again (the sealed flight may
+// have filled it) before loading. So at most two loads of a key run per
+// process, and each reader's answer was read, from the cache or from the
+// table, after the reader arrived.
 type flights[T any] struct {
 	mu sync.Mutex
 	m  map[string]*flight[T]
