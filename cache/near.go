@@ -100,8 +100,8 @@ func (c *Cache) NearStats() (s NearStats, ok bool) {
 // for (a read in flight that began before the call, a connection
 // replaced after a failure), is read from the server.
 //
-// Errors are Get's: ErrMiss, ErrInvalidKey, ErrUnavailable (wrapped), or
-// ctx.Err() when ctx ends while the barrier is out.
+// Errors are Get's: ErrMiss, ErrInvalidKey, ErrUnavailable (wrapped; it
+// also matches ctx.Err() when ctx ended while the barrier was out).
 func (c *Cache) GetSynced(ctx context.Context, key string) (string, error) {
 	var v string
 	err := c.read(ctx, key, func(ctx context.Context, conn Conn, full string) (ok bool, e error) {
