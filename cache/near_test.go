@@ -526,6 +526,7 @@ func TestNearCacheSyncedRead(t *testing.T) {
 			}
 			var (
 				acked      atomic.Int64 // last op acknowledged
+				sent       atomic.Int64 // last op sent
 				wg         sync.WaitGroup
 				stop       = make(chan struct{})
 				stopOnce   sync.Once
@@ -533,6 +534,7 @@ func TestNearCacheSyncedRead(t *testing.T) {
 				bgReads    atomic.Int64
 			)
 			acked.Store(-1)
+			sent.Store(-1)
 			halt := func() { stopOnce.Do(func() { close(stop) }); wg.Wait() }
 			defer halt()
 			for g := 0; g < 2; g++ {
@@ -556,9 +558,12 @@ func TestNearCacheSyncedRead(t *testing.T) {
 								t.Errorf("concurrent synced read began after op %d was acknowledged and saw %q", f, v)
 							}
 						case errors.Is(err, cache.ErrMiss):
-							// Right only if an op from f on invalidated; the ops
-							// acknowledged during the read are not known here,
-							// so only the floor itself is checked strictly.
+							// Right only if op f, or an op sent before the
+							// read returned, invalidated.
+							if last := int(sent.Load()); f%10 != 0 && f/10 == last/10 {
+								violations.Add(1)
+								t.Errorf("concurrent synced read began after op %d was acknowledged and missed; ops up to %d were sent, none invalidated", f, last)
+							}
 						default:
 							t.Errorf("concurrent synced read: %v", err)
 						}
@@ -579,6 +584,7 @@ func TestNearCacheSyncedRead(t *testing.T) {
 					}
 				}
 				var err error
+				sent.Store(int64(i))
 				if want, found := expect(i); found {
 					err = writer.Set(ctx, key, want, time.Minute)
 				} else {
