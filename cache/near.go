@@ -69,6 +69,7 @@ type NearStats struct {
 	// Barriers counts the round trips of synced reads ([Cache.GetSynced])
 	// that found a copy to confirm; BarrierJoins the synced reads that
 	// shared a round trip another synced read of the key had not sent yet.
+	// A copy served after a barrier counts in Hits.
 	Barriers, BarrierJoins int64
 }
 
