@@ -59,7 +59,7 @@
 // cannot be ordered after a write acknowledged to another process whose
 // push is still on its way. A reader told by another process "I wrote it"
 // can still read the old copy for that moment (the history check of
-// package cachestore, reading unsynced, saw it in 5 of 18 runs, in up to
+// package cachestore, reading unsynced, saw it in 4 of 18 runs, in up to
 // 2 % of a run's reads, standalone and cluster).
 //
 // [Cache.GetSynced] is the read for callers that need more: it never

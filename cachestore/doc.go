@@ -61,7 +61,7 @@
 // on loopback) returns no older state, and this process sees its own
 // writes through the same cache at once; but a reader told by another
 // process of an acknowledged write may still get the state before it
-// for that moment (the history check in relaxed mode saw such reads in 5
+// for that moment (the history check in relaxed mode saw such reads in 4
 // of 18 runs, in up to 2 % of a run's reads, standalone and cluster). Derived
 // results ([GetDerived], through cache.GetOrLoad) are always read at the
 // near cache's guarantee.
