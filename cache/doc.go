@@ -71,14 +71,15 @@
 // the write, so the push precedes the barrier's reply, and valkey-go's
 // reader applies pushes in order before it delivers later replies. The
 // barrier is a GETRANGE of an empty range sent through valkey-go's
-// client-side caching path, whose reply identifies the connection that
-// carried it: a copy of a connection replaced after a failure is not
-// vouched for by the new connection, and the server answers instead. Concurrent synced reads
-// of a key share a barrier not yet sent (never one sent before they
-// arrived). A synced hit costs a round trip of a few bytes instead of the
-// value; without a near cache GetSynced is Get. Package cachestore reads
-// this way unless told otherwise (TestNearCacheSyncedRead;
-// cachestore's TestHistoryCheckNear).
+// client-side caching path (five small commands in one round trip:
+// CLIENT CACHING YES, MULTI, PTTL, GETRANGE, EXEC), whose reply
+// identifies the connection that carried it: a copy of a connection replaced after a failure is not
+// vouched for by the new connection, and the server answers instead.
+// Concurrent synced reads of a key share a barrier not yet sent (never
+// one sent before they arrived). A synced hit costs a round trip of a
+// few bytes instead of the value; without a near cache GetSynced is Get.
+// Package cachestore reads this way unless told otherwise. Proof:
+// TestNearCacheSyncedRead, and cachestore's TestHistoryCheckNear.
 //
 // TestNearCacheInvalidationWins once (in a cluster, under load, in an
 // earlier version) reported a concurrent read that began after a write's
