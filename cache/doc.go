@@ -73,8 +73,9 @@
 // barrier is a GETRANGE of an empty range sent through valkey-go's
 // client-side caching path (five small commands in one round trip:
 // CLIENT CACHING YES, MULTI, PTTL, GETRANGE, EXEC), whose reply
-// identifies the connection that carried it: a copy of a connection replaced after a failure is not
-// vouched for by the new connection, and the server answers instead.
+// identifies the connection that carried it: a copy of a connection
+// replaced after a failure is not vouched for by the new connection, and
+// the server answers instead.
 // Concurrent synced reads of a key share a barrier not yet sent (never
 // one sent before they arrived). A synced hit costs a round trip of a
 // few bytes instead of the value; without a near cache GetSynced is Get.
