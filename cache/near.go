@@ -460,8 +460,9 @@ func (v *nearView) Close(err error) {
 // write acknowledged before the barrier was sent.
 //
 // The barrier is GETRANGE key <n> 0 sent through valkey-go's DoCache:
-// with n >= 1 the range is empty, so the reply is "" whatever the key
-// holds; the unique n makes each barrier a command of its own, and
+// with n >= 1 the range is empty, so the reply is "" whatever string the
+// key holds, and for a missing key (a key of another type is an error, as
+// for GET); the unique n makes each barrier a command of its own, and
 // DoCache hands its reply to Update of the view of the connection that
 // carried it, so the barrier proves which connection it ordered itself
 // on (a connection replaced after a failure is not the copy's and does
