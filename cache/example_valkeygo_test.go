@@ -27,6 +27,10 @@ func ExampleNearOptions() {
 	v, err := cache.GetOrLoad(context.Background(), c, "config:flags", time.Minute,
 		func(context.Context) (string, error) { return "from the store", nil })
 	fmt.Println(v, err)
+	// A read ordered after every write acknowledged before it, in any
+	// process: a near hit then costs one small round trip.
+	_, err = c.GetSynced(context.Background(), "config:flags")
+	fmt.Println(errors.Is(err, cache.ErrUnavailable))
 
 	conn, err := cache.DialValkeyGo(cache.ValkeyGoOptions{Addresses: opts.Addresses, DisableTLS: true})
 	if err != nil {
@@ -45,5 +49,6 @@ func ExampleNearOptions() {
 	fmt.Println(errors.Is(err, cache.ErrInvalidOptions))
 	// Output:
 	// from the store <nil>
+	// true
 	// true
 }

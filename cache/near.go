@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,6 +66,11 @@ type NearStats struct {
 	Evictions     int64 // entries dropped to stay within the bounds
 	Entries       int   // entries held now
 	Bytes         int64 // their estimated size
+	// Barriers counts the round trips of synced reads ([Cache.GetSynced])
+	// that found a copy to confirm; BarrierJoins the synced reads that
+	// shared a round trip another synced read of the key had not sent yet.
+	// A copy served after a barrier counts in Hits.
+	Barriers, BarrierJoins int64
 }
 
 // NearStats returns the near cache's counters; ok is false when the
@@ -76,6 +82,48 @@ func (c *Cache) NearStats() (s NearStats, ok bool) {
 	}
 	return v.near.stats(), true
 }
+
+// GetSynced returns what [Cache.Get] returns, ordered after every write
+// of key acknowledged before GetSynced was called, by any client in any
+// process: it never returns a value older than such a write.
+//
+// Without a near cache (glide, or valkey-go without Options.Near) it is
+// Get: the read goes to the server, which has applied every acknowledged
+// write. With one, a copy held in L1 is served only after one round trip
+// (a barrier) on the connection whose tracking covers the copy has
+// returned: the invalidation push of any write acknowledged before the
+// call precedes the barrier's reply on that connection and has dropped
+// the copy by then (see the package documentation). So a synced hit
+// costs one round trip of a few bytes instead of the value's transfer,
+// and no L1 hit is free. Concurrent synced reads of one key in this
+// process share a barrier not yet sent; [NearStats] counts barriers and
+// the reads that joined one. A miss, or a copy the barrier cannot vouch
+// for (a read in flight that began before the call, a connection
+// replaced after a failure), is read from the server.
+//
+// Errors are Get's: ErrMiss, ErrInvalidKey, ErrUnavailable (wrapped; it
+// also matches ctx.Err() when ctx ended while the barrier was out).
+func (c *Cache) GetSynced(ctx context.Context, key string) (string, error) {
+	var v string
+	err := c.read(ctx, key, func(ctx context.Context, conn Conn, full string) (ok bool, e error) {
+		if sc, isSynced := conn.(syncedConn); isSynced {
+			v, ok, e = sc.GetSynced(ctx, full)
+		} else {
+			v, ok, e = conn.Get(ctx, full)
+		}
+		return ok, e
+	})
+	return v, err
+}
+
+// syncedConn is a [Conn] whose Get may answer from an in-process copy
+// and that can order a read after acknowledged writes (see
+// [Cache.GetSynced]).
+type syncedConn interface {
+	GetSynced(ctx context.Context, key string) (val string, ok bool, err error)
+}
+
+var _ syncedConn = (*vgConn)(nil)
 
 // entryOverhead approximates the bookkeeping bytes of one entry.
 const entryOverhead = 192
@@ -99,8 +147,14 @@ type nearStore struct {
 	lru   nearEntry                        // sentinel of the ring of completed entries, oldest first
 	count int
 	bytes int64
+	seq   uint64 // numbers entries in the order they were created
+
+	syncs map[string]*barrier // key -> its newest barrier (forming or in flight)
+	calls map[string]*barrier // barrier command -> the barrier awaiting its reply
+	token atomic.Int64        // makes each barrier command unique
 
 	hits, misses, invalidations, flushes, evictions atomic.Int64
+	barriers, barrierJoins                          atomic.Int64
 }
 
 type nearEntry struct {
@@ -110,6 +164,7 @@ type nearEntry struct {
 	err        error
 	xat        int64 // unix ms after which the entry is not served
 	size       int64
+	seq        uint64 // nearStore.seq at creation
 	pending    bool
 	ch         chan struct{}
 	used       atomic.Bool // second chance for the eviction clock
@@ -127,7 +182,8 @@ func (e *nearEntry) Wait(ctx context.Context) (valkey.ValkeyMessage, error) {
 }
 
 func newNearStore(o NearOptions) *nearStore {
-	s := &nearStore{o: o, m: map[string]map[string]*nearEntry{}}
+	s := &nearStore{o: o, m: map[string]map[string]*nearEntry{},
+		syncs: map[string]*barrier{}, calls: map[string]*barrier{}}
 	s.lru.prev, s.lru.next = &s.lru, &s.lru
 	return s
 }
@@ -139,7 +195,8 @@ func (s *nearStore) stats() NearStats {
 	n, b := s.count, s.bytes
 	s.mu.RUnlock()
 	return NearStats{Hits: s.hits.Load(), Misses: s.misses.Load(), Invalidations: s.invalidations.Load(),
-		Flushes: s.flushes.Load(), Evictions: s.evictions.Load(), Entries: n, Bytes: b}
+		Flushes: s.flushes.Load(), Evictions: s.evictions.Load(), Entries: n, Bytes: b,
+		Barriers: s.barriers.Load(), BarrierJoins: s.barrierJoins.Load()}
 }
 
 func (s *nearStore) get(key, cmd string) *nearEntry { return s.m[key][cmd] }
@@ -230,6 +287,9 @@ var _ valkey.CacheStore = (*nearView)(nil)
 
 func (v *nearView) Flight(key, cmd string, ttl time.Duration, now time.Time) (valkey.ValkeyMessage, valkey.CacheEntry) {
 	s := v.s
+	if isBarrier(cmd) {
+		return valkey.ValkeyMessage{}, nil // always sent, never cached
+	}
 	ms := now.UnixMilli()
 	s.mu.RLock()
 	if e := s.get(key, cmd); e != nil {
@@ -260,7 +320,8 @@ func (v *nearView) Flight(key, cmd string, ttl time.Duration, now time.Time) (va
 		}
 		s.remove(e) // expired
 	}
-	e := &nearEntry{key: key, cmd: cmd, owner: v, xat: now.Add(ttl).UnixMilli(), pending: true, ch: make(chan struct{})}
+	s.seq++
+	e := &nearEntry{key: key, cmd: cmd, owner: v, xat: now.Add(ttl).UnixMilli(), seq: s.seq, pending: true, ch: make(chan struct{})}
 	cmds := s.m[key]
 	if cmds == nil {
 		cmds = make(map[string]*nearEntry, 1)
@@ -273,6 +334,15 @@ func (v *nearView) Flight(key, cmd string, ttl time.Duration, now time.Time) (va
 func (v *nearView) Update(key, cmd string, val valkey.ValkeyMessage) (pxat int64) {
 	s := v.s
 	s.mu.Lock()
+	if isBarrier(cmd) {
+		// The reply of a barrier: it came through this connection, after
+		// every push this connection received before it.
+		if b := s.calls[cmd]; b != nil && b.key == key {
+			b.view = v
+		}
+		s.mu.Unlock()
+		return 0
+	}
 	e := s.get(key, cmd)
 	if e == nil || !e.pending || e.owner != v {
 		s.mu.Unlock()
@@ -372,4 +442,177 @@ func (v *nearView) Close(err error) {
 	if f := s.o.OnInvalidate; f != nil {
 		f(nil)
 	}
+}
+
+// Synced reads.
+//
+// A copy in L1 answers with no round trip, so it cannot be ordered after
+// a write acknowledged to another process whose invalidation push is
+// still on its way. A synced read orders itself with one round trip, a
+// barrier, on the connection whose tracking covers the copy: the server
+// writes a write's invalidation push into that connection's output while
+// executing the write, before it acknowledges the write to the writer
+// (and before it executes any later command), so the reply of a barrier
+// sent after the acknowledgement follows the push on that connection;
+// valkey-go's reader applies pushes (nearView.Delete) in order before it
+// delivers later replies (pipe._backgroundRead). A copy still present
+// when the barrier's reply is delivered is therefore not older than any
+// write acknowledged before the barrier was sent.
+//
+// The barrier is GETRANGE key <n> 0 sent through valkey-go's DoCache:
+// with n >= 1 the range is empty, so the reply is "" whatever string the
+// key holds, and for a missing key (a key of another type is an error, as
+// for GET); the unique n makes each barrier a command of its own, and
+// DoCache hands its reply to Update of the view of the connection that
+// carried it, so the barrier proves which connection it ordered itself
+// on (a connection replaced after a failure is not the copy's and does
+// not vouch for it). Concurrent synced reads of a key share a barrier
+// that has not been sent yet (group commit); a read never joins one sent
+// before it arrived.
+
+// barrierPrefix starts the command string valkey-go builds for a
+// barrier (command and arguments without the key).
+const barrierPrefix = "GETRANGE"
+
+func isBarrier(cmd string) bool {
+	return len(cmd) > len(barrierPrefix) && cmd[:len(barrierPrefix)] == barrierPrefix
+}
+
+// barrier is one round trip shared by the synced reads of a key that
+// arrived before it was sent.
+type barrier struct {
+	key  string
+	n    int64  // GETRANGE key n 0
+	cmd  string // the command string valkey-go reports for it
+	prev *barrier
+	done chan struct{}
+	sent bool      // under nearStore.mu: takes no more readers
+	view *nearView // under nearStore.mu: the connection that carried the reply
+	err  error     // set before done is closed
+}
+
+// syncOutcome is what a synced read does after its barrier.
+type syncOutcome int
+
+const (
+	syncHit    syncOutcome = iota // serve the confirmed copy
+	syncRead                      // read through DoCache: any entry there began after the reader
+	syncDirect                    // read the server without L1: an entry older than the reader that the barrier does not vouch for
+)
+
+// arrive returns the entry number a synced read of key starts from and
+// whether L1 holds anything (complete or pending) for key.
+func (s *nearStore) arrive(key string) (seq uint64, held bool) {
+	s.mu.RLock()
+	seq, held = s.seq, s.get(key, "GET") != nil
+	s.mu.RUnlock()
+	return seq, held
+}
+
+// join returns the barrier of key not yet sent, or a new one (lead true:
+// the caller must run it).
+func (s *nearStore) join(key string) (b *barrier, lead bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur := s.syncs[key]; cur != nil && !cur.sent {
+		s.barrierJoins.Add(1)
+		return cur, false
+	}
+	n := s.token.Add(1)
+	b = &barrier{key: key, n: n, cmd: barrierPrefix + strconv.FormatInt(n, 10) + "0", prev: s.syncs[key], done: make(chan struct{})}
+	s.syncs[key] = b
+	return b, true
+}
+
+// settle decides what a synced read that arrived at seq does once its
+// barrier, whose reply came through view, has returned.
+func (s *nearStore) settle(key string, seq uint64, view *nearView) (val valkey.ValkeyMessage, out syncOutcome) {
+	ms := time.Now().UnixMilli()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.get(key, "GET")
+	switch {
+	case e == nil:
+		return val, syncRead
+	case !e.pending && view != nil && e.owner == view:
+		if ms >= e.xat {
+			return val, syncRead // expired: DoCache reads it again
+		}
+		e.used.Store(true)
+		s.hits.Add(1)
+		return e.val, syncHit
+	case e.seq > seq:
+		return val, syncRead // created after the reader arrived
+	}
+	return val, syncDirect
+}
+
+// GetSynced is Get ordered after every write acknowledged before it was
+// called, in any process: a copy in L1 is served only after a barrier
+// (see above) confirmed it.
+func (v *vgConn) GetSynced(ctx context.Context, key string) (string, bool, error) {
+	if v.near == nil {
+		return v.Get(ctx, key)
+	}
+	c, err := v.client()
+	if err != nil {
+		return "", false, err
+	}
+	s := v.near
+	seq, held := s.arrive(key)
+	if !held {
+		// Whatever L1 holds for key by the time Get looks was created,
+		// and its read sent, after this call began.
+		return v.Get(ctx, key)
+	}
+	b, lead := s.join(key)
+	if lead {
+		go v.runBarrier(c, b)
+	}
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		return "", false, ctx.Err()
+	}
+	if b.err != nil {
+		return "", false, b.err
+	}
+	val, out := s.settle(key, seq, b.view)
+	switch out {
+	case syncHit:
+		return nilOK(val.ToString())
+	case syncRead:
+		return v.Get(ctx, key)
+	}
+	s.misses.Add(1)
+	ctx, cancel := v.ctx(ctx)
+	defer cancel()
+	return nilOK(c.Do(ctx, c.B().Get().Key(key).Build()).ToString())
+}
+
+// runBarrier sends b once the barrier before it has returned (readers
+// arriving meanwhile join b), on a ctx of its own: each reader waits
+// with its own.
+func (v *vgConn) runBarrier(c valkey.Client, b *barrier) {
+	s := v.near
+	if b.prev != nil {
+		<-b.prev.done
+		b.prev = nil
+	}
+	s.mu.Lock()
+	b.sent = true
+	s.calls[b.cmd] = b
+	s.mu.Unlock()
+	s.barriers.Add(1)
+	ctx, cancel := v.ctx(context.Background())
+	err := c.DoCache(ctx, c.B().Getrange().Key(b.key).Start(b.n).End(0).Cache(), time.Second).Error()
+	cancel()
+	s.mu.Lock()
+	delete(s.calls, b.cmd)
+	if s.syncs[b.key] == b {
+		delete(s.syncs, b.key)
+	}
+	b.err = err
+	s.mu.Unlock()
+	close(b.done)
 }

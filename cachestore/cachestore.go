@@ -44,6 +44,13 @@ type Options struct {
 	// LoadHook, when set, runs after each load from the table and before
 	// its result is offered to the cache (tests inject delays with it).
 	LoadHook func(ctx context.Context, key entity.Key)
+	// NearRelaxed lets reads take the cache's near cache (cache.NearOptions)
+	// as it is: a copy held in process is served with no round trip, at
+	// the near cache's weaker guarantee (see the package documentation).
+	// False, the default, reads with cache.Cache.GetSynced, which keeps
+	// this package's guarantee at one round trip per hit. Without a near
+	// cache it changes nothing.
+	NearRelaxed bool
 }
 
 // Store is an [entity.Store] with a cache in front. It is safe for
@@ -173,7 +180,7 @@ func (s *Store[T, PT]) Get(ctx context.Context, k entity.Key, optFns ...func(*en
 	if !s.c.Enabled() || !s.clean(ctx, ck) {
 		return s.load(ctx, k, optFns)
 	}
-	if v, err := s.c.Get(ctx, ck); err == nil {
+	if v, err := s.cached(ctx, ck); err == nil {
 		if t, err, ok := s.decode(v, k); ok {
 			return t, err
 		}
@@ -191,6 +198,14 @@ func (s *Store[T, PT]) Get(ctx context.Context, k entity.Key, optFns ...func(*en
 	case <-ctx.Done():
 		return zero, ctx.Err()
 	}
+}
+
+// cached reads ck from the cache: synced unless Options.NearRelaxed.
+func (s *Store[T, PT]) cached(ctx context.Context, ck string) (string, error) {
+	if s.o.NearRelaxed {
+		return s.c.Get(ctx, ck)
+	}
+	return s.c.GetSynced(ctx, ck)
 }
 
 func notFound(k entity.Key) error {
@@ -234,10 +249,15 @@ func (s *Store[T, PT]) load(ctx context.Context, k entity.Key, optFns []func(*en
 	return v, err
 }
 
-// fill is one shared load: note the generation, read the table, and
-// offer the result to the cache.
+// fill is one shared load: note the generation (or take the entry a
+// write or another load stored meanwhile), read the table, and offer the
+// result to the cache. It seals the flight before the first of these
+// reads: an answer of the cache is as much a state as the table's, and a
+// reader that joined after the cache was read could be handed a state
+// older than a write acknowledged before it arrived.
 func (s *Store[T, PT]) fill(ctx context.Context, ck string, k entity.Key, optFns []func(*entity.CallOptions), seal func()) (T, error) {
 	start := time.Now()
+	seal()
 	res, rerr := s.c.EvalWithGen(ctx, readScript, ck, nil)
 	gen, canWrite := "", false
 	if arr, ok := res.([]any); rerr == nil && ok && len(arr) == 2 {
@@ -249,7 +269,6 @@ func (s *Store[T, PT]) fill(ctx context.Context, ck string, k entity.Key, optFns
 		}
 		gen, canWrite = str, true
 	}
-	seal()
 	v, err := s.load(ctx, k, optFns)
 	if !canWrite {
 		return v, err
@@ -567,12 +586,12 @@ func Exec(ctx context.Context, tx *entity.Tx, touched ...Touched) error {
 
 // flights is a per-key singleflight of loads that never hands a reader a
 // state read before the reader arrived: a flight takes new waiters only
-// until it seals, just before it reads the table. A reader arriving later
-// starts the next flight, which waits for the sealed one to end, then
-// looks at the cache again (the sealed flight may have filled it) before
-// loading. So at most two loads of a key run per process, and each
-// reader's answer was read from the table after the reader arrived, or
-// from the cache.
+// until it seals, just before it reads the cache and then the table. A
+// reader arriving later starts the next flight, which waits for the
+// sealed one to end, then looks at the cache again (the sealed flight may
+// have filled it) before loading. So at most two loads of a key run per
+// process, and each reader's answer was read, from the cache or from the
+// table, after the reader arrived.
 type flights[T any] struct {
 	mu sync.Mutex
 	m  map[string]*flight[T]
