@@ -15,6 +15,7 @@ import (
 	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/content"
+	"github.com/tablekit/tablekit/internal/testenv"
 )
 
 // memTable returns a content table on the embedded engine.
@@ -136,7 +137,7 @@ func TestSeedRulesOnEveryWrite(t *testing.T) {
 				tbl := memTable(t)
 				g := goodImage()
 				c.mod(&g)
-				wantRule(t, name, p.image(tbl, &g), content.GeneratedImageType, c.want.attr, c.want.rule)
+				testenv.WantRule(t, name, p.image(tbl, &g), content.GeneratedImageType, c.want.attr, c.want.rule)
 				if n := count(t, tbl); n != 0 {
 					t.Errorf("%d items written", n)
 				}
@@ -147,7 +148,7 @@ func TestSeedRulesOnEveryWrite(t *testing.T) {
 				tbl := memTable(t)
 				j := goodJob()
 				c.mod(&j)
-				wantRule(t, name, p.job(tbl, &j), content.JobType, c.want.attr, c.want.rule)
+				testenv.WantRule(t, name, p.job(tbl, &j), content.JobType, c.want.attr, c.want.rule)
 				if n := count(t, tbl); n != 0 {
 					t.Errorf("%d items written", n)
 				}
@@ -157,7 +158,7 @@ func TestSeedRulesOnEveryWrite(t *testing.T) {
 	t.Run("Create/content/empty title", func(t *testing.T) {
 		tbl := memTable(t)
 		err := entity.NewStore[content.Content](tbl).Create(ctx, &content.Content{EventID: "evt-1"})
-		wantRule(t, "empty title", err, content.ContentType, "eventTitle", entity.RuleNonEmpty)
+		testenv.WantRule(t, "empty title", err, content.ContentType, "eventTitle", entity.RuleNonEmpty)
 		if n := count(t, tbl); n != 0 {
 			t.Errorf("%d items written", n)
 		}
@@ -212,15 +213,15 @@ func TestSeedRulesOnUpdate(t *testing.T) {
 	}
 	for _, c := range imageCases {
 		_, err := images.Update(ctx, gk, entity.Changes[content.GeneratedImage]{c.change})
-		wantRule(t, "Update "+c.name, err, content.GeneratedImageType, c.attr, c.rule)
+		testenv.WantRule(t, "Update "+c.name, err, content.GeneratedImageType, c.attr, c.rule)
 		err = tbl.Tx().Add(images.TxUpdate(gk, entity.Changes[content.GeneratedImage]{c.change})).Exec(ctx)
-		wantRule(t, "TxUpdate "+c.name, err, content.GeneratedImageType, c.attr, c.rule)
+		testenv.WantRule(t, "TxUpdate "+c.name, err, content.GeneratedImageType, c.attr, c.rule)
 	}
 	for _, c := range jobCases {
 		_, err := jobs.Update(ctx, jk, entity.Changes[content.Job]{entity.Set(content.JobResultMessage, "x"), c.change})
-		wantRule(t, "Update "+c.name, err, content.JobType, c.attr, c.rule)
+		testenv.WantRule(t, "Update "+c.name, err, content.JobType, c.attr, c.rule)
 		err = tbl.Tx().Add(jobs.TxUpdate(jk, entity.Changes[content.Job]{c.change})).Exec(ctx)
-		wantRule(t, "TxUpdate "+c.name, err, content.JobType, c.attr, c.rule)
+		testenv.WantRule(t, "TxUpdate "+c.name, err, content.JobType, c.attr, c.rule)
 	}
 	gotG, err := images.Get(ctx, gk)
 	if err != nil {
@@ -284,7 +285,7 @@ func TestSeedRulesOnRead(t *testing.T) {
 			} else {
 				_, err = entity.NewStore[content.GeneratedImage](tbl).Get(ctx, key)
 			}
-			wantRule(t, c.name, err, c.typ, c.attr, entity.RuleEnum)
+			testenv.WantRule(t, c.name, err, c.typ, c.attr, entity.RuleEnum)
 			var ce *entity.ConstraintError
 			if errors.As(err, &ce) && ce.Value != any(c.value) && fmt.Sprint(ce.Value) != c.value {
 				t.Errorf("value %v, want %s", ce.Value, c.value)
