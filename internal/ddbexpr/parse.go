@@ -421,34 +421,24 @@ func countOperandOps(o *Operand) int {
 	return n
 }
 
-func (p *parser) parseOr() (*Cond, error) {
-	l, err := p.parseAnd()
-	if err != nil {
-		return nil, err
-	}
-	for p.isKeyword("OR") {
-		p.next()
-		r, err := p.parseAnd()
-		if err != nil {
-			return nil, err
-		}
-		l = &Cond{Kind: CondOr, L: l, R: r}
-	}
-	return l, nil
-}
+func (p *parser) parseOr() (*Cond, error) { return p.parseChain("OR", CondOr, p.parseAnd) }
 
-func (p *parser) parseAnd() (*Cond, error) {
-	l, err := p.parseNot()
+func (p *parser) parseAnd() (*Cond, error) { return p.parseChain("AND", CondAnd, p.parseNot) }
+
+// parseChain parses operand {keyword operand}, joined left to right into
+// conditions of kind.
+func (p *parser) parseChain(keyword string, kind CondKind, operand func() (*Cond, error)) (*Cond, error) {
+	l, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.isKeyword("AND") {
+	for p.isKeyword(keyword) {
 		p.next()
-		r, err := p.parseNot()
+		r, err := operand()
 		if err != nil {
 			return nil, err
 		}
-		l = &Cond{Kind: CondAnd, L: l, R: r}
+		l = &Cond{Kind: kind, L: l, R: r}
 	}
 	return l, nil
 }
@@ -576,20 +566,8 @@ func (p *parser) parseAfterOperand(l *Operand) (*Cond, error) {
 		if err := p.expectPunct("("); err != nil {
 			return nil, err
 		}
-		args := []*Operand{l}
-		for {
-			o, err := p.parseCondOperand()
-			if err != nil {
-				return nil, err
-			}
-			args = append(args, o)
-			if p.isPunct(",") {
-				p.next()
-				continue
-			}
-			break
-		}
-		if err := p.expectPunct(")"); err != nil {
+		args, err := p.parseOperands([]*Operand{l}, p.parseCondOperand)
+		if err != nil {
 			return nil, err
 		}
 		if len(args) > 101 {
@@ -618,21 +596,27 @@ func (p *parser) parseArgs() ([]*Operand, error) {
 		p.next()
 		return args, nil
 	}
+	return p.parseOperands(args, p.parseCondOperand)
+}
+
+// parseOperands parses operand {"," operand} ")" and returns args with
+// the operands appended.
+func (p *parser) parseOperands(args []*Operand, operand func() (*Operand, error)) ([]*Operand, error) {
 	for {
-		o, err := p.parseCondOperand()
+		o, err := operand()
 		if err != nil {
 			return nil, err
 		}
 		args = append(args, o)
-		if p.isPunct(",") {
-			p.next()
-			continue
+		if !p.isPunct(",") {
+			break
 		}
-		if err := p.expectPunct(")"); err != nil {
-			return nil, err
-		}
-		return args, nil
+		p.next()
 	}
+	if err := p.expectPunct(")"); err != nil {
+		return nil, err
+	}
+	return args, nil
 }
 
 // parseCondOperand: path | :value | size(path)
@@ -914,20 +898,8 @@ func (p *parser) parseSetOperand() (*Operand, error) {
 			}
 			p.next()
 			p.next()
-			var args []*Operand
-			for {
-				o, err := p.parseSetOperand()
-				if err != nil {
-					return nil, err
-				}
-				args = append(args, o)
-				if p.isPunct(",") {
-					p.next()
-					continue
-				}
-				break
-			}
-			if err := p.expectPunct(")"); err != nil {
+			args, err := p.parseOperands(nil, p.parseSetOperand)
+			if err != nil {
 				return nil, err
 			}
 			if len(args) != n {
