@@ -133,15 +133,21 @@ func Table(t testing.TB, tbl *entity.Table) *entity.Table {
 // CreatePKSKTable creates table name keyed by the strings PK (hash) and SK
 // (range), billed on demand, with the raw SDK.
 func CreatePKSKTable(ctx context.Context, c entity.Client, name string) error {
+	return CreateKeyTable(ctx, c, name, "PK", "SK")
+}
+
+// CreateKeyTable creates table name keyed by the string attributes hash
+// and rng, billed on demand, with the raw SDK.
+func CreateKeyTable(ctx context.Context, c entity.Client, name, hash, rng string) error {
 	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName: aws.String(name),
 		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(hash), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(rng), AttributeType: types.ScalarAttributeTypeS},
 		},
 		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("SK"), KeyType: types.KeyTypeRange},
+			{AttributeName: aws.String(hash), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(rng), KeyType: types.KeyTypeRange},
 		},
 		BillingMode: types.BillingModePayPerRequest,
 	})
