@@ -46,6 +46,21 @@ func goodJob() content.Job {
 	return content.Job{ID: "job-img-abc123", EventID: "evt-1", Kind: content.KindImageGeneration, Status: content.StatusPending, Progress: 0}
 }
 
+// wantBreach runs the subtest name: good() changed by mod and written
+// to a fresh table by write must fail with the rule (typ, attr, rule), and
+// nothing must be written.
+func wantBreach[T any](t *testing.T, name string, good func() T, mod func(*T), write func(*entity.Table, *T) error, typ, attr, rule string) {
+	t.Run(name, func(t *testing.T) {
+		tbl := memTable(t)
+		v := good()
+		mod(&v)
+		testenv.WantRule(t, name, write(tbl, &v), typ, attr, rule)
+		if n := count(t, tbl); n != 0 {
+			t.Errorf("%d items written", n)
+		}
+	})
+}
+
 // TestSeedRulesOnEveryWrite writes each breach of a seed 003 rule through
 // a plain entity.Store, on every full-write path, and checks the typed
 // error and that nothing was written.
@@ -133,26 +148,10 @@ func TestSeedRulesOnEveryWrite(t *testing.T) {
 	}
 	for _, p := range paths {
 		for name, c := range images {
-			t.Run(p.name+"/image/"+name, func(t *testing.T) {
-				tbl := memTable(t)
-				g := goodImage()
-				c.mod(&g)
-				testenv.WantRule(t, name, p.image(tbl, &g), content.GeneratedImageType, c.want.attr, c.want.rule)
-				if n := count(t, tbl); n != 0 {
-					t.Errorf("%d items written", n)
-				}
-			})
+			wantBreach(t, p.name+"/image/"+name, goodImage, c.mod, p.image, content.GeneratedImageType, c.want.attr, c.want.rule)
 		}
 		for name, c := range jobs {
-			t.Run(p.name+"/job/"+name, func(t *testing.T) {
-				tbl := memTable(t)
-				j := goodJob()
-				c.mod(&j)
-				testenv.WantRule(t, name, p.job(tbl, &j), content.JobType, c.want.attr, c.want.rule)
-				if n := count(t, tbl); n != 0 {
-					t.Errorf("%d items written", n)
-				}
-			})
+			wantBreach(t, p.name+"/job/"+name, goodJob, c.mod, p.job, content.JobType, c.want.attr, c.want.rule)
 		}
 	}
 	t.Run("Create/content/empty title", func(t *testing.T) {

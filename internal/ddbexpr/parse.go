@@ -147,6 +147,19 @@ type parser struct {
 	order []string // placeholders in order of first use
 }
 
+// newExprParser returns a parser of the expression s, which must not be
+// empty.
+func newExprParser(s string) (*parser, error) {
+	p, err := newParser(s)
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().kind == tEOF {
+		return nil, &SyntaxError{"The expression can not be empty;"}
+	}
+	return p, nil
+}
+
 func newParser(s string) (*parser, error) {
 	toks, err := lex(s)
 	if err != nil {
@@ -372,12 +385,9 @@ type Condition struct {
 
 // ParseCondition parses a condition expression.
 func ParseCondition(s string) (*Condition, error) {
-	p, err := newParser(s)
+	p, err := newExprParser(s)
 	if err != nil {
 		return nil, err
-	}
-	if p.peek().kind == tEOF {
-		return nil, &SyntaxError{"The expression can not be empty;"}
 	}
 	c, err := p.parseOr()
 	if err != nil {
@@ -705,12 +715,9 @@ type Update struct {
 
 // ParseUpdate parses an update expression.
 func ParseUpdate(s string) (*Update, error) {
-	p, err := newParser(s)
+	p, err := newExprParser(s)
 	if err != nil {
 		return nil, err
-	}
-	if p.peek().kind == tEOF {
-		return nil, &SyntaxError{"The expression can not be empty;"}
 	}
 	u := &Update{}
 	seen := map[string]bool{}
@@ -930,12 +937,9 @@ type Projection struct {
 
 // ParseProjection parses a projection expression.
 func ParseProjection(s string) (*Projection, error) {
-	p, err := newParser(s)
+	p, err := newExprParser(s)
 	if err != nil {
 		return nil, err
-	}
-	if p.peek().kind == tEOF {
-		return nil, &SyntaxError{"The expression can not be empty;"}
 	}
 	pr := &Projection{}
 	for {

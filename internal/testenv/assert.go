@@ -2,7 +2,9 @@ package testenv
 
 import (
 	"errors"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -58,4 +60,23 @@ func Transitions[S comparable](t testing.TB, values []S, legal [][2]S, check fun
 			}
 		}
 	}
+}
+
+// Clock is a fake clock for Options.Now: each reading is one second after
+// the previous one, the first one second after the start. It is safe for
+// concurrent use.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock returns a [Clock] that starts at start.
+func NewClock(start time.Time) *Clock { return &Clock{t: start} }
+
+// Now moves the clock one second forward and returns the new time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Second)
+	return c.t
 }

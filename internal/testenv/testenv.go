@@ -159,10 +159,17 @@ func CreateKeyTable(ctx context.Context, c entity.Client, name, hash, rng string
 // its name.
 func PKSKTable(t testing.TB, c entity.Client, prefix string) string {
 	t.Helper()
+	return KeyTable(t, c, prefix, "PK", "SK")
+}
+
+// KeyTable is [PKSKTable] for a table keyed by the string attributes hash
+// and rng ([CreateKeyTable]).
+func KeyTable(t testing.TB, c entity.Client, prefix, hash, rng string) string {
+	t.Helper()
 	name := UniqueName(prefix)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := CreatePKSKTable(ctx, c, name); err != nil {
+	if err := CreateKeyTable(ctx, c, name, hash, rng); err != nil {
 		t.Fatalf("testenv: create table %s: %v", name, err)
 	}
 	t.Cleanup(func() {
