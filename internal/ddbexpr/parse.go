@@ -651,11 +651,7 @@ func (p *parser) parseCondOperand() (*Operand, error) {
 		p.useValue(t.text)
 		return &Operand{Kind: OpValue, Value: t.text}, nil
 	case tName:
-		path, err := p.parsePath()
-		if err != nil {
-			return nil, err
-		}
-		return &Operand{Kind: OpPath, Path: path}, nil
+		return p.pathOperand()
 	case tIdent:
 		if p.toks[p.pos+1].kind == tPunct && p.toks[p.pos+1].text == "(" {
 			if t.text != "size" {
@@ -681,13 +677,18 @@ func (p *parser) parseCondOperand() (*Operand, error) {
 			}
 			return &Operand{Kind: OpSize, Args: args}, nil
 		}
-		path, err := p.parsePath()
-		if err != nil {
-			return nil, err
-		}
-		return &Operand{Kind: OpPath, Path: path}, nil
+		return p.pathOperand()
 	}
 	return nil, p.errHere()
+}
+
+// pathOperand parses a document path as an operand.
+func (p *parser) pathOperand() (*Operand, error) {
+	path, err := p.parsePath()
+	if err != nil {
+		return nil, err
+	}
+	return &Operand{Kind: OpPath, Path: path}, nil
 }
 
 var updateFuncs = map[string]int{"if_not_exists": 2, "list_append": 2}
@@ -889,11 +890,7 @@ func (p *parser) parseSetOperand() (*Operand, error) {
 		p.useValue(t.text)
 		return &Operand{Kind: OpValue, Value: t.text}, nil
 	case tName:
-		path, err := p.parsePath()
-		if err != nil {
-			return nil, err
-		}
-		return &Operand{Kind: OpPath, Path: path}, nil
+		return p.pathOperand()
 	case tIdent:
 		if p.toks[p.pos+1].kind == tPunct && p.toks[p.pos+1].text == "(" {
 			n, ok := updateFuncs[t.text]
@@ -920,11 +917,7 @@ func (p *parser) parseSetOperand() (*Operand, error) {
 			}
 			return &Operand{Kind: OpListAppend, Args: args}, nil
 		}
-		path, err := p.parsePath()
-		if err != nil {
-			return nil, err
-		}
-		return &Operand{Kind: OpPath, Path: path}, nil
+		return p.pathOperand()
 	}
 	return nil, p.errHere()
 }
