@@ -457,19 +457,19 @@ func (r *readOpts) visit(p *page, e *entry) (bool, error) {
 
 // checkRead checks the projection, Select and Limit of a Query (or of a
 // Scan: scan) of src and returns the read's options.
-func (db *DB) checkRead(src *source, x *exprs, sel types.Select, limit *int32, scan bool) (*readOpts, error) {
+func (db *DB) checkRead(src *source, x *exprs, sel types.Select, limit *int32, scan bool) (readOpts, error) {
 	if err := src.checkProjected(x, scan); err != nil {
-		return nil, err
+		return readOpts{}, err
 	}
 	project, count, err := db.checkSelect(sel, x, src)
 	if err != nil {
-		return nil, err
+		return readOpts{}, err
 	}
 	n, err := checkLimit(limit)
 	if err != nil {
-		return nil, err
+		return readOpts{}, err
 	}
-	return &readOpts{x: x, src: src, limit: n, count: count, project: project, fetch: src.needsFetch(x, sel)}, nil
+	return readOpts{x: x, src: src, limit: n, count: count, project: project, fetch: src.needsFetch(x, sel)}, nil
 }
 
 func (db *DB) checkSelect(sel types.Select, x *exprs, src *source) (project bool, count bool, err error) {
@@ -557,10 +557,11 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			}
 		}
 	}
-	r, err := db.checkRead(src, x, in.Select, in.Limit, false)
+	ro, err := db.checkRead(src, x, in.Select, in.Limit, false)
 	if err != nil {
 		return nil, err
 	}
+	r := &ro
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
 	var esk string
 	hasESK := in.ExclusiveStartKey != nil
@@ -685,10 +686,11 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	if err != nil {
 		return nil, err
 	}
-	r, err := db.checkRead(src, x, in.Select, in.Limit, true)
+	ro, err := db.checkRead(src, x, in.Select, in.Limit, true)
 	if err != nil {
 		return nil, err
 	}
+	r := &ro
 	seg, total := 0, 1
 	if in.Segment != nil || in.TotalSegments != nil {
 		if in.Segment == nil || in.TotalSegments == nil {
