@@ -225,14 +225,34 @@ func FreePort(t testing.TB) int {
 
 // RedisProcess is a private redis-server started by a test that needs to
 // stop and restart its server (fault tests). It never touches the shared
-// servers of the test command.
+// servers of the test command. Its Port and Addr fields (of the embedded
+// node) give its loopback port and address.
 type RedisProcess struct {
+	redisNode
+}
+
+// redisNode is a redis-server owned by one test: its port and address on
+// loopback, its directory and, while it runs, its process.
+type redisNode struct {
 	t    testing.TB
 	Port int
 	Addr string
 	dir  string
 	cmd  *exec.Cmd
 }
+
+// newRedisNode picks a free port and a directory for a redis-server of t,
+// which requires the binary as [StartRedis] says.
+func newRedisNode(t testing.TB) redisNode {
+	t.Helper()
+	RequireBinary(t, "redis-server")
+	n := redisNode{t: t, Port: FreePort(t), dir: t.TempDir()}
+	n.Addr = fmt.Sprintf("127.0.0.1:%d", n.Port)
+	return n
+}
+
+// Stop kills the server (as a crash would) and waits for it to exit.
+func (n *redisNode) Stop() { stopRedisServer(&n.cmd) }
 
 // RequireBinary makes sure the named program is on PATH: without it the
 // test fails under the same rules as a missing server (it skips only
@@ -250,9 +270,7 @@ func RequireBinary(t testing.TB, name string) {
 // the shared servers.
 func StartRedis(t testing.TB) *RedisProcess {
 	t.Helper()
-	RequireBinary(t, "redis-server")
-	p := &RedisProcess{t: t, Port: FreePort(t), dir: t.TempDir()}
-	p.Addr = fmt.Sprintf("127.0.0.1:%d", p.Port)
+	p := &RedisProcess{newRedisNode(t)}
 	p.Start()
 	t.Cleanup(p.Stop)
 	return p
@@ -266,6 +284,3 @@ func (p *RedisProcess) Start() {
 	}
 	p.cmd = startRedisServer(p.t, p.Port, p.Addr, p.dir)
 }
-
-// Stop kills the server (as a crash would) and waits for it to exit.
-func (p *RedisProcess) Stop() { stopRedisServer(&p.cmd) }
