@@ -120,7 +120,7 @@ func (s *Scanner) Str() (string, bool) {
 
 // slowStr reads, from start on, the rest of a string that holds escapes.
 func (s *Scanner) slowStr(start int) (string, bool) {
-	b := make([]byte, 0, max(64, s.I-start+16))
+	b := make([]byte, 0, 64) // on the stack unless it grows
 	s.I = start
 	for s.I < len(s.S) {
 		c := s.S[s.I]
@@ -169,8 +169,12 @@ func (s *Scanner) slowStr(start int) (string, bool) {
 				return "", false
 			}
 			if utf16.IsSurrogate(r) {
-				if r, ok = s.surrogate(r, &b); !ok {
+				var mark bool
+				if r, mark, ok = s.surrogate(r); !ok {
 					return "", false
+				}
+				if mark {
+					b = utf8.AppendRune(b, utf8.RuneError)
 				}
 			}
 			b = utf8.AppendRune(b, r)
@@ -182,28 +186,27 @@ func (s *Scanner) slowStr(start int) (string, bool) {
 }
 
 // surrogate reads what follows the surrogate escape r and returns the
-// character to append (appending to b first the U+FFFD that Keep writes
-// before an unpaired escape's successor).
-func (s *Scanner) surrogate(r rune, b *[]byte) (rune, bool) {
+// character to append, and whether Keep's U+FFFD for an unpaired escape
+// goes before it. (It does not append itself: taking the address of the
+// caller's buffer would move the buffer to the heap.)
+func (s *Scanner) surrogate(r rune) (c rune, mark, ok bool) {
 	save := s.I
 	r2 := rune(-1)
 	if s.Lit(`\u`) {
-		var ok bool
 		if r2, ok = s.hex4(); !ok {
-			return 0, false
+			return 0, false, false
 		}
 	}
 	dec := utf16.DecodeRune(r, r2)
 	switch {
 	case dec != utf8.RuneError:
-		return dec, true
+		return dec, false, true
 	case s.Escapes == Replace:
 		s.I = save
 	case r2 >= 0 && !utf16.IsSurrogate(r2):
-		*b = utf8.AppendRune(*b, utf8.RuneError)
-		return r2, true
+		return r2, true, true
 	}
-	return utf8.RuneError, true
+	return utf8.RuneError, false, true
 }
 
 func (s *Scanner) hex4() (rune, bool) {

@@ -54,6 +54,31 @@ func TestStr(t *testing.T) {
 	}
 }
 
+// TestStrAllocs: a string without escapes is a substring (no
+// allocation); one with escapes costs only its result while it fits the
+// 64-byte buffer on the stack.
+func TestStrAllocs(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want float64
+	}{
+		{`"plain text"`, 0},
+		{`"a \"quoted\" \u00e9 \ud83d\ude00 text"`, 1},
+	} {
+		for _, mode := range []jsonscan.Escapes{jsonscan.Replace, jsonscan.Keep} {
+			got := testing.AllocsPerRun(100, func() {
+				s := jsonscan.Scanner{S: tc.in, Escapes: mode}
+				if _, ok := s.Str(); !ok {
+					t.Fatalf("%s: malformed", tc.in)
+				}
+			})
+			if got != tc.want {
+				t.Errorf("%s (mode %d): %v allocations, want %v", tc.in, mode, got, tc.want)
+			}
+		}
+	}
+}
+
 func TestTokens(t *testing.T) {
 	s := jsonscan.Scanner{S: " \t\n{ \r\"k\" :true, null } "}
 	if s.Eat('{') || s.Peek() != '{' || !s.Eat('{') {
