@@ -60,22 +60,9 @@ func (c *Cache) EvalWithGen(ctx context.Context, script *Script, key string, arg
 	cmds := make([][]string, 0, 1+2*len(inv))
 	ev := append([]string{"EVAL", script.Source(), "2"}, keys...)
 	cmds = append(cmds, append(ev, args...))
-	gttl := ms(c.genTTL())
-	for _, f := range inv {
-		cmds = append(cmds, []string{"SET", genKey(f), newGeneration(), "PX", gttl}, []string{"DEL", f})
-	}
-	var res []any
-	if err := c.do(ctx, func(ctx context.Context, conn Conn) (e error) {
-		res, e = conn.Pipeline(ctx, cmds)
-		return e
-	}); err != nil {
+	res, err := c.pipeline(ctx, "", c.appendInvalidations(cmds, inv))
+	if err != nil {
 		return nil, err
-	}
-	for _, r := range res {
-		if e, ok := r.(error); ok {
-			c.core.metrics.serverErrors.Add(1)
-			return nil, fmt.Errorf("%w: %w", ErrUnavailable, e)
-		}
 	}
 	if len(res) == 0 {
 		return nil, fmt.Errorf("%w: empty pipeline reply", ErrUnavailable)

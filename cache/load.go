@@ -97,14 +97,10 @@ func (c *Cache) genTTL() time.Duration { return 2*c.o.LoadTimeout + 10*time.Seco
 func GetOrLoad[T any](ctx context.Context, c *Cache, key string, ttl time.Duration,
 	load func(context.Context) (T, error), optFns ...func(*LoadOptions)) (T, error) {
 	var zero T
-	full, err := c.Key(key)
+	full, lo, err := c.loadCall("GetOrLoad", key, ttl, optFns)
 	if err != nil {
 		return zero, err
 	}
-	if ttl <= 0 {
-		return zero, fmt.Errorf("%w: GetOrLoad needs a positive ttl", ErrInvalidOptions)
-	}
-	lo := c.loadOptions(optFns)
 	m := &c.core.metrics
 	if c.core.conn == nil {
 		return bypassLoad(ctx, m, load)
@@ -129,7 +125,19 @@ func GetOrLoad[T any](ctx context.Context, c *Cache, key string, ttl time.Durati
 		}
 		m.misses.Add(1)
 	}
+	return sharedLoad(ctx, c, full, ttl, lo, load, fill[T])
+}
 
+// filler is the body of one shared load of full: fill or fillHash.
+type filler[T any] func(ctx context.Context, c *Cache, full string, ttl time.Duration, lo LoadOptions,
+	load func(context.Context) (T, error)) (any, error)
+
+// sharedLoad joins the load of full in flight in this process, or starts
+// one that runs fill with a context detached from ctx and bounded by
+// Options.LoadTimeout, and waits for its result or for ctx to end.
+func sharedLoad[T any](ctx context.Context, c *Cache, full string, ttl time.Duration, lo LoadOptions,
+	load func(context.Context) (T, error), fill filler[T]) (T, error) {
+	var zero T
 	f := c.core.flights.start(full, func() (any, error) {
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.o.LoadTimeout)
 		defer cancel()
@@ -149,6 +157,19 @@ func GetOrLoad[T any](ctx context.Context, c *Cache, key string, ttl time.Durati
 		return load(ctx)
 	}
 	return v, nil
+}
+
+// loadCall checks the arguments of a load call (GetOrLoad, named op in
+// errors): it returns key's full name and the resolved load options.
+func (c *Cache) loadCall(op, key string, ttl time.Duration, optFns []func(*LoadOptions)) (string, LoadOptions, error) {
+	full, err := c.Key(key)
+	if err != nil {
+		return "", LoadOptions{}, err
+	}
+	if ttl <= 0 {
+		return "", LoadOptions{}, fmt.Errorf("%w: %s needs a positive ttl", ErrInvalidOptions, op)
+	}
+	return full, c.loadOptions(optFns), nil
 }
 
 // decode turns a cached string into a value. decoded is false when the
@@ -215,6 +236,14 @@ func fill[T any](ctx context.Context, c *Cache, full string, ttl time.Duration, 
 }
 
 func (c *Cache) guardedSet(ctx context.Context, full, gen, val string, ttl time.Duration, loadStart time.Time) {
+	c.guardedEval(ctx, full, guardedSetScript, []string{gen, val, ms(ttl)}, loadStart)
+}
+
+// guardedEval runs script, a write of full that checks first that full's
+// generation is still args[0], for a load started at loadStart. A write
+// the generation stops, or one skipped because the load took so long that
+// the generation mark may have expired, counts as a stale skip.
+func (c *Cache) guardedEval(ctx context.Context, full string, script *Script, args []string, loadStart time.Time) {
 	m := &c.core.metrics
 	if time.Since(loadStart) > c.genTTL()-time.Second {
 		m.staleSkip.Add(1) // the generation mark may have expired: cannot tell
@@ -222,7 +251,7 @@ func (c *Cache) guardedSet(ctx context.Context, full, gen, val string, ttl time.
 	}
 	var res any
 	err := c.do(ctx, func(ctx context.Context, conn Conn) (e error) {
-		res, e = conn.Eval(ctx, guardedSetScript, []string{full, genKey(full)}, []string{gen, val, ms(ttl)})
+		res, e = conn.Eval(ctx, script, []string{full, genKey(full)}, args)
 		return e
 	})
 	if n, _ := res.(int64); err == nil && n == 0 {
@@ -257,27 +286,40 @@ func (c *Cache) Invalidate(ctx context.Context, keys ...string) error {
 	if c.core.conn == nil {
 		return nil
 	}
+	_, err = c.pipeline(ctx, "invalidate: ", c.appendInvalidations(make([][]string, 0, 2*len(fulls)), fulls))
+	return err
+}
+
+// appendInvalidations appends to cmds the commands that invalidate fulls:
+// for each, a new generation mark, then the key's deletion (mark first: a
+// guarded set that runs between the two fails; one that ran before the
+// mark is deleted).
+func (c *Cache) appendInvalidations(cmds [][]string, fulls []string) [][]string {
 	gttl := ms(c.genTTL())
-	cmds := make([][]string, 0, 2*len(fulls))
 	for _, f := range fulls {
-		// Mark first, then delete: a guarded set that runs between the
-		// two fails; one that ran before the mark is deleted.
 		cmds = append(cmds, []string{"SET", genKey(f), newGeneration(), "PX", gttl}, []string{"DEL", f})
 	}
+	return cmds
+}
+
+// pipeline sends cmds in one round trip and returns their replies. A
+// command answered with an error makes it return ErrUnavailable (wrapped,
+// the error prefixed by what) and counts as a server error.
+func (c *Cache) pipeline(ctx context.Context, what string, cmds [][]string) ([]any, error) {
 	var res []any
 	if err := c.do(ctx, func(ctx context.Context, conn Conn) (e error) {
 		res, e = conn.Pipeline(ctx, cmds)
 		return e
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	for _, r := range res {
 		if e, ok := r.(error); ok {
 			c.core.metrics.serverErrors.Add(1)
-			return fmt.Errorf("%w: invalidate: %w", ErrUnavailable, e)
+			return nil, fmt.Errorf("%w: %s%w", ErrUnavailable, what, e)
 		}
 	}
-	return nil
+	return res, nil
 }
 
 var writeThroughScript = NewScript(`

@@ -32,14 +32,10 @@ return 1`)
 // empty hash cannot be cached). LoadOptions.Codec is not used.
 func (c *Cache) GetOrLoadHash(ctx context.Context, key string, ttl time.Duration,
 	load func(context.Context) (map[string]string, error), optFns ...func(*LoadOptions)) (map[string]string, error) {
-	full, err := c.Key(key)
+	full, lo, err := c.loadCall("GetOrLoadHash", key, ttl, optFns)
 	if err != nil {
 		return nil, err
 	}
-	if ttl <= 0 {
-		return nil, fmt.Errorf("%w: GetOrLoadHash needs a positive ttl", ErrInvalidOptions)
-	}
-	lo := c.loadOptions(optFns)
 	m := &c.core.metrics
 	if c.core.conn == nil {
 		return bypassLoad(ctx, m, load)
@@ -57,24 +53,7 @@ func (c *Cache) GetOrLoadHash(ctx context.Context, key string, ttl time.Duration
 		return nil, ctx.Err()
 	}
 	m.misses.Add(1)
-	f := c.core.flights.start(full, func() (any, error) {
-		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.o.LoadTimeout)
-		defer cancel()
-		return fillHash(lctx, c, full, ttl, lo, load)
-	})
-	select {
-	case <-f.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if f.err != nil {
-		return nil, f.err
-	}
-	v, ok := f.val.(map[string]string)
-	if !ok {
-		return load(ctx)
-	}
-	return v, nil
+	return sharedLoad(ctx, c, full, ttl, lo, load, fillHash)
 }
 
 func hashValue(h map[string]string, full string) (map[string]string, error) {
@@ -127,22 +106,10 @@ func fillHash(ctx context.Context, c *Cache, full string, ttl time.Duration, lo 
 }
 
 func (c *Cache) guardedHashSet(ctx context.Context, full, gen string, fields map[string]string, ttl time.Duration, loadStart time.Time) {
-	m := &c.core.metrics
-	if time.Since(loadStart) > c.genTTL()-time.Second {
-		m.staleSkip.Add(1)
-		return
-	}
 	args := make([]string, 0, 2+2*len(fields))
 	args = append(args, gen, ms(ttl))
 	for k, v := range fields {
 		args = append(args, k, v)
 	}
-	var res any
-	err := c.do(ctx, func(ctx context.Context, conn Conn) (e error) {
-		res, e = conn.Eval(ctx, hashGuardedSetScript, []string{full, genKey(full)}, args)
-		return e
-	})
-	if n, _ := res.(int64); err == nil && n == 0 {
-		m.staleSkip.Add(1)
-	}
+	c.guardedEval(ctx, full, hashGuardedSetScript, args, loadStart)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -50,7 +51,7 @@ func Example() {
 	<-done
 	mu.Lock()
 	defer mu.Unlock()
-	for _, l := range sortStrings(log) {
+	for _, l := range slices.Sorted(slices.Values(log)) {
 		fmt.Println(l)
 	}
 	m := c.Metrics()
@@ -60,16 +61,4 @@ func Example() {
 	// handled flaky at delivery 2
 	// handled ok at delivery 1
 	// received 6, succeeded 2, retried 3, dead-lettered 1
-}
-
-func sortStrings(s []string) []string {
-	out := append([]string(nil), s...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
 }

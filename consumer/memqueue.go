@@ -177,26 +177,27 @@ func (q *MemQueue[T]) Receive(ctx context.Context, max int) ([]Message[T], error
 // Delete removes the message received with handle; [ErrInvalidHandle]
 // when the handle is no longer current.
 func (q *MemQueue[T]) Delete(ctx context.Context, handle string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	m, ok := q.byHdl[handle]
-	if !ok {
-		return fmt.Errorf("%w: delete", ErrInvalidHandle)
-	}
-	delete(q.byHdl, handle)
-	delete(q.msgs, m.id)
-	q.deleted.Add(1)
-	q.signal()
-	return nil
+	return q.withHandle(ctx, handle, "delete", func(m *memMsg[T]) {
+		delete(q.byHdl, handle)
+		delete(q.msgs, m.id)
+		q.deleted.Add(1)
+	})
 }
 
 // ChangeVisibility hides the message received with handle for d from now
 // (0 makes it visible at once); [ErrInvalidHandle] when the handle is no
 // longer current.
 func (q *MemQueue[T]) ChangeVisibility(ctx context.Context, handle string, d time.Duration) error {
+	return q.withHandle(ctx, handle, "change visibility", func(m *memMsg[T]) {
+		m.hidden = time.Now().Add(max(d, 0))
+	})
+}
+
+// withHandle runs fn, under the queue's lock, on the message received
+// with handle, then wakes the receivers. It returns ctx.Err() when ctx has
+// ended, and ErrInvalidHandle (wrapped, naming op) when the handle is no
+// longer current.
+func (q *MemQueue[T]) withHandle(ctx context.Context, handle, op string, fn func(m *memMsg[T])) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -204,9 +205,9 @@ func (q *MemQueue[T]) ChangeVisibility(ctx context.Context, handle string, d tim
 	defer q.mu.Unlock()
 	m, ok := q.byHdl[handle]
 	if !ok {
-		return fmt.Errorf("%w: change visibility", ErrInvalidHandle)
+		return fmt.Errorf("%w: %s", ErrInvalidHandle, op)
 	}
-	m.hidden = time.Now().Add(max(d, 0))
+	fn(m)
 	q.signal()
 	return nil
 }

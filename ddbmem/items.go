@@ -46,6 +46,17 @@ func checkRVOnFailure(rv types.ReturnValuesOnConditionCheckFailure) error {
 	return validationf("1 validation error detected: Value '%s' at 'returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]", rv)
 }
 
+// checkOldReturns checks what a PutItem or DeleteItem may return: at most
+// the old item, as ReturnValues and on a failed condition.
+func checkOldReturns(rv types.ReturnValue, onFailure types.ReturnValuesOnConditionCheckFailure) error {
+	switch rv {
+	case "", types.ReturnValueNone, types.ReturnValueAllOld:
+	default:
+		return validation("Return values set to invalid value")
+	}
+	return checkRVOnFailure(onFailure)
+}
+
 // preparedPut is a validated put, ready to apply under the table lock.
 type preparedPut struct {
 	t      *table
@@ -93,12 +104,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 	if in, err = legacyPut(in); err != nil {
 		return nil, err
 	}
-	switch in.ReturnValues {
-	case "", types.ReturnValueNone, types.ReturnValueAllOld:
-	default:
-		return nil, validation("Return values set to invalid value")
-	}
-	if err := checkRVOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
+	if err := checkOldReturns(in.ReturnValues, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
 	p, err := db.preparePut(t, in.Item, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ConditionExpression)
@@ -190,12 +196,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	if in, err = legacyDelete(in); err != nil {
 		return nil, err
 	}
-	switch in.ReturnValues {
-	case "", types.ReturnValueNone, types.ReturnValueAllOld:
-	default:
-		return nil, validation("Return values set to invalid value")
-	}
-	if err := checkRVOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
+	if err := checkOldReturns(in.ReturnValues, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
 	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression, valueExprs: "ConditionExpression is null"})

@@ -455,6 +455,23 @@ func (r *readOpts) visit(p *page, e *entry) (bool, error) {
 	return true, nil
 }
 
+// checkRead checks the projection, Select and Limit of a Query (or of a
+// Scan: scan) of src and returns the read's options.
+func (db *DB) checkRead(src *source, x *exprs, sel types.Select, limit *int32, scan bool) (readOpts, error) {
+	if err := src.checkProjected(x, scan); err != nil {
+		return readOpts{}, err
+	}
+	project, count, err := db.checkSelect(sel, x, src)
+	if err != nil {
+		return readOpts{}, err
+	}
+	n, err := checkLimit(limit)
+	if err != nil {
+		return readOpts{}, err
+	}
+	return readOpts{x: x, src: src, limit: n, count: count, project: project, fetch: src.needsFetch(x, sel)}, nil
+}
+
 func (db *DB) checkSelect(sel types.Select, x *exprs, src *source) (project bool, count bool, err error) {
 	switch sel {
 	case "":
@@ -540,18 +557,11 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			}
 		}
 	}
-	if err := src.checkProjected(x, false); err != nil {
-		return nil, err
-	}
-	project, count, err := db.checkSelect(in.Select, x, src)
+	ro, err := db.checkRead(src, x, in.Select, in.Limit, false)
 	if err != nil {
 		return nil, err
 	}
-	limit, err := checkLimit(in.Limit)
-	if err != nil {
-		return nil, err
-	}
-	r := &readOpts{x: x, src: src, limit: limit, count: count, project: project, fetch: src.needsFetch(x, in.Select)}
+	r := &ro
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
 	var esk string
 	hasESK := in.ExclusiveStartKey != nil
@@ -573,7 +583,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		esk = e
 	}
 	p := page{slab: slab{chunk: slabChunk, nchunk: slabChunk / 4}}
-	if !count {
+	if !r.count {
 		p.items = []item{}
 	}
 	t.mu.RLock()
@@ -587,11 +597,11 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		if rng.hi != "" {
 			hi = part.search(func(sk string) bool { return sk >= rng.hi })
 		}
-		if !count && hi > lo {
+		if !r.count && hi > lo {
 			// Size the page's allocations for the items it will likely hold.
 			n := hi - lo
-			if limit > 0 && limit < n {
-				n = limit
+			if r.limit > 0 && r.limit < n {
+				n = r.limit
 			}
 			n = min(n, 256)
 			p.items = make([]item, 0, n)
@@ -645,7 +655,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	t.mu.RUnlock()
 	out := &dynamodb.QueryOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last,
 		ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, t.name, src, p.size, p.fetched, aws.ToBool(in.ConsistentRead))}
-	if !count {
+	if !r.count {
 		out.Items = p.items
 	}
 	return out, nil
@@ -676,17 +686,11 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	if err != nil {
 		return nil, err
 	}
-	if err := src.checkProjected(x, true); err != nil {
-		return nil, err
-	}
-	project, count, err := db.checkSelect(in.Select, x, src)
+	ro, err := db.checkRead(src, x, in.Select, in.Limit, true)
 	if err != nil {
 		return nil, err
 	}
-	limit, err := checkLimit(in.Limit)
-	if err != nil {
-		return nil, err
-	}
+	r := &ro
 	seg, total := 0, 1
 	if in.Segment != nil || in.TotalSegments != nil {
 		if in.Segment == nil || in.TotalSegments == nil {
@@ -706,9 +710,8 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 		}
 		seg, total = int(*in.Segment), int(*in.TotalSegments)
 	}
-	r := &readOpts{x: x, src: src, limit: limit, count: count, project: project, fetch: src.needsFetch(x, in.Select)}
 	p := page{slab: slab{chunk: slabChunk, nchunk: slabChunk / 4}}
-	if !count {
+	if !r.count {
 		p.items = []item{}
 	}
 	segOf := func(h uint64) int {
@@ -760,7 +763,7 @@ scan:
 	t.mu.RUnlock()
 	out := &dynamodb.ScanOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last,
 		ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, t.name, src, p.size, p.fetched, aws.ToBool(in.ConsistentRead))}
-	if !count {
+	if !r.count {
 		out.Items = p.items
 	}
 	return out, nil

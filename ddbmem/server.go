@@ -282,12 +282,8 @@ func readAll(r io.Reader, buf []byte) ([]byte, error) {
 }
 
 func validJSON(b []byte) bool {
-	d := &jdec{s: string(b)}
-	if d.skip() != nil {
-		return false
-	}
-	d.ws()
-	return d.i == len(d.s)
+	d := newJdec(string(b))
+	return d.skip() == nil && d.End()
 }
 
 // writeBody writes a response with DynamoDB's headers: its length, its

@@ -194,6 +194,31 @@ func isKeyTypeMismatch(err error) bool {
 	return err == errKeyType || apiMessage(err) == keyTypeMismatchMsg
 }
 
+// keyAction prepares the part of a ConditionCheck (needsCond) or Delete
+// action the two share: the table, the condition (which a ConditionCheck
+// must have), what to return on its failure, and the key.
+func (db *DB) keyAction(table *string, key item, r exprReq, rv types.ReturnValuesOnConditionCheckFailure, needsCond bool) (*txAction, error) {
+	t, err := db.table(table)
+	if err != nil {
+		return nil, err
+	}
+	if needsCond && r.cond == nil {
+		return nil, validation("1 validation error detected: Value null at 'transactItems.1.member.conditionCheck.conditionExpression' failed to satisfy constraint: Member must not be null")
+	}
+	if err := checkRVOnFailure(rv); err != nil {
+		return nil, err
+	}
+	x, err := db.parseExprs(r)
+	if err != nil {
+		return nil, err
+	}
+	pk, sk, err := t.parseKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return &txAction{t: t, pk: pk, sk: sk, x: x, rv: rv}, nil
+}
+
 func (db *DB) prepareTx(ti types.TransactWriteItem) (*txAction, error) {
 	n := 0
 	for _, set := range []bool{ti.ConditionCheck != nil, ti.Put != nil, ti.Delete != nil, ti.Update != nil} {
@@ -207,25 +232,12 @@ func (db *DB) prepareTx(ti types.TransactWriteItem) (*txAction, error) {
 	switch {
 	case ti.ConditionCheck != nil:
 		c := ti.ConditionCheck
-		t, err := db.table(c.TableName)
-		if err != nil {
-			return nil, err
+		a, err := db.keyAction(c.TableName, c.Key, exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, cond: c.ConditionExpression},
+			c.ReturnValuesOnConditionCheckFailure, true)
+		if a != nil {
+			a.check = true
 		}
-		if c.ConditionExpression == nil {
-			return nil, validation("1 validation error detected: Value null at 'transactItems.1.member.conditionCheck.conditionExpression' failed to satisfy constraint: Member must not be null")
-		}
-		if err := checkRVOnFailure(c.ReturnValuesOnConditionCheckFailure); err != nil {
-			return nil, err
-		}
-		x, err := db.parseExprs(exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, cond: c.ConditionExpression})
-		if err != nil {
-			return nil, err
-		}
-		pk, sk, err := t.parseKey(c.Key)
-		if err != nil {
-			return nil, err
-		}
-		return &txAction{t: t, pk: pk, sk: sk, x: x, rv: c.ReturnValuesOnConditionCheckFailure, check: true}, nil
+		return a, err
 	case ti.Put != nil:
 		c := ti.Put
 		t, err := db.table(c.TableName)
@@ -242,22 +254,12 @@ func (db *DB) prepareTx(ti types.TransactWriteItem) (*txAction, error) {
 		return &txAction{t: t, pk: p.pk, sk: p.sk, x: p.x, rv: c.ReturnValuesOnConditionCheckFailure, put: p}, nil
 	case ti.Delete != nil:
 		c := ti.Delete
-		t, err := db.table(c.TableName)
-		if err != nil {
-			return nil, err
+		a, err := db.keyAction(c.TableName, c.Key, exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, cond: c.ConditionExpression},
+			c.ReturnValuesOnConditionCheckFailure, false)
+		if a != nil {
+			a.del = true
 		}
-		if err := checkRVOnFailure(c.ReturnValuesOnConditionCheckFailure); err != nil {
-			return nil, err
-		}
-		x, err := db.parseExprs(exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, cond: c.ConditionExpression})
-		if err != nil {
-			return nil, err
-		}
-		pk, sk, err := t.parseKey(c.Key)
-		if err != nil {
-			return nil, err
-		}
-		return &txAction{t: t, pk: pk, sk: sk, x: x, rv: c.ReturnValuesOnConditionCheckFailure, del: true}, nil
+		return a, err
 	default:
 		c := ti.Update
 		t, err := db.table(c.TableName)
@@ -302,45 +304,39 @@ func fingerprint(in *dynamodb.TransactWriteItemsInput) [32]byte {
 			str(m[k])
 		}
 	}
+	// op hashes one action: its kind, table, key (or item), expressions
+	// (the update's, then the condition), names, values and what it
+	// returns on a failed condition.
+	op := func(kind string, table *string, item map[string]types.AttributeValue, n map[string]string,
+		values map[string]types.AttributeValue, rv types.ReturnValuesOnConditionCheckFailure, exprs ...*string) {
+		str(kind)
+		ptr(table)
+		hashItem(h, str, item)
+		for _, e := range exprs {
+			ptr(e)
+		}
+		names(n)
+		hashItem(h, str, values)
+		str(string(rv))
+	}
 	for _, ti := range in.TransactItems {
 		switch {
 		case ti.ConditionCheck != nil:
 			c := ti.ConditionCheck
-			str("check")
-			ptr(c.TableName)
-			hashItem(h, str, c.Key)
-			ptr(c.ConditionExpression)
-			names(c.ExpressionAttributeNames)
-			hashItem(h, str, c.ExpressionAttributeValues)
-			str(string(c.ReturnValuesOnConditionCheckFailure))
+			op("check", c.TableName, c.Key, c.ExpressionAttributeNames, c.ExpressionAttributeValues,
+				c.ReturnValuesOnConditionCheckFailure, c.ConditionExpression)
 		case ti.Put != nil:
 			c := ti.Put
-			str("put")
-			ptr(c.TableName)
-			hashItem(h, str, c.Item)
-			ptr(c.ConditionExpression)
-			names(c.ExpressionAttributeNames)
-			hashItem(h, str, c.ExpressionAttributeValues)
-			str(string(c.ReturnValuesOnConditionCheckFailure))
+			op("put", c.TableName, c.Item, c.ExpressionAttributeNames, c.ExpressionAttributeValues,
+				c.ReturnValuesOnConditionCheckFailure, c.ConditionExpression)
 		case ti.Delete != nil:
 			c := ti.Delete
-			str("delete")
-			ptr(c.TableName)
-			hashItem(h, str, c.Key)
-			ptr(c.ConditionExpression)
-			names(c.ExpressionAttributeNames)
-			hashItem(h, str, c.ExpressionAttributeValues)
-			str(string(c.ReturnValuesOnConditionCheckFailure))
+			op("delete", c.TableName, c.Key, c.ExpressionAttributeNames, c.ExpressionAttributeValues,
+				c.ReturnValuesOnConditionCheckFailure, c.ConditionExpression)
 		case ti.Update != nil:
 			c := ti.Update
-			str("update")
-			ptr(c.TableName)
-			hashItem(h, str, c.Key)
-			ptr(c.UpdateExpression)
-			ptr(c.ConditionExpression)
-			names(c.ExpressionAttributeNames)
-			hashItem(h, str, c.ExpressionAttributeValues)
-			str(string(c.ReturnValuesOnConditionCheckFailure))
+			op("update", c.TableName, c.Key, c.ExpressionAttributeNames, c.ExpressionAttributeValues,
+				c.ReturnValuesOnConditionCheckFailure, c.UpdateExpression, c.ConditionExpression)
 		}
 	}
 	var out [32]byte

@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/internal/jsonscan"
 )
 
 // This file decodes the JSON body of a DynamoDB request into the SDK's
@@ -45,163 +45,45 @@ func serializationErr(msg string) error {
 
 var errSyntax = serializationErr("")
 
-// jdec is a JSON reader over one request body. Unescaped strings are
-// substrings of s, which holds the whole body.
+// jdec is a JSON reader over one request body; its strings are read as
+// DynamoDB reads them (jsonscan.Keep).
 type jdec struct {
-	s string
-	i int
+	jsonscan.Scanner
 }
 
-func (d *jdec) ws() {
-	for d.i < len(d.s) {
-		switch d.s[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
-
-// peek returns the next non-space byte (0 at the end).
-func (d *jdec) peek() byte {
-	d.ws()
-	if d.i < len(d.s) {
-		return d.s[d.i]
-	}
-	return 0
-}
-
-func (d *jdec) eat(c byte) bool {
-	if d.peek() == c {
-		d.i++
-		return true
-	}
-	return false
-}
-
-func (d *jdec) lit(word string) bool {
-	if len(d.s)-d.i >= len(word) && d.s[d.i:d.i+len(word)] == word {
-		d.i += len(word)
-		return true
-	}
-	return false
+func newJdec(body string) *jdec {
+	return &jdec{jsonscan.Scanner{S: body, Escapes: jsonscan.Keep}}
 }
 
 // null consumes a null literal if one is next.
 func (d *jdec) null() bool {
-	if d.peek() == 'n' {
-		return d.lit("null")
+	if d.Peek() == 'n' {
+		return d.Lit("null")
 	}
 	return false
 }
 
-// str reads a string; the opening quote is next.
+// str reads a string; the opening quote is next, after white space.
 func (d *jdec) str() (string, error) {
-	if !d.eat('"') {
-		return "", errSyntax
-	}
-	start := d.i
-	for d.i < len(d.s) {
-		c := d.s[d.i]
-		switch {
-		case c == '"':
-			v := d.s[start:d.i]
-			d.i++
-			return v, nil
-		case c == '\\':
-			return d.slowStr(start)
-		case c < 0x20:
-			return "", errSyntax
-		}
-		d.i++
+	d.WS()
+	if s, ok := d.Str(); ok {
+		return s, nil
 	}
 	return "", errSyntax
-}
-
-func (d *jdec) slowStr(start int) (string, error) {
-	b := []byte(d.s[start:d.i])
-	for d.i < len(d.s) {
-		c := d.s[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			return string(b), nil
-		case c < 0x20:
-			return "", errSyntax
-		case c != '\\':
-			b = append(b, c)
-			d.i++
-			continue
-		}
-		d.i++
-		if d.i >= len(d.s) {
-			return "", errSyntax
-		}
-		e := d.s[d.i]
-		d.i++
-		switch e {
-		case '"', '\\', '/':
-			b = append(b, e)
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r, ok := d.hex4()
-			if !ok {
-				return "", errSyntax
-			}
-			if utf16.IsSurrogate(r) {
-				r2 := rune(-1)
-				if d.lit(`\u`) {
-					if r2, ok = d.hex4(); !ok {
-						return "", errSyntax
-					}
-				}
-				if r = utf16.DecodeRune(r, r2); r == utf8.RuneError && r2 >= 0 && !utf16.IsSurrogate(r2) {
-					b = utf8.AppendRune(b, utf8.RuneError)
-					r = r2
-				}
-			}
-			b = utf8.AppendRune(b, r)
-		default:
-			return "", errSyntax
-		}
-	}
-	return "", errSyntax
-}
-
-func (d *jdec) hex4() (rune, bool) {
-	if len(d.s)-d.i < 4 {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(d.s[d.i:d.i+4], 16, 32)
-	if err != nil {
-		return 0, false
-	}
-	d.i += 4
-	return rune(n), true
 }
 
 // number reads a JSON number's text.
 func (d *jdec) number() (string, error) {
-	d.ws()
-	start := d.i
-	if d.i < len(d.s) && d.s[d.i] == '-' {
-		d.i++
+	d.WS()
+	start := d.I
+	if d.I < len(d.S) && d.S[d.I] == '-' {
+		d.I++
 	}
 	digits := 0
-	for d.i < len(d.s) {
-		c := d.s[d.i]
+	for d.I < len(d.S) {
+		c := d.S[d.I]
 		if (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || ((c == '+' || c == '-') && digits > 0) {
-			d.i++
+			d.I++
 			digits++
 			continue
 		}
@@ -210,52 +92,52 @@ func (d *jdec) number() (string, error) {
 	if digits == 0 {
 		return "", errSyntax
 	}
-	if _, err := strconv.ParseFloat(d.s[start:d.i], 64); err != nil {
+	if _, err := strconv.ParseFloat(d.S[start:d.I], 64); err != nil {
 		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
 			return "", errSyntax
 		}
 	}
-	return d.s[start:d.i], nil
+	return d.S[start:d.I], nil
 }
 
 // skip skips one value.
 func (d *jdec) skip() error {
-	switch d.peek() {
+	switch d.Peek() {
 	case '{':
-		d.i++
-		if d.eat('}') {
+		d.I++
+		if d.Token('}') {
 			return nil
 		}
 		for {
 			if _, err := d.str(); err != nil {
 				return err
 			}
-			if !d.eat(':') {
+			if !d.Token(':') {
 				return errSyntax
 			}
 			if err := d.skip(); err != nil {
 				return err
 			}
-			if d.eat('}') {
+			if d.Token('}') {
 				return nil
 			}
-			if !d.eat(',') {
+			if !d.Token(',') {
 				return errSyntax
 			}
 		}
 	case '[':
-		d.i++
-		if d.eat(']') {
+		d.I++
+		if d.Token(']') {
 			return nil
 		}
 		for {
 			if err := d.skip(); err != nil {
 				return err
 			}
-			if d.eat(']') {
+			if d.Token(']') {
 				return nil
 			}
-			if !d.eat(',') {
+			if !d.Token(',') {
 				return errSyntax
 			}
 		}
@@ -263,15 +145,15 @@ func (d *jdec) skip() error {
 		_, err := d.str()
 		return err
 	case 't':
-		if d.lit("true") {
+		if d.Lit("true") {
 			return nil
 		}
 	case 'f':
-		if d.lit("false") {
+		if d.Lit("false") {
 			return nil
 		}
 	case 'n':
-		if d.lit("null") {
+		if d.Lit("null") {
 			return nil
 		}
 	default:
@@ -283,10 +165,10 @@ func (d *jdec) skip() error {
 
 // object iterates the members of an object; the opening brace is next.
 func (d *jdec) object(member func(key string) error) error {
-	if !d.eat('{') {
+	if !d.Token('{') {
 		return errSyntax
 	}
-	if d.eat('}') {
+	if d.Token('}') {
 		return nil
 	}
 	for {
@@ -294,16 +176,16 @@ func (d *jdec) object(member func(key string) error) error {
 		if err != nil {
 			return err
 		}
-		if !d.eat(':') {
+		if !d.Token(':') {
 			return errSyntax
 		}
 		if err := member(k); err != nil {
 			return err
 		}
-		if d.eat('}') {
+		if d.Token('}') {
 			return nil
 		}
-		if !d.eat(',') {
+		if !d.Token(',') {
 			return errSyntax
 		}
 	}
@@ -311,20 +193,20 @@ func (d *jdec) object(member func(key string) error) error {
 
 // array iterates the elements of an array; the opening bracket is next.
 func (d *jdec) array(elem func() error) error {
-	if !d.eat('[') {
+	if !d.Token('[') {
 		return errSyntax
 	}
-	if d.eat(']') {
+	if d.Token(']') {
 		return nil
 	}
 	for {
 		if err := elem(); err != nil {
 			return err
 		}
-		if d.eat(']') {
+		if d.Token(']') {
 			return nil
 		}
-		if !d.eat(',') {
+		if !d.Token(',') {
 			return errSyntax
 		}
 	}
@@ -352,7 +234,7 @@ func (d *jdec) typeErr(want string) error {
 	if want == "Blob" {
 		article = "a "
 	}
-	switch c := d.peek(); {
+	switch c := d.Peek(); {
 	case c == '{':
 		if want == "List" {
 			return serializationErr("Start of structure or map found where not expected.")
@@ -361,11 +243,11 @@ func (d *jdec) typeErr(want string) error {
 	case c == '[':
 		return serializationErr("Start of list found where not expected")
 	}
-	start := d.i
+	start := d.I
 	if err := d.skip(); err != nil {
 		return err
 	}
-	raw := d.s[start:d.i]
+	raw := d.S[start:d.I]
 	switch want {
 	case "List":
 		return serializationErr("Expected list or null")
@@ -382,7 +264,7 @@ func (d *jdec) typeErr(want string) error {
 		return serializationErr("class java.lang.Boolean can not be converted to " + article + want)
 	case '"':
 		if want == "Boolean" {
-			s, _ := (&jdec{s: raw}).str()
+			s, _ := newJdec(raw).str()
 			return serializationErr("'" + upper(s) + "' can not be converted to an Boolean")
 		}
 		return serializationErr("class java.lang.String can not be converted to " + article + want)
@@ -416,20 +298,14 @@ var (
 // decodeInput fills in (a pointer to an SDK input struct) from body.
 func decodeInput(body []byte, in any) error {
 	v := reflect.ValueOf(in).Elem()
-	d := &jdec{s: string(body)}
-	if d.null() {
+	d := newJdec(string(body))
+	if !d.null() {
 		// A null request is an empty one.
-		d.ws()
-		if d.i != len(d.s) {
-			return errSyntax
+		if err := decoderFor(v.Type())(d, v); err != nil {
+			return err
 		}
-		return nil
 	}
-	if err := decoderFor(v.Type())(d, v); err != nil {
-		return err
-	}
-	d.ws()
-	if d.i != len(d.s) {
+	if !d.End() {
 		return errSyntax
 	}
 	return nil
@@ -480,7 +356,7 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 		}
 	case t == timeType:
 		return func(d *jdec, v reflect.Value) error {
-			if d.peek() != '-' && (d.peek() < '0' || d.peek() > '9') {
+			if d.Peek() != '-' && (d.Peek() < '0' || d.Peek() > '9') {
 				return d.typeErr("Date")
 			}
 			n, err := d.number()
@@ -506,7 +382,7 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 		}
 	case reflect.String:
 		return func(d *jdec, v reflect.Value) error {
-			if d.peek() != '"' {
+			if d.Peek() != '"' {
 				return d.typeErr("String")
 			}
 			s, err := d.str()
@@ -516,9 +392,9 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 	case reflect.Bool:
 		return func(d *jdec, v reflect.Value) error {
 			switch {
-			case d.peek() == 't' && d.lit("true"):
+			case d.Peek() == 't' && d.Lit("true"):
 				v.SetBool(true)
-			case d.peek() == 'f' && d.lit("false"):
+			case d.Peek() == 'f' && d.Lit("false"):
 				v.SetBool(false)
 			default:
 				return d.typeErr("Boolean")
@@ -531,7 +407,7 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 			name = "Long"
 		}
 		return func(d *jdec, v reflect.Value) error {
-			if c := d.peek(); c != '-' && (c < '0' || c > '9') {
+			if c := d.Peek(); c != '-' && (c < '0' || c > '9') {
 				return d.typeErr(name)
 			}
 			n, err := d.number()
@@ -554,7 +430,7 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 		}
 	case reflect.Float32, reflect.Float64:
 		return func(d *jdec, v reflect.Value) error {
-			if c := d.peek(); c != '-' && (c < '0' || c > '9') {
+			if c := d.Peek(); c != '-' && (c < '0' || c > '9') {
 				return d.typeErr("Double")
 			}
 			n, err := d.number()
@@ -577,7 +453,7 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 		}
 		elem := buildDecoder(t.Elem(), building)
 		return func(d *jdec, v reflect.Value) error {
-			if d.peek() != '[' {
+			if d.Peek() != '[' {
 				return d.typeErr("List")
 			}
 			s := reflect.MakeSlice(t, 0, 4)
@@ -600,7 +476,7 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 		}
 		elem := buildDecoder(t.Elem(), building)
 		return func(d *jdec, v reflect.Value) error {
-			if d.peek() != '{' {
+			if d.Peek() != '{' {
 				return d.typeErr("Map")
 			}
 			m := reflect.MakeMap(t)
@@ -633,7 +509,7 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 			fields[sf.Name] = field{i, buildDecoder(sf.Type, building)}
 		}
 		return func(d *jdec, v reflect.Value) error {
-			if d.peek() != '{' {
+			if d.Peek() != '{' {
 				return d.typeErr("Structure")
 			}
 			return d.object(func(k string) error {
@@ -655,7 +531,7 @@ func skipDecoder(d *jdec, _ reflect.Value) error { return d.skip() }
 
 // blob reads a base64 string.
 func (d *jdec) blob() ([]byte, error) {
-	if d.peek() != '"' {
+	if d.Peek() != '"' {
 		return nil, d.typeErr("Blob")
 	}
 	s, err := d.str()
@@ -686,7 +562,7 @@ const errManyTypes = "Supplied AttributeValue has more than one datatypes set, m
 
 // item reads a map of attribute values.
 func (d *jdec) item() (item, error) {
-	if d.peek() != '{' {
+	if d.Peek() != '{' {
 		return nil, d.typeErr("Map")
 	}
 	it := item{}
@@ -705,7 +581,7 @@ func (d *jdec) item() (item, error) {
 // attr reads one attribute value; an object with no type member is nil,
 // which the engine reports as an empty attribute value.
 func (d *jdec) attr() (types.AttributeValue, error) {
-	if d.peek() != '{' {
+	if d.Peek() != '{' {
 		return nil, d.typeErr("Structure")
 	}
 	var av types.AttributeValue
@@ -717,7 +593,7 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 		var v types.AttributeValue
 		switch k {
 		case "S":
-			if d.peek() != '"' {
+			if d.Peek() != '"' {
 				return d.typeErr("String")
 			}
 			s, err := d.str()
@@ -726,7 +602,7 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 			}
 			v = &types.AttributeValueMemberS{Value: s}
 		case "N":
-			if d.peek() != '"' {
+			if d.Peek() != '"' {
 				return d.typeErr("String")
 			}
 			s, err := d.str()
@@ -743,9 +619,9 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 		case "BOOL", "NULL":
 			var b bool
 			switch {
-			case d.peek() == 't' && d.lit("true"):
+			case d.Peek() == 't' && d.Lit("true"):
 				b = true
-			case d.peek() == 'f' && d.lit("false"):
+			case d.Peek() == 'f' && d.Lit("false"):
 			default:
 				return d.typeErr("Boolean")
 			}
@@ -765,7 +641,7 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 				v = &types.AttributeValueMemberNS{Value: l}
 			}
 		case "BS":
-			if d.peek() != '[' {
+			if d.Peek() != '[' {
 				return d.typeErr("List")
 			}
 			l := [][]byte{}
@@ -783,7 +659,7 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 			}
 			v = &types.AttributeValueMemberBS{Value: l}
 		case "L":
-			if d.peek() != '[' {
+			if d.Peek() != '[' {
 				return d.typeErr("List")
 			}
 			l := []types.AttributeValue{}
@@ -823,7 +699,7 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 }
 
 func (d *jdec) strList() ([]string, error) {
-	if d.peek() != '[' {
+	if d.Peek() != '[' {
 		return nil, d.typeErr("List")
 	}
 	l := []string{}
@@ -831,7 +707,7 @@ func (d *jdec) strList() ([]string, error) {
 		if d.null() {
 			return nil
 		}
-		if d.peek() != '"' {
+		if d.Peek() != '"' {
 			return d.typeErr("String")
 		}
 		s, err := d.str()

@@ -45,13 +45,6 @@ func rawItem(t *testing.T, tbl *entity.Table, key entity.Key) map[string]types.A
 	return testenv.RawItem(t, tbl, key)
 }
 
-func sval(m map[string]types.AttributeValue, k string) string {
-	if v, ok := m[k].(*types.AttributeValueMemberS); ok {
-		return v.Value
-	}
-	return "<absent>"
-}
-
 func TestCRUD(t *testing.T) {
 	tbl := noteTable(t)
 	ctx := context.Background()
@@ -70,11 +63,11 @@ func TestCRUD(t *testing.T) {
 	}
 	raw := rawItem(t, tbl, key)
 	for attr, want := range map[string]string{"PK": "NOTE#n1", "SK": "META", "Type": "NOTE", "GSI1PK": "OWNER#kim", "GSI1SK": "REGION#seoul#안녕하세요", "GSI2PK": "TAG#news", "GSI2SK": "NOTE#n1"} {
-		if got := sval(raw, attr); got != want {
+		if got := testenv.Text(raw, attr); got != want {
 			t.Errorf("%s = %q, want %q", attr, got, want)
 		}
 	}
-	if ca := sval(raw, "CreatedAt"); len(ca) != 20 || !strings.HasSuffix(ca, "Z") {
+	if ca := testenv.Text(raw, "CreatedAt"); len(ca) != 20 || !strings.HasSuffix(ca, "Z") {
 		t.Errorf("CreatedAt %q is not ISO 8601 UTC seconds", ca)
 	}
 
@@ -87,7 +80,7 @@ func TestCRUD(t *testing.T) {
 	if err != nil || got.Title != "안녕하세요" || got.Version != 1 {
 		t.Fatalf("Get: %+v %v", got, err)
 	}
-	created := sval(raw, "CreatedAt")
+	created := testenv.Text(raw, "CreatedAt")
 
 	// Update with version, increments.
 	upd, err := notes.Update(ctx, key, entity.Changes[Note]{
@@ -99,7 +92,7 @@ func TestCRUD(t *testing.T) {
 	if upd.Version != 2 || upd.Views != 3 || upd.Body != "body" {
 		t.Fatalf("Update result %+v", upd)
 	}
-	if c := sval(rawItem(t, tbl, key), "CreatedAt"); c != created {
+	if c := testenv.Text(rawItem(t, tbl, key), "CreatedAt"); c != created {
 		t.Fatalf("CreatedAt changed %q -> %q", created, c)
 	}
 	// Version conflict.
@@ -201,7 +194,7 @@ func TestIndexKeysNeverDrift(t *testing.T) {
 	if err := update(entity.Set(NoteOwner, "lee")); err != nil {
 		t.Fatal(err)
 	}
-	if got := sval(rawItem(t, tbl, key), "GSI1PK"); got != "OWNER#lee" {
+	if got := testenv.Text(rawItem(t, tbl, key), "GSI1PK"); got != "OWNER#lee" {
 		t.Fatalf("GSI1PK = %q", got)
 	}
 	// A source changes but another source of the key is not given: error,
@@ -210,13 +203,13 @@ func TestIndexKeysNeverDrift(t *testing.T) {
 	if !errors.Is(err, entity.ErrValidation) || !errors.Is(err, errMissingField) {
 		t.Fatalf("missing source: %v", err)
 	}
-	if raw := rawItem(t, tbl, key); sval(raw, "region") != "seoul" || sval(raw, "GSI1SK") != "REGION#seoul#a" {
-		t.Fatalf("half-written: %v %v", sval(raw, "region"), sval(raw, "GSI1SK"))
+	if raw := rawItem(t, tbl, key); testenv.Text(raw, "region") != "seoul" || testenv.Text(raw, "GSI1SK") != "REGION#seoul#a" {
+		t.Fatalf("half-written: %v %v", testenv.Text(raw, "region"), testenv.Text(raw, "GSI1SK"))
 	}
 	if err := update(entity.Set(NoteRegion, "busan"), entity.Set(NoteTitle, "b#c")); err != nil {
 		t.Fatal(err)
 	}
-	if got := sval(rawItem(t, tbl, key), "GSI1SK"); got != "REGION#busan#b%23c" {
+	if got := testenv.Text(rawItem(t, tbl, key), "GSI1SK"); got != "REGION#busan#b%23c" {
 		t.Fatalf("GSI1SK = %q", got)
 	}
 	// Sparse index: removing the source removes the index keys.
@@ -235,8 +228,8 @@ func TestIndexKeysNeverDrift(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw = rawItem(t, tbl, key)
-	if sval(raw, "GSI2PK") != "TAG#y" || sval(raw, "GSI2SK") != "NOTE#d1" {
-		t.Fatalf("GSI2 keys %q %q", sval(raw, "GSI2PK"), sval(raw, "GSI2SK"))
+	if testenv.Text(raw, "GSI2PK") != "TAG#y" || testenv.Text(raw, "GSI2SK") != "NOTE#d1" {
+		t.Fatalf("GSI2 keys %q %q", testenv.Text(raw, "GSI2PK"), testenv.Text(raw, "GSI2SK"))
 	}
 	// Setting to empty also removes (empty = absent for a sparse key).
 	if err := update(entity.Set(NoteTag, "")); err != nil {
@@ -395,19 +388,19 @@ func TestSparseIndexWholeOrNothing(t *testing.T) {
 	raw := rawItem(t, tbl, key)
 	for _, attr := range []string{"GSI2PK", "GSI2SK"} {
 		if _, ok := raw[attr]; ok {
-			t.Errorf("%s written for a note without a tag: %q", attr, sval(raw, attr))
+			t.Errorf("%s written for a note without a tag: %q", attr, testenv.Text(raw, attr))
 		}
 	}
-	if sval(raw, "GSI1PK") != "OWNER#kim" {
-		t.Errorf("GSI1PK = %q, want OWNER#kim", sval(raw, "GSI1PK"))
+	if testenv.Text(raw, "GSI1PK") != "OWNER#kim" {
+		t.Errorf("GSI1PK = %q, want OWNER#kim", testenv.Text(raw, "GSI1PK"))
 	}
 	n.Tag = "news"
 	if err := notes.Put(ctx, &n, entity.IfVersion(n.Version)); err != nil {
 		t.Fatal(err)
 	}
 	raw = rawItem(t, tbl, key)
-	if sval(raw, "GSI2PK") != "TAG#news" || sval(raw, "GSI2SK") != "NOTE#s1" {
-		t.Errorf("GSI2 keys after tagging: %q %q", sval(raw, "GSI2PK"), sval(raw, "GSI2SK"))
+	if testenv.Text(raw, "GSI2PK") != "TAG#news" || testenv.Text(raw, "GSI2SK") != "NOTE#s1" {
+		t.Errorf("GSI2 keys after tagging: %q %q", testenv.Text(raw, "GSI2PK"), testenv.Text(raw, "GSI2SK"))
 	}
 }
 

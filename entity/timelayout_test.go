@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/internal/testenv"
 )
 
 // milliNote is Note with a schema declaring a millisecond time layout.
@@ -67,7 +68,7 @@ func TestTimeLayoutStampedAsDeclared(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, attr := range []string{"CreatedAt", "UpdatedAt"} {
-				if got := sval(in.Item, attr); got != tc.want {
+				if got := testenv.Text(in.Item, attr); got != tc.want {
 					t.Errorf("create %s = %q, want %q", attr, got, tc.want)
 				}
 			}

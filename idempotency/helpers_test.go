@@ -23,27 +23,7 @@ import (
 func newTable(t testing.TB, pk, sk string) (*dynamodb.Client, string) {
 	t.Helper()
 	db := testenv.DynamoDB(t)
-	name := testenv.UniqueName("idem")
-	ctx := context.Background()
-	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName: aws.String(name),
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String(pk), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String(sk), AttributeType: types.ScalarAttributeTypeS},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange},
-		},
-		BillingMode: types.BillingModePayPerRequest,
-	})
-	if err != nil {
-		t.Fatalf("create table: %v", err)
-	}
-	t.Cleanup(func() {
-		_, _ = db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	})
-	return db, name
+	return db, testenv.KeyTable(t, db, "idem", pk, sk)
 }
 
 // counting counts the calls that reach the wrapped client.

@@ -36,16 +36,13 @@ shift 2
 [ -f "$SUITE/test/helpers.js" ] || { echo "$SUITE/test/helpers.js not found: SUITE must hold dynalite's test/ folder" >&2; exit 2; }
 
 CACHE=${TABLEKIT_CACHE:-$HOME/.cache/tablekit}
+. scripts/lib.sh
 DYNALITE_VERSION=${DYNALITE_VERSION:-4.0.0}
-DDB_VERSION=2.9.30
-DDB_DIR=$CACHE/amplify-dynamodb-simulator-$DDB_VERSION
 WORK=$CACHE/peers/dynalite-$DYNALITE_VERSION
 RUN=$(mktemp -d /tmp/tablekit-peers.XXXXXX)
 OUT=${PEERS_OUT:-$RUN/out}
 mkdir -p "$OUT"
 SERVER=
-
-log() { printf '== %s\n' "$*" >&2; }
 
 cleanup() {
   local rc=$?
@@ -62,12 +59,7 @@ trap cleanup EXIT INT TERM
 # --- dynalite from npm, with the suite's dependencies -----------------------
 if [ ! -f "$WORK/.installed" ]; then
   log "fetching dynalite@$DYNALITE_VERSION from npm"
-  mkdir -p "$CACHE/peers"
-  tmp=$(mktemp -d "$CACHE/peers/dl.XXXXXX")
-  (cd "$tmp" && npm pack --silent "dynalite@$DYNALITE_VERSION" >/dev/null && tar xzf ./*.tgz)
-  rm -rf "$WORK"
-  mv "$tmp/package" "$WORK"
-  rm -rf "$tmp"
+  npm_fetch "dynalite@$DYNALITE_VERSION" package "$WORK"
   # Its dependencies plus what the tests load (mocha, should, aws4); no
   # install scripts run.
   (cd "$WORK" && npm install --silent --no-audit --no-fund --ignore-scripts --omit=dev >/dev/null &&
@@ -200,15 +192,7 @@ stop_target() {
 # Checks and one-time preparation of the target.
 case "$TARGET" in
 local)
-  if [ ! -f "$DDB_DIR/DynamoDBLocal.jar" ]; then
-    log "fetching DynamoDB Local (npm amplify-dynamodb-simulator@$DDB_VERSION)"
-    mkdir -p "$CACHE"
-    tmp=$(mktemp -d "$CACHE/dl.XXXXXX")
-    (cd "$tmp" && npm pack --silent "amplify-dynamodb-simulator@$DDB_VERSION" >/dev/null && tar xzf ./*.tgz)
-    rm -rf "$DDB_DIR"
-    mv "$tmp/package/emulator" "$DDB_DIR"
-    rm -rf "$tmp"
-  fi
+  ddb_local_fetch
   ;;
 engine)
   # PEERS_ENGINE_DIR: another checkout of this module to build the engine

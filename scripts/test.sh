@@ -12,12 +12,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 CACHE=${TABLEKIT_CACHE:-$HOME/.cache/tablekit}
-DDB_VERSION=2.9.30
-DDB_DIR=$CACHE/amplify-dynamodb-simulator-$DDB_VERSION
+. scripts/lib.sh
 RUN=$(mktemp -d /tmp/tablekit-run.XXXXXX)
 PIDS=()
-
-log() { printf '== %s\n' "$*" >&2; }
 
 cleanup() {
   local rc=$?
@@ -45,15 +42,7 @@ if ! command -v java >/dev/null; then
 fi
 java -version >/dev/null 2>&1 || { echo "java does not run" >&2; exit 1; }
 
-if [ ! -f "$DDB_DIR/DynamoDBLocal.jar" ]; then
-  log "fetching DynamoDB Local (npm amplify-dynamodb-simulator@$DDB_VERSION)"
-  mkdir -p "$CACHE"
-  tmp=$(mktemp -d "$CACHE/dl.XXXXXX")
-  (cd "$tmp" && npm pack --silent "amplify-dynamodb-simulator@$DDB_VERSION" >/dev/null && tar xzf ./*.tgz)
-  rm -rf "$DDB_DIR"
-  mv "$tmp/package/emulator" "$DDB_DIR"
-  rm -rf "$tmp"
-fi
+ddb_local_fetch
 
 # --- ports -----------------------------------------------------------------
 used_ports=" "

@@ -36,6 +36,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/entity/internal/layout"
 	"github.com/tablekit/tablekit/keys"
 )
 
@@ -65,10 +66,7 @@ func TableOptions(o *entity.Options) {
 // NewTable returns the Codex table on client. name "" means
 // [DefaultTableName]; optFns run after [TableOptions].
 func NewTable(client entity.Client, name string, optFns ...func(*entity.Options)) *entity.Table {
-	if name == "" {
-		name = DefaultTableName
-	}
-	return entity.NewTable(client, name, append([]func(*entity.Options){TableOptions}, optFns...)...)
+	return layout.NewTable(client, name, DefaultTableName, TableOptions, optFns)
 }
 
 // NewID returns a new time-ordered ID (26 characters, Crockford base32,

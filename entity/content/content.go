@@ -59,9 +59,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/entity/internal/layout"
 )
 
 // DefaultTableName is the table name used when NewTable gets "".
@@ -87,19 +86,13 @@ const (
 // strings, the Type attribute, GSI1, GSI2 and Type_CreatedAt (projection
 // ALL), the TTL attribute "ttl" and on-demand billing.
 func TableOptions(o *entity.Options) {
-	o.PK, o.SK, o.TypeAttr = "PK", "SK", "Type"
-	o.TTLAttr = TTLAttr
-	o.BillingMode = types.BillingModePayPerRequest
-	o.GSIs = append(o.GSIs, GSIs...)
+	layout.Options(o, TTLAttr, GSIs...)
 }
 
 // NewTable returns the content table on client. name "" means
 // [DefaultTableName]; optFns run after [TableOptions].
 func NewTable(client entity.Client, name string, optFns ...func(*entity.Options)) *entity.Table {
-	if name == "" {
-		name = DefaultTableName
-	}
-	return entity.NewTable(client, name, append([]func(*entity.Options){TableOptions}, optFns...)...)
+	return layout.NewTable(client, name, DefaultTableName, TableOptions, optFns)
 }
 
 // Style is the look of a generated image.

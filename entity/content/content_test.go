@@ -103,7 +103,7 @@ func TestJobIDs(t *testing.T) {
 		t.Fatal("two equal job ids")
 	}
 	for _, bad := range []string{"", "job-img-", "job-vid-abc", "abc"} {
-		wantRule(t, bad, entity.Check(content.JobID, bad), content.JobType, "id", entity.RulePrefix)
+		testenv.WantRule(t, bad, entity.Check(content.JobID, bad), content.JobType, "id", entity.RulePrefix)
 	}
 	if err := entity.Check(content.JobID, "job-img-abc123"); err != nil {
 		t.Errorf("seed sample: %v", err)
@@ -111,36 +111,15 @@ func TestJobIDs(t *testing.T) {
 }
 
 func TestCheckTransition(t *testing.T) {
-	legal := map[[2]content.Status]bool{
-		{content.StatusPending, content.StatusProcessing}:   true,
-		{content.StatusProcessing, content.StatusCompleted}: true,
-		{content.StatusProcessing, content.StatusFailed}:    true,
+	legal := [][2]content.Status{
+		{content.StatusPending, content.StatusProcessing},
+		{content.StatusProcessing, content.StatusCompleted},
+		{content.StatusProcessing, content.StatusFailed},
 	}
-	for _, from := range content.StatusValues() {
-		for _, to := range content.StatusValues() {
-			err := content.CheckTransition(from, to)
-			if legal[[2]content.Status{from, to}] != (err == nil) {
-				t.Errorf("%s -> %s: %v", from, to, err)
-			}
-			if err != nil && !errors.Is(err, content.ErrIllegalTransition) {
-				t.Errorf("%s -> %s: %v is not ErrIllegalTransition", from, to, err)
-			}
-		}
-	}
-	wantRule(t, "unknown", content.CheckTransition("DONE", content.StatusFailed), content.JobType, "status", entity.RuleEnum)
-}
-
-// wantRule checks that err is an *entity.ConstraintError of the rule.
-func wantRule(t *testing.T, name string, err error, typ, attr, rule string) {
-	t.Helper()
-	var ce *entity.ConstraintError
-	if !errors.As(err, &ce) || !errors.Is(err, entity.ErrValidation) {
-		t.Errorf("%s: %v is not an *entity.ConstraintError", name, err)
-		return
-	}
-	if ce.Type != typ || ce.Attr != attr || ce.Rule != rule {
-		t.Errorf("%s: got %s %s %s, want %s %s %s (%v)", name, ce.Type, ce.Attr, ce.Rule, typ, attr, rule, err)
-	}
+	testenv.Transitions(t, content.StatusValues(), legal, content.CheckTransition, func(err error, _, _ content.Status) bool {
+		return errors.Is(err, content.ErrIllegalTransition)
+	})
+	testenv.WantRule(t, "unknown", content.CheckTransition("DONE", content.StatusFailed), content.JobType, "status", entity.RuleEnum)
 }
 
 func newTable(t *testing.T) *entity.Table {
@@ -152,16 +131,6 @@ func newTable(t *testing.T) *entity.Table {
 func raw(t *testing.T, tbl *entity.Table, k entity.Key) map[string]types.AttributeValue {
 	t.Helper()
 	return testenv.RawItem(t, tbl, k)
-}
-
-func sv(m map[string]types.AttributeValue, k string) string {
-	switch v := m[k].(type) {
-	case *types.AttributeValueMemberS:
-		return v.Value
-	case *types.AttributeValueMemberN:
-		return v.Value
-	}
-	return "<absent>"
 }
 
 // TestContentAndImages: one content per event, image validation, TTL.
@@ -184,7 +153,7 @@ func TestContentAndImages(t *testing.T) {
 		t.Fatalf("empty title: %v", err)
 	}
 	it := raw(t, tbl, entity.Key{PK: "EVENT#evt-draft-12345", SK: "CONTENT"})
-	if sv(it, "Type") != "Content" || sv(it, "eventTitle") != c.EventTitle || sv(it, "createdAt") == "<absent>" || sv(it, "ttl") != "<absent>" {
+	if testenv.Text(it, "Type") != "Content" || testenv.Text(it, "eventTitle") != c.EventTitle || testenv.Text(it, "createdAt") == "<absent>" || testenv.Text(it, "ttl") != "<absent>" {
 		t.Fatalf("content item %v", it)
 	}
 
@@ -194,15 +163,15 @@ func TestContentAndImages(t *testing.T) {
 	}
 	k, _ := g.PrimaryKey()
 	it = raw(t, tbl, k)
-	if want := strconv.FormatInt(now.Add(90*24*time.Hour).Unix(), 10); sv(it, "ttl") != want {
-		t.Fatalf("image ttl %s, want %s (90 days)", sv(it, "ttl"), want)
+	if want := strconv.FormatInt(now.Add(90*24*time.Hour).Unix(), 10); testenv.Text(it, "ttl") != want {
+		t.Fatalf("image ttl %s, want %s (90 days)", testenv.Text(it, "ttl"), want)
 	}
-	if sv(it, "SK") != "IMAGE#SIMPLE#INSTAGRAM#"+g.ID || sv(it, "width") != "1080" || sv(it, "selected") != "<absent>" && it["selected"].(*types.AttributeValueMemberBOOL).Value {
+	if testenv.Text(it, "SK") != "IMAGE#SIMPLE#INSTAGRAM#"+g.ID || testenv.Text(it, "width") != "1080" || testenv.Text(it, "selected") != "<absent>" && it["selected"].(*types.AttributeValueMemberBOOL).Value {
 		t.Fatalf("image item %v", it)
 	}
 	bad := g
 	bad.ID, bad.Width = "other", 0
-	wantRule(t, "zero width", svc.AddImage(ctx, &bad), content.GeneratedImageType, "width", entity.RuleMin)
+	testenv.WantRule(t, "zero width", svc.AddImage(ctx, &bad), content.GeneratedImageType, "width", entity.RuleMin)
 	sel, err := svc.SelectImage(ctx, g.EventID, g.Style, g.Platform, g.ID, true)
 	if err != nil || !sel.Selected {
 		t.Fatalf("select: %+v %v", sel, err)
@@ -240,9 +209,9 @@ func TestJobLifecycle(t *testing.T) {
 	}
 	key, _ := content.JobKey(j.ID)
 	it := raw(t, tbl, key)
-	if sv(it, "status") != "PENDING" || sv(it, "progress") != "0" || sv(it, "GSI2PK") != "JOBSTATUS#PENDING" ||
-		sv(it, "GSI1PK") != "EVENT#evt-draft-12345" || sv(it, "GSI1SK") != "JOB#"+now.Format("2006-01-02T15:04:05.000Z")+"#job-img-abc123" ||
-		sv(it, "ttl") != strconv.FormatInt(now.Add(30*24*time.Hour).Unix(), 10) {
+	if testenv.Text(it, "status") != "PENDING" || testenv.Text(it, "progress") != "0" || testenv.Text(it, "GSI2PK") != "JOBSTATUS#PENDING" ||
+		testenv.Text(it, "GSI1PK") != "EVENT#evt-draft-12345" || testenv.Text(it, "GSI1SK") != "JOB#"+now.Format("2006-01-02T15:04:05.000Z")+"#job-img-abc123" ||
+		testenv.Text(it, "ttl") != strconv.FormatInt(now.Add(30*24*time.Hour).Unix(), 10) {
 		t.Fatalf("job item %v", it)
 	}
 	var te *content.TransitionError
@@ -261,12 +230,12 @@ func TestJobLifecycle(t *testing.T) {
 	}
 	for _, p := range []int{-1, 101} {
 		_, err := svc.SetProgress(ctx, j.ID, p)
-		wantRule(t, "progress "+strconv.Itoa(p), err, content.JobType, "progress", map[bool]string{true: entity.RuleMin, false: entity.RuleMax}[p < 0])
+		testenv.WantRule(t, "progress "+strconv.Itoa(p), err, content.JobType, "progress", map[bool]string{true: entity.RuleMin, false: entity.RuleMax}[p < 0])
 	}
 	if got, err = svc.SetProgress(ctx, j.ID, 50); err != nil || got.Progress != 50 {
 		t.Fatalf("progress: %+v %v", got, err)
 	}
-	if sv(raw(t, tbl, key), "GSI2PK") != "JOBSTATUS#PROCESSING" {
+	if testenv.Text(raw(t, tbl, key), "GSI2PK") != "JOBSTATUS#PROCESSING" {
 		t.Fatal("GSI2 key did not follow the status")
 	}
 	got, err = svc.CompleteJob(ctx, j.ID, "4 images")
@@ -280,7 +249,7 @@ func TestJobLifecycle(t *testing.T) {
 		t.Fatalf("missing job: %v", err)
 	}
 	_, err = svc.StartJob(ctx, "nope")
-	wantRule(t, "bad id", err, content.JobType, "id", entity.RulePrefix)
+	testenv.WantRule(t, "bad id", err, content.JobType, "id", entity.RulePrefix)
 	// FAILED sets completedAt too.
 	f := content.Job{ID: content.NewJobID(), EventID: "evt-2", Kind: content.KindImageRegeneration}
 	if err := svc.CreateJob(ctx, &f); err != nil {

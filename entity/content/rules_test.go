@@ -15,6 +15,7 @@ import (
 	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/content"
+	"github.com/tablekit/tablekit/internal/testenv"
 )
 
 // memTable returns a content table on the embedded engine.
@@ -43,6 +44,21 @@ func goodImage() content.GeneratedImage {
 
 func goodJob() content.Job {
 	return content.Job{ID: "job-img-abc123", EventID: "evt-1", Kind: content.KindImageGeneration, Status: content.StatusPending, Progress: 0}
+}
+
+// wantBreach runs the subtest name: good() changed by mod and written
+// to a fresh table by write must fail with the rule (typ, attr, rule), and
+// nothing must be written.
+func wantBreach[T any](t *testing.T, name string, good func() T, mod func(*T), write func(*entity.Table, *T) error, typ, attr, rule string) {
+	t.Run(name, func(t *testing.T) {
+		tbl := memTable(t)
+		v := good()
+		mod(&v)
+		testenv.WantRule(t, name, write(tbl, &v), typ, attr, rule)
+		if n := count(t, tbl); n != 0 {
+			t.Errorf("%d items written", n)
+		}
+	})
 }
 
 // TestSeedRulesOnEveryWrite writes each breach of a seed 003 rule through
@@ -132,32 +148,16 @@ func TestSeedRulesOnEveryWrite(t *testing.T) {
 	}
 	for _, p := range paths {
 		for name, c := range images {
-			t.Run(p.name+"/image/"+name, func(t *testing.T) {
-				tbl := memTable(t)
-				g := goodImage()
-				c.mod(&g)
-				wantRule(t, name, p.image(tbl, &g), content.GeneratedImageType, c.want.attr, c.want.rule)
-				if n := count(t, tbl); n != 0 {
-					t.Errorf("%d items written", n)
-				}
-			})
+			wantBreach(t, p.name+"/image/"+name, goodImage, c.mod, p.image, content.GeneratedImageType, c.want.attr, c.want.rule)
 		}
 		for name, c := range jobs {
-			t.Run(p.name+"/job/"+name, func(t *testing.T) {
-				tbl := memTable(t)
-				j := goodJob()
-				c.mod(&j)
-				wantRule(t, name, p.job(tbl, &j), content.JobType, c.want.attr, c.want.rule)
-				if n := count(t, tbl); n != 0 {
-					t.Errorf("%d items written", n)
-				}
-			})
+			wantBreach(t, p.name+"/job/"+name, goodJob, c.mod, p.job, content.JobType, c.want.attr, c.want.rule)
 		}
 	}
 	t.Run("Create/content/empty title", func(t *testing.T) {
 		tbl := memTable(t)
 		err := entity.NewStore[content.Content](tbl).Create(ctx, &content.Content{EventID: "evt-1"})
-		wantRule(t, "empty title", err, content.ContentType, "eventTitle", entity.RuleNonEmpty)
+		testenv.WantRule(t, "empty title", err, content.ContentType, "eventTitle", entity.RuleNonEmpty)
 		if n := count(t, tbl); n != 0 {
 			t.Errorf("%d items written", n)
 		}
@@ -212,15 +212,15 @@ func TestSeedRulesOnUpdate(t *testing.T) {
 	}
 	for _, c := range imageCases {
 		_, err := images.Update(ctx, gk, entity.Changes[content.GeneratedImage]{c.change})
-		wantRule(t, "Update "+c.name, err, content.GeneratedImageType, c.attr, c.rule)
+		testenv.WantRule(t, "Update "+c.name, err, content.GeneratedImageType, c.attr, c.rule)
 		err = tbl.Tx().Add(images.TxUpdate(gk, entity.Changes[content.GeneratedImage]{c.change})).Exec(ctx)
-		wantRule(t, "TxUpdate "+c.name, err, content.GeneratedImageType, c.attr, c.rule)
+		testenv.WantRule(t, "TxUpdate "+c.name, err, content.GeneratedImageType, c.attr, c.rule)
 	}
 	for _, c := range jobCases {
 		_, err := jobs.Update(ctx, jk, entity.Changes[content.Job]{entity.Set(content.JobResultMessage, "x"), c.change})
-		wantRule(t, "Update "+c.name, err, content.JobType, c.attr, c.rule)
+		testenv.WantRule(t, "Update "+c.name, err, content.JobType, c.attr, c.rule)
 		err = tbl.Tx().Add(jobs.TxUpdate(jk, entity.Changes[content.Job]{c.change})).Exec(ctx)
-		wantRule(t, "TxUpdate "+c.name, err, content.JobType, c.attr, c.rule)
+		testenv.WantRule(t, "TxUpdate "+c.name, err, content.JobType, c.attr, c.rule)
 	}
 	gotG, err := images.Get(ctx, gk)
 	if err != nil {
@@ -284,7 +284,7 @@ func TestSeedRulesOnRead(t *testing.T) {
 			} else {
 				_, err = entity.NewStore[content.GeneratedImage](tbl).Get(ctx, key)
 			}
-			wantRule(t, c.name, err, c.typ, c.attr, entity.RuleEnum)
+			testenv.WantRule(t, c.name, err, c.typ, c.attr, entity.RuleEnum)
 			var ce *entity.ConstraintError
 			if errors.As(err, &ce) && ce.Value != any(c.value) && fmt.Sprint(ce.Value) != c.value {
 				t.Errorf("value %v, want %s", ce.Value, c.value)

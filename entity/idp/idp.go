@@ -34,9 +34,8 @@ package idp
 import (
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/entity/internal/layout"
 )
 
 // Index names of the seed's table.
@@ -50,18 +49,13 @@ const DefaultTableName = "idp-backend"
 
 // TableOptions configures an entity.Table with the seed 000 layout.
 func TableOptions(o *entity.Options) {
-	o.PK, o.SK, o.TypeAttr = "PK", "SK", "Type"
-	o.BillingMode = types.BillingModePayPerRequest
-	o.GSIs = append(o.GSIs, GSIs...)
+	layout.Options(o, "", GSIs...)
 }
 
 // NewTable returns the idp backend table on client; name "" means
 // DefaultTableName.
 func NewTable(client entity.Client, name string, optFns ...func(*entity.Options)) *entity.Table {
-	if name == "" {
-		name = DefaultTableName
-	}
-	return entity.NewTable(client, name, append([]func(*entity.Options){TableOptions}, optFns...)...)
+	return layout.NewTable(client, name, DefaultTableName, TableOptions, optFns)
 }
 
 // Project is a workspace that holds documents.

@@ -113,9 +113,8 @@ package participation
 import (
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/entity/internal/layout"
 )
 
 // DefaultTableName is the table name used when NewTable gets "".
@@ -135,19 +134,13 @@ const TTLAttr = "ttl"
 // and SK strings, the Type attribute, GSI1 and GSI2 (projection ALL), the
 // TTL attribute "ttl" and on-demand billing.
 func TableOptions(o *entity.Options) {
-	o.PK, o.SK, o.TypeAttr = "PK", "SK", "Type"
-	o.TTLAttr = TTLAttr
-	o.BillingMode = types.BillingModePayPerRequest
-	o.GSIs = append(o.GSIs, GSIs...)
+	layout.Options(o, TTLAttr, GSIs...)
 }
 
 // NewTable returns the participation table on client. name "" means
 // [DefaultTableName]; optFns run after [TableOptions].
 func NewTable(client entity.Client, name string, optFns ...func(*entity.Options)) *entity.Table {
-	if name == "" {
-		name = DefaultTableName
-	}
-	return entity.NewTable(client, name, append([]func(*entity.Options){TableOptions}, optFns...)...)
+	return layout.NewTable(client, name, DefaultTableName, TableOptions, optFns)
 }
 
 // Status is the processing status of a [Request], in lifecycle order.

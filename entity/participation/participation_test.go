@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -149,30 +150,19 @@ func isRule(err error, attr, rule string) bool {
 
 func TestCheckTransition(t *testing.T) {
 	S := func(s string) p.Status { return p.Status(s) }
-	legal := map[[2]p.Status]bool{
-		{p.StatusReceived, p.StatusQueued}:        true,
-		{p.StatusReceived, p.StatusFailedFinal}:   true,
-		{p.StatusQueued, p.StatusProcessing}:      true,
-		{p.StatusQueued, p.StatusFailedFinal}:     true,
-		{p.StatusProcessing, p.StatusSucceeded}:   true,
-		{p.StatusProcessing, p.StatusRejected}:    true,
-		{p.StatusProcessing, p.StatusFailedFinal}: true,
+	legal := [][2]p.Status{
+		{p.StatusReceived, p.StatusQueued},
+		{p.StatusReceived, p.StatusFailedFinal},
+		{p.StatusQueued, p.StatusProcessing},
+		{p.StatusQueued, p.StatusFailedFinal},
+		{p.StatusProcessing, p.StatusSucceeded},
+		{p.StatusProcessing, p.StatusRejected},
+		{p.StatusProcessing, p.StatusFailedFinal},
 	}
-	for _, from := range p.StatusValues() {
-		for _, to := range p.StatusValues() {
-			err := p.CheckTransition(from, to)
-			if legal[[2]p.Status{from, to}] {
-				if err != nil {
-					t.Errorf("%s -> %s: %v", from, to, err)
-				}
-				continue
-			}
-			var te *p.TransitionError
-			if !errors.Is(err, p.ErrIllegalTransition) || !errors.As(err, &te) || te.From != from || te.To != to {
-				t.Errorf("%s -> %s: %v, want a TransitionError", from, to, err)
-			}
-		}
-	}
+	testenv.Transitions(t, p.StatusValues(), legal, p.CheckTransition, func(err error, from, to p.Status) bool {
+		var te *p.TransitionError
+		return errors.Is(err, p.ErrIllegalTransition) && errors.As(err, &te) && te.From == from && te.To == to
+	})
 	if err := p.CheckTransition(S("NEW"), p.StatusQueued); !isRule(err, "status", entity.RuleEnum) {
 		t.Errorf("unknown from: %v", err)
 	}
@@ -217,13 +207,6 @@ func raw(t *testing.T, tbl *entity.Table, k entity.Key) map[string]types.Attribu
 	return testenv.RawItem(t, tbl, k)
 }
 
-func sv(m map[string]types.AttributeValue, k string) string {
-	if v, ok := m[k].(*types.AttributeValueMemberS); ok {
-		return v.Value
-	}
-	return "<absent>"
-}
-
 func scan(t *testing.T, tbl *entity.Table) []map[string]types.AttributeValue {
 	t.Helper()
 	var items []map[string]types.AttributeValue
@@ -244,7 +227,7 @@ func scan(t *testing.T, tbl *entity.Table) []map[string]types.AttributeValue {
 func countType(items []map[string]types.AttributeValue, typ string) int {
 	n := 0
 	for _, it := range items {
-		if sv(it, "Type") == typ {
+		if testenv.Text(it, "Type") == typ {
 			n++
 		}
 	}
@@ -285,14 +268,14 @@ func TestFirstComeLifecycle(t *testing.T) {
 		t.Fatalf("%d messages, want 1", n)
 	}
 	lock := raw(t, tbl, entity.Key{PK: "IDEMP#evt-fc#user-1", SK: "LOCK"})
-	if sv(lock, "requestId") != rc.RequestID || sv(lock, "Type") != "IdempotencyLock" {
+	if testenv.Text(lock, "requestId") != rc.RequestID || testenv.Text(lock, "Type") != "IdempotencyLock" {
 		t.Fatalf("lock %v", lock)
 	}
 	item := raw(t, tbl, reqKey(t, rc.RequestID))
-	queuedAt := sv(item, "queuedAt")
-	gsi2sk := sv(item, "GSI2SK")
-	if sv(item, "status") != "QUEUED" || sv(item, "GSI2PK") != "EVENT#evt-fc" || gsi2sk != "QAT#"+queuedAt+"#REQ#"+rc.RequestID ||
-		sv(item, "GSI1PK") != "USER#user-1" || sv(item, "GSI1SK") != "RAT#"+sv(item, "requestedAt")+"#REQ#"+rc.RequestID {
+	queuedAt := testenv.Text(item, "queuedAt")
+	gsi2sk := testenv.Text(item, "GSI2SK")
+	if testenv.Text(item, "status") != "QUEUED" || testenv.Text(item, "GSI2PK") != "EVENT#evt-fc" || gsi2sk != "QAT#"+queuedAt+"#REQ#"+rc.RequestID ||
+		testenv.Text(item, "GSI1PK") != "USER#user-1" || testenv.Text(item, "GSI1SK") != "RAT#"+testenv.Text(item, "requestedAt")+"#REQ#"+rc.RequestID {
 		t.Fatalf("queued item %v", item)
 	}
 
@@ -307,7 +290,7 @@ func TestFirstComeLifecycle(t *testing.T) {
 	}
 	// Easy mistake 3: queuedAt and GSI2SK never change after QUEUED.
 	item = raw(t, tbl, reqKey(t, rc.RequestID))
-	if sv(item, "queuedAt") != queuedAt || sv(item, "GSI2SK") != gsi2sk || sv(item, "GSI2PK") != "EVENT#evt-fc" {
+	if testenv.Text(item, "queuedAt") != queuedAt || testenv.Text(item, "GSI2SK") != gsi2sk || testenv.Text(item, "GSI2PK") != "EVENT#evt-fc" {
 		t.Fatalf("GSI2 key changed: %v", item)
 	}
 	capItem := raw(t, tbl, entity.Key{PK: "EVENT#evt-fc", SK: "CAPACITY"})
@@ -335,32 +318,20 @@ func TestFirstComeLifecycle(t *testing.T) {
 	// The status log holds the whole history, in time order.
 	var logs []string
 	for _, it := range scan(t, tbl) {
-		if sv(it, "Type") == p.RequestStatusLogType && sv(it, "PK") == "REQ#"+rc.RequestID {
-			if !strings.HasPrefix(sv(it, "SK"), "LOG#") {
-				t.Fatalf("log SK %q", sv(it, "SK"))
+		if testenv.Text(it, "Type") == p.RequestStatusLogType && testenv.Text(it, "PK") == "REQ#"+rc.RequestID {
+			if !strings.HasPrefix(testenv.Text(it, "SK"), "LOG#") {
+				t.Fatalf("log SK %q", testenv.Text(it, "SK"))
 			}
-			logs = append(logs, sv(it, "SK")+" "+sv(it, "toStatus"))
+			logs = append(logs, testenv.Text(it, "SK")+" "+testenv.Text(it, "toStatus"))
 		}
 	}
 	var got []string
-	for _, l := range sortStrings(logs) {
+	for _, l := range slices.Sorted(slices.Values(logs)) {
 		got = append(got, l[strings.IndexByte(l, ' ')+1:])
 	}
 	if diff := cmp.Diff([]string{"RECEIVED", "QUEUED", "PROCESSING", "SUCCEEDED"}, got); diff != "" {
 		t.Fatal(diff)
 	}
-}
-
-func sortStrings(s []string) []string {
-	out := append([]string(nil), s...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
 }
 
 // TestEnqueueFailure: easy mistake 2. A failed send ends in FAILED_FINAL
@@ -382,7 +353,7 @@ func TestEnqueueFailure(t *testing.T) {
 			t.Errorf("%s present after a failed enqueue: %v", a, item)
 		}
 	}
-	if sv(item, "status") != "FAILED_FINAL" || sv(item, "errorCode") != "FAILED_INGEST_ENQUEUE" || sv(item, "finishedAt") == "<absent>" {
+	if testenv.Text(item, "status") != "FAILED_FINAL" || testenv.Text(item, "errorCode") != "FAILED_INGEST_ENQUEUE" || testenv.Text(item, "finishedAt") == "<absent>" {
 		t.Fatalf("item %v", item)
 	}
 	q.fail = nil
@@ -394,7 +365,7 @@ func TestEnqueueFailure(t *testing.T) {
 	if err != nil || !dup.Duplicate || dup.RequestID != again.RequestID {
 		t.Fatalf("duplicate of the new request: %+v %v", dup, err)
 	}
-	if item := raw(t, tbl, reqKey(t, rc.RequestID)); sv(item, "status") != "FAILED_FINAL" {
+	if item := raw(t, tbl, reqKey(t, rc.RequestID)); testenv.Text(item, "status") != "FAILED_FINAL" {
 		t.Fatalf("the failed request changed: %v", item)
 	}
 }
@@ -500,7 +471,7 @@ func TestNotReady(t *testing.T) {
 		t.Fatalf("early delivery: %v; receipt %+v %v", early, rc, err)
 	}
 	item := raw(t, tbl, reqKey(t, rc.RequestID))
-	if sv(item, "queuedAt") == "<absent>" || !strings.HasPrefix(sv(item, "GSI2SK"), "QAT#"+sv(item, "queuedAt")) {
+	if testenv.Text(item, "queuedAt") == "<absent>" || !strings.HasPrefix(testenv.Text(item, "GSI2SK"), "QAT#"+testenv.Text(item, "queuedAt")) {
 		t.Fatalf("queuedAt/GSI2SK after the worker's promotion: %v", item)
 	}
 
@@ -659,16 +630,16 @@ func TestExactlyNWinners(t *testing.T) {
 	items := scan(t, tbl)
 	won, lost := 0, 0
 	for _, it := range items {
-		if sv(it, "Type") != p.RequestType {
+		if testenv.Text(it, "Type") != p.RequestType {
 			continue
 		}
-		switch sv(it, "uiResult") {
+		switch testenv.Text(it, "uiResult") {
 		case "SUCCESS":
 			won++
 		case "REJECTED_CAPACITY":
 			lost++
 		default:
-			t.Errorf("request %s ended %s/%s", sv(it, "requestId"), sv(it, "status"), sv(it, "uiResult"))
+			t.Errorf("request %s ended %s/%s", testenv.Text(it, "requestId"), testenv.Text(it, "status"), testenv.Text(it, "uiResult"))
 		}
 	}
 	if won != capacity || lost != users-capacity {
@@ -682,8 +653,8 @@ func TestExactlyNWinners(t *testing.T) {
 	// Easy mistake 5: GSI attributes only on Request items.
 	for _, it := range items {
 		for _, a := range []string{"GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK"} {
-			if _, ok := it[a]; ok && sv(it, "Type") != p.RequestType {
-				t.Errorf("%s on a %s item", a, sv(it, "Type"))
+			if _, ok := it[a]; ok && testenv.Text(it, "Type") != p.RequestType {
+				t.Errorf("%s on a %s item", a, testenv.Text(it, "Type"))
 			}
 		}
 	}
@@ -697,7 +668,7 @@ func TestExactlyNWinners(t *testing.T) {
 
 	// Easy mistake 4: every write to a Request item is conditioned on status.
 	checkCond := func(what string, key map[string]types.AttributeValue, cond *string, names map[string]string) {
-		if !strings.HasPrefix(sv(key, "PK"), "REQ#") || sv(key, "SK") != "META" {
+		if !strings.HasPrefix(testenv.Text(key, "PK"), "REQ#") || testenv.Text(key, "SK") != "META" {
 			return
 		}
 		hasStatus := false
@@ -707,7 +678,7 @@ func TestExactlyNWinners(t *testing.T) {
 			}
 		}
 		if !hasStatus {
-			t.Errorf("%s of %s without a status condition: %v", what, sv(key, "PK"), aws.ToString(cond))
+			t.Errorf("%s of %s without a status condition: %v", what, testenv.Text(key, "PK"), aws.ToString(cond))
 		}
 	}
 	rec.mu.Lock()

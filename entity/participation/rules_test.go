@@ -13,6 +13,7 @@ import (
 	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	p "github.com/tablekit/tablekit/entity/participation"
+	"github.com/tablekit/tablekit/internal/testenv"
 )
 
 func memTable(t *testing.T) *entity.Table {
@@ -26,20 +27,6 @@ func memTable(t *testing.T) *entity.Table {
 
 func goodRequest() p.Request {
 	return p.Request{RequestID: "r1", EventID: "e1", UserID: "u1", Mode: p.ModeFirstCome, Status: p.StatusReceived, RequestedAt: t0}
-}
-
-// wantRule fails unless err is an *entity.ConstraintError of typ, attr
-// and rule.
-func wantRule(t *testing.T, name string, err error, typ, attr, rule string) {
-	t.Helper()
-	var ce *entity.ConstraintError
-	if !errors.As(err, &ce) || !errors.Is(err, entity.ErrValidation) {
-		t.Errorf("%s: %v is not an *entity.ConstraintError", name, err)
-		return
-	}
-	if ce.Type != typ || ce.Attr != attr || ce.Rule != rule {
-		t.Errorf("%s: got %s %s %s, want %s %s %s", name, ce.Type, ce.Attr, ce.Rule, typ, attr, rule)
-	}
 }
 
 // TestSeedRulesOnEveryWrite writes each breach of a seed 004 rule through
@@ -77,7 +64,7 @@ func TestSeedRulesOnEveryWrite(t *testing.T) {
 				tbl := memTable(t)
 				r := goodRequest()
 				c.mod(&r)
-				wantRule(t, c.name, write(tbl, &r), p.RequestType, c.attr, entity.RuleEnum)
+				testenv.WantRule(t, c.name, write(tbl, &r), p.RequestType, c.attr, entity.RuleEnum)
 				if items := scan(t, tbl); len(items) != 0 {
 					t.Errorf("%d items written", len(items))
 				}
@@ -101,18 +88,18 @@ func TestSeedRulesOnEveryWrite(t *testing.T) {
 		tbl := memTable(t)
 		s := entity.NewStore[p.EventCapacity](tbl)
 		ec := c.ec
-		wantRule(t, "Create "+c.name, s.Create(ctx, &ec), p.EventCapacityType, c.attr, c.rule)
-		wantRule(t, "BatchWrite "+c.name, tbl.BatchWrite(ctx, s.PutOp(&ec)), p.EventCapacityType, c.attr, c.rule)
-		wantRule(t, "TxPut "+c.name, tbl.Tx().Add(s.TxPut(&ec)).Exec(ctx), p.EventCapacityType, c.attr, c.rule)
+		testenv.WantRule(t, "Create "+c.name, s.Create(ctx, &ec), p.EventCapacityType, c.attr, c.rule)
+		testenv.WantRule(t, "BatchWrite "+c.name, tbl.BatchWrite(ctx, s.PutOp(&ec)), p.EventCapacityType, c.attr, c.rule)
+		testenv.WantRule(t, "TxPut "+c.name, tbl.Tx().Add(s.TxPut(&ec)).Exec(ctx), p.EventCapacityType, c.attr, c.rule)
 		if items := scan(t, tbl); len(items) != 0 {
 			t.Errorf("%s: %d items written", c.name, len(items))
 		}
 	}
 	tbl := memTable(t)
 	log := p.RequestStatusLog{RequestID: "r1", OccurredAt: t0, From: "LIMBO", To: p.StatusQueued}
-	wantRule(t, "log from LIMBO", entity.NewStore[p.RequestStatusLog](tbl).Create(ctx, &log), p.RequestStatusLogType, "fromStatus", entity.RuleEnum)
+	testenv.WantRule(t, "log from LIMBO", entity.NewStore[p.RequestStatusLog](tbl).Create(ctx, &log), p.RequestStatusLogType, "fromStatus", entity.RuleEnum)
 	log.From, log.To = "", "LIMBO"
-	wantRule(t, "log to LIMBO", entity.NewStore[p.RequestStatusLog](tbl).Put(ctx, &log), p.RequestStatusLogType, "toStatus", entity.RuleEnum)
+	testenv.WantRule(t, "log to LIMBO", entity.NewStore[p.RequestStatusLog](tbl).Put(ctx, &log), p.RequestStatusLogType, "toStatus", entity.RuleEnum)
 	if items := scan(t, tbl); len(items) != 0 {
 		t.Errorf("log: %d items written", len(items))
 	}
@@ -145,12 +132,12 @@ func TestSeedRulesOnUpdate(t *testing.T) {
 		{"errorCode", "errorCode", entity.SetIfNotExists(p.RequestErrorCode, "E42")},
 	} {
 		_, err := reqs.Update(ctx, rk, entity.Changes[p.Request]{c.change})
-		wantRule(t, "Update "+c.name, err, p.RequestType, c.attr, entity.RuleEnum)
+		testenv.WantRule(t, "Update "+c.name, err, p.RequestType, c.attr, entity.RuleEnum)
 		err = tbl.Tx().Add(reqs.TxUpdate(rk, entity.Changes[p.Request]{c.change})).Exec(ctx)
-		wantRule(t, "TxUpdate "+c.name, err, p.RequestType, c.attr, entity.RuleEnum)
+		testenv.WantRule(t, "TxUpdate "+c.name, err, p.RequestType, c.attr, entity.RuleEnum)
 	}
 	_, err := caps.Update(ctx, ck, entity.Changes[p.EventCapacity]{entity.Set(p.EventCapacityCapacityRemaining, -1)})
-	wantRule(t, "Update capacityRemaining", err, p.EventCapacityType, "capacityRemaining", entity.RuleMin)
+	testenv.WantRule(t, "Update capacityRemaining", err, p.EventCapacityType, "capacityRemaining", entity.RuleMin)
 	// Add takes a delta, not a value: decrementing is allowed (the
 	// service guards it with capacityRemaining > 0).
 	if got, err := caps.Update(ctx, ck, entity.Changes[p.EventCapacity]{entity.Add(p.EventCapacityCapacityRemaining, -1)}); err != nil || got.CapacityRemaining != 2 {
@@ -179,7 +166,7 @@ func TestSeedRulesOnRead(t *testing.T) {
 		}
 		rk, _ := r.PrimaryKey()
 		_, err = entity.NewStore[p.Request](tbl).Get(ctx, rk)
-		wantRule(t, attr, err, p.RequestType, attr, entity.RuleEnum)
+		testenv.WantRule(t, attr, err, p.RequestType, attr, entity.RuleEnum)
 		var ce *entity.ConstraintError
 		if errors.As(err, &ce) && fmt.Sprint(ce.Value) != "BOGUS" {
 			t.Errorf("%s: value %v", attr, ce.Value)

@@ -24,19 +24,7 @@ const engineTable = "bench"
 func engineCreate(db entity.Client) error { return benchCreate(db, engineTable) }
 
 func benchCreate(db entity.Client, table string) error {
-	_, err := db.CreateTable(context.Background(), &dynamodb.CreateTableInput{
-		TableName: aws.String(table),
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
-		},
-		BillingMode: types.BillingModePayPerRequest,
-	})
-	return err
+	return testenv.CreateKeyTable(context.Background(), db, table, "pk", "sk")
 }
 
 // engineItem is an item of about 1.2 KB: eight attributes, one of them a

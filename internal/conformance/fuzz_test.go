@@ -311,21 +311,9 @@ func (g *gen) op() step {
 	case k < 75:
 		p := g.pkVal()
 		q := query("pk = :p", vals{":p": S(p)})
-		switch g.pick(9) {
-		case 0:
-			q.KeyConditionExpression = str("pk = :p AND sk = :v")
-			q.ExpressionAttributeValues[":v"] = g.skVal()
-		case 1:
-			q.KeyConditionExpression = str("pk = :p AND sk < :v")
-			q.ExpressionAttributeValues[":v"] = g.skVal()
-		case 2:
-			q.KeyConditionExpression = str("pk = :p AND sk >= :v")
-			q.ExpressionAttributeValues[":v"] = g.skVal()
-		case 3:
-			q.KeyConditionExpression = str("pk = :p AND sk > :v")
-			q.ExpressionAttributeValues[":v"] = g.skVal()
-		case 4:
-			q.KeyConditionExpression = str("pk = :p AND sk <= :v")
+		switch c := g.pick(9); c {
+		case 0, 1, 2, 3, 4:
+			q.KeyConditionExpression = str("pk = :p AND sk " + [...]string{"=", "<", ">=", ">", "<="}[c] + " :v")
 			q.ExpressionAttributeValues[":v"] = g.skVal()
 		case 5:
 			// Bounds may come out reversed: a validation error on both.

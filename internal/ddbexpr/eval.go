@@ -787,18 +787,7 @@ func addValues(cur, val types.AttributeValue) (types.AttributeValue, error) {
 		if !ok {
 			return nil, errBadType
 		}
-		out := append([]string(nil), c.Value...)
-		seen := make(map[string]bool, len(out))
-		for _, s := range out {
-			seen[s] = true
-		}
-		for _, s := range v.Value {
-			if !seen[s] {
-				seen[s] = true
-				out = append(out, s)
-			}
-		}
-		return &types.AttributeValueMemberSS{Value: out}, nil
+		return &types.AttributeValueMemberSS{Value: setUnion(c.Value, v.Value, sameString)}, nil
 	case *types.AttributeValueMemberNS:
 		if cur == nil {
 			return Copy(v), nil
@@ -807,18 +796,7 @@ func addValues(cur, val types.AttributeValue) (types.AttributeValue, error) {
 		if !ok {
 			return nil, errBadType
 		}
-		out := append([]string(nil), c.Value...)
-		seen := make(map[string]bool, len(out))
-		for _, s := range out {
-			seen[CanonicalNumber(s)] = true
-		}
-		for _, s := range v.Value {
-			if !seen[CanonicalNumber(s)] {
-				seen[CanonicalNumber(s)] = true
-				out = append(out, s)
-			}
-		}
-		return &types.AttributeValueMemberNS{Value: out}, nil
+		return &types.AttributeValueMemberNS{Value: setUnion(c.Value, v.Value, CanonicalNumber)}, nil
 	case *types.AttributeValueMemberBS:
 		if cur == nil {
 			return Copy(v), nil
@@ -827,16 +805,9 @@ func addValues(cur, val types.AttributeValue) (types.AttributeValue, error) {
 		if !ok {
 			return nil, errBadType
 		}
-		out := append([][]byte(nil), c.Value...)
-		seen := make(map[string]bool, len(out))
-		for _, s := range out {
-			seen[string(s)] = true
-		}
-		for _, s := range v.Value {
-			if !seen[string(s)] {
-				seen[string(s)] = true
-				out = append(out, bytes.Clone(s))
-			}
+		out := setUnion(c.Value, v.Value, bytesString)
+		for i := len(c.Value); i < len(out); i++ {
+			out[i] = bytes.Clone(out[i])
 		}
 		return &types.AttributeValueMemberBS{Value: out}, nil
 	}
@@ -894,61 +865,68 @@ func deleteValues(cur, val types.AttributeValue) (types.AttributeValue, error) {
 		if !ok {
 			return nil, errBadType
 		}
-		drop := make(map[string]bool, len(v.Value))
-		for _, s := range v.Value {
-			drop[s] = true
+		if out := setMinus(c.Value, v.Value, sameString); out != nil {
+			return &types.AttributeValueMemberSS{Value: out}, nil
 		}
-		var out []string
-		for _, s := range c.Value {
-			if !drop[s] {
-				out = append(out, s)
-			}
-		}
-		if len(out) == 0 {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberSS{Value: out}, nil
+		return nil, nil
 	case *types.AttributeValueMemberNS:
 		c, ok := cur.(*types.AttributeValueMemberNS)
 		if !ok {
 			return nil, errBadType
 		}
-		drop := make(map[string]bool, len(v.Value))
-		for _, s := range v.Value {
-			drop[CanonicalNumber(s)] = true
+		if out := setMinus(c.Value, v.Value, CanonicalNumber); out != nil {
+			return &types.AttributeValueMemberNS{Value: out}, nil
 		}
-		var out []string
-		for _, s := range c.Value {
-			if !drop[CanonicalNumber(s)] {
-				out = append(out, s)
-			}
-		}
-		if len(out) == 0 {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberNS{Value: out}, nil
+		return nil, nil
 	case *types.AttributeValueMemberBS:
 		c, ok := cur.(*types.AttributeValueMemberBS)
 		if !ok {
 			return nil, errBadType
 		}
-		drop := make(map[string]bool, len(v.Value))
-		for _, s := range v.Value {
-			drop[string(s)] = true
+		if out := setMinus(c.Value, v.Value, bytesString); out != nil {
+			return &types.AttributeValueMemberBS{Value: out}, nil
 		}
-		var out [][]byte
-		for _, s := range c.Value {
-			if !drop[string(s)] {
-				out = append(out, s)
-			}
-		}
-		if len(out) == 0 {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberBS{Value: out}, nil
+		return nil, nil
 	}
 	return nil, errBadType
 }
+
+// setUnion returns a new slice: cur, then each element of add whose key
+// (the element's identity in the set) is not there yet.
+func setUnion[E any](cur, add []E, key func(E) string) []E {
+	out := append([]E(nil), cur...)
+	seen := make(map[string]bool, len(out))
+	for _, e := range out {
+		seen[key(e)] = true
+	}
+	for _, e := range add {
+		if k := key(e); !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// setMinus returns the elements of cur whose key is not the key of an
+// element of del, nil when none is left.
+func setMinus[E any](cur, del []E, key func(E) string) []E {
+	drop := make(map[string]bool, len(del))
+	for _, e := range del {
+		drop[key(e)] = true
+	}
+	var out []E
+	for _, e := range cur {
+		if !drop[key(e)] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func sameString(s string) string { return s }
+
+func bytesString(b []byte) string { return string(b) }
 
 type projNode struct {
 	leaf     types.AttributeValue

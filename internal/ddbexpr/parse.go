@@ -147,6 +147,19 @@ type parser struct {
 	order []string // placeholders in order of first use
 }
 
+// newExprParser returns a parser of the expression s, which must not be
+// empty.
+func newExprParser(s string) (*parser, error) {
+	p, err := newParser(s)
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().kind == tEOF {
+		return nil, &SyntaxError{"The expression can not be empty;"}
+	}
+	return p, nil
+}
+
 func newParser(s string) (*parser, error) {
 	toks, err := lex(s)
 	if err != nil {
@@ -372,12 +385,9 @@ type Condition struct {
 
 // ParseCondition parses a condition expression.
 func ParseCondition(s string) (*Condition, error) {
-	p, err := newParser(s)
+	p, err := newExprParser(s)
 	if err != nil {
 		return nil, err
-	}
-	if p.peek().kind == tEOF {
-		return nil, &SyntaxError{"The expression can not be empty;"}
 	}
 	c, err := p.parseOr()
 	if err != nil {
@@ -421,34 +431,24 @@ func countOperandOps(o *Operand) int {
 	return n
 }
 
-func (p *parser) parseOr() (*Cond, error) {
-	l, err := p.parseAnd()
-	if err != nil {
-		return nil, err
-	}
-	for p.isKeyword("OR") {
-		p.next()
-		r, err := p.parseAnd()
-		if err != nil {
-			return nil, err
-		}
-		l = &Cond{Kind: CondOr, L: l, R: r}
-	}
-	return l, nil
-}
+func (p *parser) parseOr() (*Cond, error) { return p.parseChain("OR", CondOr, p.parseAnd) }
 
-func (p *parser) parseAnd() (*Cond, error) {
-	l, err := p.parseNot()
+func (p *parser) parseAnd() (*Cond, error) { return p.parseChain("AND", CondAnd, p.parseNot) }
+
+// parseChain parses operand {keyword operand}, joined left to right into
+// conditions of kind.
+func (p *parser) parseChain(keyword string, kind CondKind, operand func() (*Cond, error)) (*Cond, error) {
+	l, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.isKeyword("AND") {
+	for p.isKeyword(keyword) {
 		p.next()
-		r, err := p.parseNot()
+		r, err := operand()
 		if err != nil {
 			return nil, err
 		}
-		l = &Cond{Kind: CondAnd, L: l, R: r}
+		l = &Cond{Kind: kind, L: l, R: r}
 	}
 	return l, nil
 }
@@ -576,20 +576,8 @@ func (p *parser) parseAfterOperand(l *Operand) (*Cond, error) {
 		if err := p.expectPunct("("); err != nil {
 			return nil, err
 		}
-		args := []*Operand{l}
-		for {
-			o, err := p.parseCondOperand()
-			if err != nil {
-				return nil, err
-			}
-			args = append(args, o)
-			if p.isPunct(",") {
-				p.next()
-				continue
-			}
-			break
-		}
-		if err := p.expectPunct(")"); err != nil {
+		args, err := p.parseOperands([]*Operand{l}, p.parseCondOperand)
+		if err != nil {
 			return nil, err
 		}
 		if len(args) > 101 {
@@ -618,21 +606,27 @@ func (p *parser) parseArgs() ([]*Operand, error) {
 		p.next()
 		return args, nil
 	}
+	return p.parseOperands(args, p.parseCondOperand)
+}
+
+// parseOperands parses operand {"," operand} ")" and returns args with
+// the operands appended.
+func (p *parser) parseOperands(args []*Operand, operand func() (*Operand, error)) ([]*Operand, error) {
 	for {
-		o, err := p.parseCondOperand()
+		o, err := operand()
 		if err != nil {
 			return nil, err
 		}
 		args = append(args, o)
-		if p.isPunct(",") {
-			p.next()
-			continue
+		if !p.isPunct(",") {
+			break
 		}
-		if err := p.expectPunct(")"); err != nil {
-			return nil, err
-		}
-		return args, nil
+		p.next()
 	}
+	if err := p.expectPunct(")"); err != nil {
+		return nil, err
+	}
+	return args, nil
 }
 
 // parseCondOperand: path | :value | size(path)
@@ -657,11 +651,7 @@ func (p *parser) parseCondOperand() (*Operand, error) {
 		p.useValue(t.text)
 		return &Operand{Kind: OpValue, Value: t.text}, nil
 	case tName:
-		path, err := p.parsePath()
-		if err != nil {
-			return nil, err
-		}
-		return &Operand{Kind: OpPath, Path: path}, nil
+		return p.pathOperand()
 	case tIdent:
 		if p.toks[p.pos+1].kind == tPunct && p.toks[p.pos+1].text == "(" {
 			if t.text != "size" {
@@ -687,13 +677,18 @@ func (p *parser) parseCondOperand() (*Operand, error) {
 			}
 			return &Operand{Kind: OpSize, Args: args}, nil
 		}
-		path, err := p.parsePath()
-		if err != nil {
-			return nil, err
-		}
-		return &Operand{Kind: OpPath, Path: path}, nil
+		return p.pathOperand()
 	}
 	return nil, p.errHere()
+}
+
+// pathOperand parses a document path as an operand.
+func (p *parser) pathOperand() (*Operand, error) {
+	path, err := p.parsePath()
+	if err != nil {
+		return nil, err
+	}
+	return &Operand{Kind: OpPath, Path: path}, nil
 }
 
 var updateFuncs = map[string]int{"if_not_exists": 2, "list_append": 2}
@@ -721,12 +716,9 @@ type Update struct {
 
 // ParseUpdate parses an update expression.
 func ParseUpdate(s string) (*Update, error) {
-	p, err := newParser(s)
+	p, err := newExprParser(s)
 	if err != nil {
 		return nil, err
-	}
-	if p.peek().kind == tEOF {
-		return nil, &SyntaxError{"The expression can not be empty;"}
 	}
 	u := &Update{}
 	seen := map[string]bool{}
@@ -898,11 +890,7 @@ func (p *parser) parseSetOperand() (*Operand, error) {
 		p.useValue(t.text)
 		return &Operand{Kind: OpValue, Value: t.text}, nil
 	case tName:
-		path, err := p.parsePath()
-		if err != nil {
-			return nil, err
-		}
-		return &Operand{Kind: OpPath, Path: path}, nil
+		return p.pathOperand()
 	case tIdent:
 		if p.toks[p.pos+1].kind == tPunct && p.toks[p.pos+1].text == "(" {
 			n, ok := updateFuncs[t.text]
@@ -914,20 +902,8 @@ func (p *parser) parseSetOperand() (*Operand, error) {
 			}
 			p.next()
 			p.next()
-			var args []*Operand
-			for {
-				o, err := p.parseSetOperand()
-				if err != nil {
-					return nil, err
-				}
-				args = append(args, o)
-				if p.isPunct(",") {
-					p.next()
-					continue
-				}
-				break
-			}
-			if err := p.expectPunct(")"); err != nil {
+			args, err := p.parseOperands(nil, p.parseSetOperand)
+			if err != nil {
 				return nil, err
 			}
 			if len(args) != n {
@@ -941,11 +917,7 @@ func (p *parser) parseSetOperand() (*Operand, error) {
 			}
 			return &Operand{Kind: OpListAppend, Args: args}, nil
 		}
-		path, err := p.parsePath()
-		if err != nil {
-			return nil, err
-		}
-		return &Operand{Kind: OpPath, Path: path}, nil
+		return p.pathOperand()
 	}
 	return nil, p.errHere()
 }
@@ -958,12 +930,9 @@ type Projection struct {
 
 // ParseProjection parses a projection expression.
 func ParseProjection(s string) (*Projection, error) {
-	p, err := newParser(s)
+	p, err := newExprParser(s)
 	if err != nil {
 		return nil, err
-	}
-	if p.peek().kind == tEOF {
-		return nil, &SyntaxError{"The expression can not be empty;"}
 	}
 	pr := &Projection{}
 	for {

@@ -177,19 +177,8 @@ func NewStandalone(o Options) (*glide.Client, error) {
 	}
 	Prepare()
 	cfg := config.NewClientConfiguration().
-		WithUseTLS(o.UseTLS()).
-		WithRequestTimeout(o.timeout()).
-		WithLazyConnect(true).
 		WithAdvancedConfiguration(config.NewAdvancedClientConfiguration().WithConnectionTimeout(o.connectTimeout()))
-	for _, n := range ns {
-		cfg.WithAddress(n)
-	}
-	if c := creds(o); c != nil {
-		cfg.WithCredentials(c)
-	}
-	if o.ClientName != "" {
-		cfg.WithClientName(o.ClientName)
-	}
+	configure(cfg, o, ns)
 	return glide.NewClient(cfg)
 }
 
@@ -201,10 +190,29 @@ func NewCluster(o Options) (*glide.ClusterClient, error) {
 	}
 	Prepare()
 	cfg := config.NewClusterClientConfiguration().
-		WithUseTLS(o.UseTLS()).
-		WithRequestTimeout(o.timeout()).
-		WithLazyConnect(true).
 		WithAdvancedConfiguration(config.NewAdvancedClusterClientConfiguration().WithConnectionTimeout(o.connectTimeout()))
+	configure(cfg, o, ns)
+	return glide.NewClusterClient(cfg)
+}
+
+// clientConfig holds the setters that glide's standalone and cluster
+// configurations share (each returns its receiver).
+type clientConfig[C any] interface {
+	WithAddress(*config.NodeAddress) C
+	WithUseTLS(bool) C
+	WithLazyConnect(bool) C
+	WithCredentials(*config.ServerCredentials) C
+	WithRequestTimeout(time.Duration) C
+	WithClientName(string) C
+}
+
+// configure sets on cfg what both kinds of client take from o: TLS, the
+// request timeout, a lazy connection, the addresses ns, credentials and
+// the client name.
+func configure[C clientConfig[C]](cfg C, o Options, ns []*config.NodeAddress) {
+	cfg.WithUseTLS(o.UseTLS())
+	cfg.WithRequestTimeout(o.timeout())
+	cfg.WithLazyConnect(true)
 	for _, n := range ns {
 		cfg.WithAddress(n)
 	}
@@ -214,7 +222,6 @@ func NewCluster(o Options) (*glide.ClusterClient, error) {
 	if o.ClientName != "" {
 		cfg.WithClientName(o.ClientName)
 	}
-	return glide.NewClusterClient(cfg)
 }
 
 // Kind classifies a command error.

@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"fmt"
 	"net"
 	"os/exec"
 	"path/filepath"
@@ -13,22 +12,17 @@ import (
 
 // RedisCluster is a private one-node Redis cluster owned by one test,
 // which may stop (kill) and restart it. The node keeps its slots across
-// restarts through nodes.conf in its directory.
+// restarts through nodes.conf in its directory. Its Port and Addr fields
+// (of the embedded node) give its loopback port and address.
 type RedisCluster struct {
-	t    testing.TB
-	Port int
-	Addr string
-	dir  string
-	cmd  *exec.Cmd
+	redisNode
 }
 
 // StartRedisCluster starts a private one-node cluster holding every slot
 // and stops it when the test ends. redis-server is required as for StartRedis.
 func StartRedisCluster(t testing.TB) *RedisCluster {
 	t.Helper()
-	RequireBinary(t, "redis-server")
-	p := &RedisCluster{t: t, Port: FreePort(t), dir: t.TempDir()}
-	p.Addr = fmt.Sprintf("127.0.0.1:%d", p.Port)
+	p := &RedisCluster{newRedisNode(t)}
 	p.Start()
 	t.Cleanup(p.Stop)
 	if out := p.send("CLUSTER ADDSLOTSRANGE 0 16383"); !strings.HasPrefix(out, "+OK") {
@@ -78,9 +72,6 @@ func (p *RedisCluster) start() {
 	p.cmd = startRedisServer(p.t, p.Port, p.Addr, p.dir,
 		"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(p.dir, "nodes.conf"))
 }
-
-// Stop kills the node (as a crash would) and waits for it to exit.
-func (p *RedisCluster) Stop() { stopRedisServer(&p.cmd) }
 
 // startRedisServer starts redis-server on port (loopback, no persistence,
 // logging to dir) with the extra arguments and waits until it answers

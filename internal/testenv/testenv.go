@@ -133,15 +133,21 @@ func Table(t testing.TB, tbl *entity.Table) *entity.Table {
 // CreatePKSKTable creates table name keyed by the strings PK (hash) and SK
 // (range), billed on demand, with the raw SDK.
 func CreatePKSKTable(ctx context.Context, c entity.Client, name string) error {
+	return CreateKeyTable(ctx, c, name, "PK", "SK")
+}
+
+// CreateKeyTable creates table name keyed by the string attributes hash
+// and rng, billed on demand, with the raw SDK.
+func CreateKeyTable(ctx context.Context, c entity.Client, name, hash, rng string) error {
 	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName: aws.String(name),
 		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(hash), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(rng), AttributeType: types.ScalarAttributeTypeS},
 		},
 		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("SK"), KeyType: types.KeyTypeRange},
+			{AttributeName: aws.String(hash), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(rng), KeyType: types.KeyTypeRange},
 		},
 		BillingMode: types.BillingModePayPerRequest,
 	})
@@ -153,10 +159,17 @@ func CreatePKSKTable(ctx context.Context, c entity.Client, name string) error {
 // its name.
 func PKSKTable(t testing.TB, c entity.Client, prefix string) string {
 	t.Helper()
+	return KeyTable(t, c, prefix, "PK", "SK")
+}
+
+// KeyTable is [PKSKTable] for a table keyed by the string attributes hash
+// and rng ([CreateKeyTable]).
+func KeyTable(t testing.TB, c entity.Client, prefix, hash, rng string) string {
+	t.Helper()
 	name := UniqueName(prefix)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := CreatePKSKTable(ctx, c, name); err != nil {
+	if err := CreateKeyTable(ctx, c, name, hash, rng); err != nil {
 		t.Fatalf("testenv: create table %s: %v", name, err)
 	}
 	t.Cleanup(func() {
@@ -212,14 +225,34 @@ func FreePort(t testing.TB) int {
 
 // RedisProcess is a private redis-server started by a test that needs to
 // stop and restart its server (fault tests). It never touches the shared
-// servers of the test command.
+// servers of the test command. Its Port and Addr fields (of the embedded
+// node) give its loopback port and address.
 type RedisProcess struct {
+	redisNode
+}
+
+// redisNode is a redis-server owned by one test: its port and address on
+// loopback, its directory and, while it runs, its process.
+type redisNode struct {
 	t    testing.TB
 	Port int
 	Addr string
 	dir  string
 	cmd  *exec.Cmd
 }
+
+// newRedisNode picks a free port and a directory for a redis-server of t,
+// which requires the binary as [StartRedis] says.
+func newRedisNode(t testing.TB) redisNode {
+	t.Helper()
+	RequireBinary(t, "redis-server")
+	n := redisNode{t: t, Port: FreePort(t), dir: t.TempDir()}
+	n.Addr = fmt.Sprintf("127.0.0.1:%d", n.Port)
+	return n
+}
+
+// Stop kills the server (as a crash would) and waits for it to exit.
+func (n *redisNode) Stop() { stopRedisServer(&n.cmd) }
 
 // RequireBinary makes sure the named program is on PATH: without it the
 // test fails under the same rules as a missing server (it skips only
@@ -237,9 +270,7 @@ func RequireBinary(t testing.TB, name string) {
 // the shared servers.
 func StartRedis(t testing.TB) *RedisProcess {
 	t.Helper()
-	RequireBinary(t, "redis-server")
-	p := &RedisProcess{t: t, Port: FreePort(t), dir: t.TempDir()}
-	p.Addr = fmt.Sprintf("127.0.0.1:%d", p.Port)
+	p := &RedisProcess{newRedisNode(t)}
 	p.Start()
 	t.Cleanup(p.Stop)
 	return p
@@ -253,6 +284,3 @@ func (p *RedisProcess) Start() {
 	}
 	p.cmd = startRedisServer(p.t, p.Port, p.Addr, p.dir)
 }
-
-// Stop kills the server (as a crash would) and waits for it to exit.
-func (p *RedisProcess) Stop() { stopRedisServer(&p.cmd) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,22 +20,10 @@ import (
 	qc "github.com/tablekit/tablekit/query/content"
 )
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Second)
-	return c.t
-}
-
 func setup(t *testing.T, client entity.Client) (*entity.Table, *ce.Service) {
 	t.Helper()
 	// A recent clock: DynamoDB Local deletes items whose TTL has passed.
-	c := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	c := testenv.NewClock(time.Now().UTC().Truncate(time.Second))
 	tbl := ce.NewTable(client, testenv.UniqueName("qcontent"), func(o *entity.Options) { o.Now = c.Now })
 	testenv.Table(t, tbl)
 	return tbl, ce.NewService(tbl, func(o *ce.Options) { o.Now = c.Now })

@@ -67,7 +67,7 @@ func TestKeyStrings(t *testing.T) {
 		"GSI1PK": "USR#u1#ART", "GSI1SK": "2025-03-04T05:06:07.890Z",
 		"GSI2PK": "USR#u1#PROJ#p1#ART", "GSI2SK": "2025-03-04T05:06:07.890Z",
 	} {
-		if got := sval(item, attr); got != want {
+		if got := testenv.Text(item, attr); got != want {
 			t.Errorf("artifact %s = %q, want %q", attr, got, want)
 		}
 	}

@@ -30,24 +30,11 @@ func (q *memQueue) Send(_ context.Context, m pe.Message) error {
 	return nil
 }
 
-// clock ticks one second per reading.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Second)
-	return c.t
-}
-
 func setup(t *testing.T, client entity.Client) (*entity.Table, *pe.Service, *memQueue) {
 	t.Helper()
 	tbl := pe.NewTable(client, testenv.UniqueName("qparticipation"))
 	testenv.Table(t, tbl)
-	c := &clock{t: time.Date(2025, 10, 29, 10, 0, 0, 0, time.UTC)}
+	c := testenv.NewClock(time.Date(2025, 10, 29, 10, 0, 0, 0, time.UTC))
 	n := 0
 	q := &memQueue{}
 	svc := pe.NewService(tbl, q, func(o *pe.Options) {

@@ -16,14 +16,14 @@ import (
 	"errors"
 	"io"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/tablekit/tablekit/internal/jsonscan"
 )
 
 // Protocol wraps the SDK's protocol with the fast decoder.
@@ -89,9 +89,9 @@ func Decode(payload []byte, out any) error {
 		return errFallback
 	}
 	// The payload is never written again: share it instead of copying.
-	d := decoder{s: unsafe.String(&payload[0], len(payload))}
-	d.ws()
-	if !d.eat('{') {
+	d := decoder{jsonscan.Scanner{S: unsafe.String(&payload[0], len(payload)), Escapes: jsonscan.Replace}}
+	d.WS()
+	if !d.Eat('{') {
 		return errFallback
 	}
 	var (
@@ -102,24 +102,24 @@ func Decode(payload []byte, out any) error {
 	)
 	first := true
 	for {
-		d.ws()
-		if d.eat('}') {
+		d.WS()
+		if d.Eat('}') {
 			break
 		}
-		if !first && !d.eat(',') {
+		if !first && !d.Eat(',') {
 			return errFallback
 		}
 		first = false
-		d.ws()
-		name, ok := d.str()
+		d.WS()
+		name, ok := d.Str()
 		if !ok {
 			return errFallback
 		}
-		d.ws()
-		if !d.eat(':') {
+		d.WS()
+		if !d.Eat(':') {
 			return errFallback
 		}
-		d.ws()
+		d.WS()
 		switch name {
 		case "Items":
 			if items, ok = d.itemList(); !ok {
@@ -145,8 +145,7 @@ func Decode(payload []byte, out any) error {
 			return errFallback
 		}
 	}
-	d.ws()
-	if d.i != len(d.s) {
+	if !d.End() {
 		return errFallback
 	}
 	switch o := out.(type) {
@@ -171,152 +170,23 @@ func Decode(payload []byte, out any) error {
 	return nil
 }
 
+// decoder reads a response; its strings follow the SDK's decoder
+// (jsonscan.Replace).
 type decoder struct {
-	s string
-	i int
-}
-
-func (d *decoder) ws() {
-	for d.i < len(d.s) {
-		switch d.s[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
-
-func (d *decoder) eat(c byte) bool {
-	if d.i < len(d.s) && d.s[d.i] == c {
-		d.i++
-		return true
-	}
-	return false
+	jsonscan.Scanner
 }
 
 func (d *decoder) int32() (int32, bool) {
-	j := d.i
-	for j < len(d.s) && (d.s[j] == '-' || (d.s[j] >= '0' && d.s[j] <= '9')) {
+	j := d.I
+	for j < len(d.S) && (d.S[j] == '-' || (d.S[j] >= '0' && d.S[j] <= '9')) {
 		j++
 	}
-	n, err := strconv.ParseInt(d.s[d.i:j], 10, 32)
+	n, err := strconv.ParseInt(d.S[d.I:j], 10, 32)
 	if err != nil {
 		return 0, false
 	}
-	d.i = j
+	d.I = j
 	return int32(n), true
-}
-
-// str reads a JSON string. Unescaped strings are substrings of the payload.
-func (d *decoder) str() (string, bool) {
-	if !d.eat('"') {
-		return "", false
-	}
-	start := d.i
-	for d.i < len(d.s) {
-		c := d.s[d.i]
-		switch {
-		case c == '"':
-			v := d.s[start:d.i]
-			d.i++
-			return v, true
-		case c == '\\':
-			// Like the SDK: a string with escapes is unquoted in full
-			// (invalid UTF-8 becomes U+FFFD); one without is kept as is.
-			d.i = start
-			return d.slowStr(start)
-		case c < 0x20:
-			return "", false
-		}
-		d.i++
-	}
-	return "", false
-}
-
-func (d *decoder) slowStr(start int) (string, bool) {
-	b := make([]byte, 0, 64)
-	for d.i < len(d.s) {
-		c := d.s[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			return string(b), true
-		case c < 0x20:
-			return "", false
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRuneInString(d.s[d.i:])
-			if r == utf8.RuneError && size == 1 {
-				b = utf8.AppendRune(b, utf8.RuneError)
-			} else {
-				b = append(b, d.s[d.i:d.i+size]...)
-			}
-			d.i += size
-			continue
-		case c != '\\':
-			b = append(b, c)
-			d.i++
-			continue
-		}
-		d.i++
-		if d.i >= len(d.s) {
-			return "", false
-		}
-		e := d.s[d.i]
-		d.i++
-		switch e {
-		case '"', '\\', '/':
-			b = append(b, e)
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r, ok := d.hex4()
-			if !ok {
-				return "", false
-			}
-			if utf16.IsSurrogate(r) {
-				r2 := rune(-1)
-				if d.i+1 < len(d.s) && d.s[d.i] == '\\' && d.s[d.i+1] == 'u' {
-					save := d.i
-					d.i += 2
-					var ok2 bool
-					if r2, ok2 = d.hex4(); !ok2 {
-						return "", false
-					}
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						b = utf8.AppendRune(b, dec)
-						continue
-					}
-					d.i = save
-				}
-				r = utf8.RuneError
-			}
-			b = utf8.AppendRune(b, r)
-		default:
-			return "", false
-		}
-	}
-	return "", false
-}
-
-func (d *decoder) hex4() (rune, bool) {
-	if d.i+4 > len(d.s) {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(d.s[d.i:d.i+4], 16, 32)
-	if err != nil {
-		return 0, false
-	}
-	d.i += 4
-	return rune(n), true
 }
 
 func (d *decoder) itemList() ([]map[string]types.AttributeValue, bool) {
@@ -337,61 +207,61 @@ func (d *decoder) itemList() ([]map[string]types.AttributeValue, bool) {
 // next one or the closing ']'. (Not a function taking an element reader:
 // calling one through a func value would move the decoder to the heap.)
 func (d *decoder) arrayStart() (more, ok bool) {
-	if !d.eat('[') {
+	if !d.Eat('[') {
 		return false, false
 	}
-	d.ws()
-	if d.eat(']') {
+	d.WS()
+	if d.Eat(']') {
 		return false, true
 	}
-	d.ws()
+	d.WS()
 	return true, true
 }
 
 // arrayNext reads what follows an array element: ',' (more follows) or ']'.
 func (d *decoder) arrayNext() (more, ok bool) {
-	d.ws()
-	if d.eat(']') {
+	d.WS()
+	if d.Eat(']') {
 		return false, true
 	}
-	if !d.eat(',') {
+	if !d.Eat(',') {
 		return false, false
 	}
-	d.ws()
+	d.WS()
 	return true, true
 }
 
 // item reads {"name": {AV}, ...}.
 func (d *decoder) item() (map[string]types.AttributeValue, bool) {
-	if !d.eat('{') {
+	if !d.Eat('{') {
 		return nil, false
 	}
 	m := make(map[string]types.AttributeValue, 12)
-	d.ws()
-	if d.eat('}') {
+	d.WS()
+	if d.Eat('}') {
 		return m, true
 	}
 	for {
-		d.ws()
-		name, ok := d.str()
+		d.WS()
+		name, ok := d.Str()
 		if !ok {
 			return nil, false
 		}
-		d.ws()
-		if !d.eat(':') {
+		d.WS()
+		if !d.Eat(':') {
 			return nil, false
 		}
-		d.ws()
+		d.WS()
 		v, ok := d.value()
 		if !ok {
 			return nil, false
 		}
 		m[name] = v
-		d.ws()
-		if d.eat('}') {
+		d.WS()
+		if d.Eat('}') {
 			return m, true
 		}
-		if !d.eat(',') {
+		if !d.Eat(',') {
 			return nil, false
 		}
 	}
@@ -399,29 +269,29 @@ func (d *decoder) item() (map[string]types.AttributeValue, bool) {
 
 // value reads one AttributeValue object: {"S": "..."} and so on.
 func (d *decoder) value() (types.AttributeValue, bool) {
-	if !d.eat('{') {
+	if !d.Eat('{') {
 		return nil, false
 	}
-	d.ws()
-	tag, ok := d.str()
+	d.WS()
+	tag, ok := d.Str()
 	if !ok {
 		return nil, false
 	}
-	d.ws()
-	if !d.eat(':') {
+	d.WS()
+	if !d.Eat(':') {
 		return nil, false
 	}
-	d.ws()
+	d.WS()
 	var v types.AttributeValue
 	switch tag {
 	case "S":
-		s, ok := d.str()
+		s, ok := d.Str()
 		if !ok {
 			return nil, false
 		}
 		v = &types.AttributeValueMemberS{Value: s}
 	case "N":
-		s, ok := d.str()
+		s, ok := d.Str()
 		if !ok {
 			return nil, false
 		}
@@ -435,10 +305,9 @@ func (d *decoder) value() (types.AttributeValue, bool) {
 	case "BOOL", "NULL":
 		var bv bool
 		switch {
-		case len(d.s)-d.i >= 4 && d.s[d.i:d.i+4] == "true":
-			bv, d.i = true, d.i+4
-		case len(d.s)-d.i >= 5 && d.s[d.i:d.i+5] == "false":
-			d.i += 5
+		case d.Lit("true"):
+			bv = true
+		case d.Lit("false"):
 		default:
 			return nil, false
 		}
@@ -478,8 +347,8 @@ func (d *decoder) value() (types.AttributeValue, bool) {
 	default:
 		return nil, false
 	}
-	d.ws()
-	if !d.eat('}') {
+	d.WS()
+	if !d.Eat('}') {
 		return nil, false
 	}
 	return v, true
@@ -490,7 +359,7 @@ func (d *decoder) strList() ([]string, bool) {
 	more, ok := d.arrayStart()
 	for more && ok {
 		var e string
-		if e, ok = d.str(); ok {
+		if e, ok = d.Str(); ok {
 			out = append(out, e)
 			more, ok = d.arrayNext()
 		}
@@ -525,7 +394,7 @@ func (d *decoder) valueList() ([]types.AttributeValue, bool) {
 }
 
 func (d *decoder) bytes() ([]byte, bool) {
-	s, ok := d.str()
+	s, ok := d.Str()
 	if !ok {
 		return nil, false
 	}
