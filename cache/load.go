@@ -43,6 +43,12 @@ type LoadOptions struct {
 	IsNotFound func(error) bool
 	// NoJitter stores the TTL exactly.
 	NoJitter bool
+	// Synced reads a hit as [Cache.GetSynced] does: with a near cache, an
+	// in-process copy is served only after one round trip confirmed that
+	// no write acknowledged before the call had invalidated it. False
+	// (the default) serves near-cache hits with no round trip, at the near
+	// cache's own guarantee. Without a near cache it changes nothing.
+	Synced bool
 }
 
 func (c *Cache) loadOptions(optFns []func(*LoadOptions)) LoadOptions {
@@ -111,7 +117,11 @@ func GetOrLoad[T any](ctx context.Context, c *Cache, key string, ttl time.Durati
 		ok bool
 	)
 	gerr := c.do(ctx, func(ctx context.Context, conn Conn) (e error) {
-		s, ok, e = conn.Get(ctx, full)
+		if sc, isSynced := conn.(syncedConn); isSynced && lo.Synced {
+			s, ok, e = sc.GetSynced(ctx, full)
+		} else {
+			s, ok, e = conn.Get(ctx, full)
+		}
 		return e
 	})
 	if gerr == nil && ok {

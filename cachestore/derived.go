@@ -32,6 +32,12 @@ type Derived struct {
 	TTL time.Duration
 	// On lists the entity Types whose writes invalidate the result.
 	On []string
+	// NearRelaxed, on a cache with a near cache, serves a result held in
+	// process with no round trip, at the near cache's own guarantee (see
+	// the package documentation). False (the default) reads it as
+	// cache.Cache.GetSynced does, so no result older than an acknowledged
+	// write's invalidation is returned.
+	NearRelaxed bool
 }
 
 // Key returns the cache key (without namespace) of the result for the
@@ -99,14 +105,15 @@ func (r *Registry) forType(t string) []*Derived {
 
 // GetDerived returns the result of d for values from c, or runs load and
 // caches its result for d.TTL (cache.GetOrLoad: singleflight, fail-open,
-// invalidation always wins).
+// invalidation always wins). A hit is a synced read (cache.LoadOptions.Synced)
+// unless d.NearRelaxed is set.
 func GetDerived[V any](ctx context.Context, c *cache.Cache, d *Derived, values []string,
 	load func(context.Context) (V, error)) (V, error) {
 	var zero V
 	if len(values) != len(d.Fields) {
 		return zero, fmt.Errorf("%w: derived cache %q takes %d values, got %d", ErrInvalidOptions, d.Name, len(d.Fields), len(values))
 	}
-	return cache.GetOrLoad(ctx, c, d.Key(values...), d.TTL, load)
+	return cache.GetOrLoad(ctx, c, d.Key(values...), d.TTL, load, func(o *cache.LoadOptions) { o.Synced = !d.NearRelaxed })
 }
 
 // derivedKeys returns the keys of the derived results a write of an item

@@ -63,8 +63,9 @@
 // process of an acknowledged write may still get the state before it
 // for that moment (the history check in relaxed mode saw such reads in 4
 // of 18 runs, in up to 2 % of a run's reads, standalone and cluster).
-// Derived results ([GetDerived], through cache.GetOrLoad) are always read
-// at the near cache's guarantee.
+// Derived results ([GetDerived], through cache.GetOrLoad) are read the
+// same way: synced by default, with no round trip when their
+// [Derived].NearRelaxed is set.
 //
 // Its limits: versions order the states of one life of an item. A delete
 // whose cache step is delayed until after the item was created again and
