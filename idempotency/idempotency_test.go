@@ -863,14 +863,17 @@ func TestSlowClaim(t *testing.T) {
 // function again and gets the first run's result.
 func TestCancelledCallerKeepsClaim(t *testing.T) {
 	db, table := newTable(t, "PK", "SK")
-	s := newStore(t, db, table, shortLease)
+	// A 1 s lease (renewed every 333 ms): shorter leases let a renewal
+	// delayed by a loaded machine (race detector, DynamoDB Local's pauses)
+	// end the claim, which is not what this test is about.
+	s := newStore(t, db, table, func(o *idempotency.Options) { o.Lease = time.Second }, func(o *idempotency.Options) { o.Heartbeat = time.Second / 3 })
 	var runs atomic.Int64
 	sawCancel := make(chan struct{})
 	fn := func(ctx context.Context) (string, error) {
 		runs.Add(1)
 		<-ctx.Done()
 		close(sawCancel)
-		time.Sleep(2800 * time.Millisecond) // the effects go on regardless
+		time.Sleep(4500 * time.Millisecond) // the effects go on regardless
 		return "first", nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -890,8 +893,8 @@ func TestCancelledCallerKeepsClaim(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("fn did not see the caller's cancellation")
 	}
-	// Well past several leases of 300 ms: the claim must still be held.
-	time.Sleep(time.Second)
+	// Well past several leases: the claim must still be held.
+	time.Sleep(3 * time.Second)
 	second := func(ctx context.Context) (string, error) {
 		runs.Add(1)
 		return "second", nil
