@@ -2,9 +2,11 @@ package ddbmem
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -12,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	smithyendpoints "github.com/aws/smithy-go/endpoints"
 	"github.com/aws/smithy-go/middleware"
 )
 
@@ -25,7 +28,8 @@ const endpointAccessKey = "ddbmem"
 // types and CRC32 check of responses — with the parts of its pipeline
 // that only matter when talking to AWS left out:
 //
-//   - Region us-east-1, the URL as a static BaseEndpoint, and dummy static
+//   - Region us-east-1, the URL as BaseEndpoint, used as it is rather
+//     than run through the SDK's endpoint rules, and dummy static
 //     credentials (access key "ddbmem"): no shared config files,
 //     environment credentials or IMDS lookups.
 //   - A placeholder signature: requests carry an Authorization header of
@@ -59,24 +63,63 @@ func NewEndpointClient(endpoint string, optFns ...func(*dynamodb.Options)) *dyna
 		Retryer: retry.NewStandard(func(so *retry.StandardOptions) {
 			so.RateLimiter = ratelimit.None
 		}),
-		APIOptions: []func(*middleware.Stack) error{trimStack},
+		APIOptions:         []func(*middleware.Stack) error{trimStack},
+		EndpointResolverV2: &staticResolver{},
 	}
 	if u, err := url.Parse(endpoint); err == nil && u.Scheme == "http" && isLoopback(u.Hostname()) {
 		o.HTTPClient = newTransport()
 	}
-	return dynamodb.New(o, optFns...)
+	// Without the placeholder signer (optFns chose another), the payload
+	// hash stays.
+	return dynamodb.New(o, append(optFns, func(o *dynamodb.Options) {
+		if _, ok := o.HTTPSignerV4.(placeholderSigner); ok {
+			o.APIOptions = append(o.APIOptions, removePayloadHash)
+		}
+	})...)
 }
 
-// trimStack removes the middleware that only matters against AWS: the
-// payload hash (the placeholder signature needs none) and the
-// informational headers.
+// trimStack removes the middleware that sets informational headers.
 func trimStack(s *middleware.Stack) error {
 	// Remove fails only when the middleware is absent, which is fine.
 	for _, id := range []string{"UserAgent", "ClientRequestID", "RecursionDetection"} {
 		_, _ = s.Build.Remove(id)
 	}
+	return nil
+}
+
+// removePayloadHash removes the payload's SHA-256, which only a real
+// signature needs.
+func removePayloadHash(s *middleware.Stack) error {
 	_, _ = s.Finalize.Remove((*v4.ComputePayloadSHA256)(nil).ID())
 	return nil
+}
+
+// staticResolver resolves every request to the client's BaseEndpoint, as
+// the SDK's endpoint rules do for a BaseEndpoint (without FIPS or
+// dual-stack, which a custom endpoint cannot have), without running them.
+type staticResolver struct {
+	last atomic.Pointer[resolved]
+}
+
+type resolved struct {
+	endpoint string
+	uri      url.URL
+}
+
+func (r *staticResolver) ResolveEndpoint(_ context.Context, p dynamodb.EndpointParameters) (smithyendpoints.Endpoint, error) {
+	if p.Endpoint == nil {
+		return smithyendpoints.Endpoint{}, fmt.Errorf("ddbmem: no BaseEndpoint to resolve to")
+	}
+	last := r.last.Load()
+	if last == nil || last.endpoint != *p.Endpoint {
+		u, err := url.Parse(*p.Endpoint)
+		if err != nil {
+			return smithyendpoints.Endpoint{}, fmt.Errorf("ddbmem: BaseEndpoint: %w", err)
+		}
+		last = &resolved{endpoint: *p.Endpoint, uri: *u}
+		r.last.Store(last)
+	}
+	return smithyendpoints.Endpoint{URI: last.uri}, nil
 }
 
 // isLoopback reports whether host names the loopback interface.

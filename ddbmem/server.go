@@ -6,7 +6,6 @@ import (
 	"hash/crc32"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -410,46 +409,18 @@ const idChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 // requestID returns a request id in DynamoDB's form: 52 upper-case
 // letters and digits.
-func requestID() string {
-	var b [52]byte
-	for i := 0; i < len(b); i += 10 {
+func requestID() string { return string(appendRequestID(make([]byte, 0, 52))) }
+
+// appendRequestID appends a request id (see requestID) to b.
+func appendRequestID(b []byte) []byte {
+	for i := 0; i < 52; i += 10 {
 		r := rand.Uint64()
-		for j := i; j < min(i+10, len(b)); j++ {
-			b[j] = idChars[r%uint64(len(idChars))]
+		for j := i; j < min(i+10, 52); j++ {
+			b = append(b, idChars[r%uint64(len(idChars))])
 			r /= uint64(len(idChars))
 		}
 	}
-	return string(b[:])
-}
-
-// Server is an engine served over HTTP on a TCP address (see [Serve]).
-type Server struct {
-	db  *DB
-	url string
-	ln  net.Listener
-	srv *http.Server
-}
-
-// Serve serves db over DynamoDB's HTTP protocol on addr ("host:port";
-// "" means a free loopback port, 127.0.0.1:0) until Close. It returns
-// once the endpoint accepts connections: [Server.URL] is the endpoint
-// for any DynamoDB client, [Server.Client] an SDK client pointed at it.
-func Serve(db *DB, addr string) (*Server, error) {
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	s := &Server{db: db, ln: ln, srv: &http.Server{Handler: db.Handler()}}
-	host, port, _ := net.SplitHostPort(ln.Addr().String())
-	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
-		host = "127.0.0.1"
-	}
-	s.url = "http://" + net.JoinHostPort(host, port)
-	go func() { _ = s.srv.Serve(ln) }()
-	return s, nil
+	return b
 }
 
 // URL returns the endpoint URL, such as "http://127.0.0.1:41234".
@@ -458,13 +429,9 @@ func (s *Server) URL() string { return s.url }
 // DB returns the served engine.
 func (s *Server) DB() *DB { return s.db }
 
-// Close stops the server and closes its connections. The engine and its
-// data are untouched.
-func (s *Server) Close() error { return s.srv.Close() }
-
-// Client returns an SDK client for the endpoint: region us-east-1 and
-// dummy static credentials (the endpoint requires a signature but does
-// not check it), optFns applied last.
+// Client returns an SDK client for the endpoint, built by
+// [NewEndpointClient] (the endpoint requires a signature but does not
+// check it), optFns applied last.
 func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	return NewEndpointClient(s.url, optFns...)
 }

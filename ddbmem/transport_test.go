@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/go-cmp/cmp"
@@ -189,4 +190,14 @@ func closeIdle(t *testing.T, srv *httptest.Server) {
 	srv.Config.SetKeepAlivesEnabled(false) // closes idle connections
 	srv.Config.SetKeepAlivesEnabled(true)
 	time.Sleep(10 * time.Millisecond)
+}
+
+// TestEndpointClientRealSigner checks that NewEndpointClient's defaults
+// can be undone: with the SDK's own signer the payload hash is back.
+func TestEndpointClientRealSigner(t *testing.T) {
+	srv := serve(t)
+	c := srv.Client(func(o *dynamodb.Options) { o.HTTPSignerV4 = v4.NewSigner() })
+	if _, err := c.ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatal(err)
+	}
 }
