@@ -29,13 +29,13 @@
 // QueryFilter, ScanFilter, AttributeUpdates, ConditionalOperator) are
 // accepted as DynamoDB accepts them: validated with DynamoDB's messages,
 // then translated into the equivalent expressions; a request mixing them
-// with expression parameters is a ValidationException. ConsumedCapacity is reported when
-// asked for, with DynamoDB's on-demand arithmetic (4 KB reads, half for
-// eventually consistent ones; 1 KB writes; transactions count twice;
-// index writes and LSI fetches from the table included, per index with
-// INDEXES), but
-// capacity is never enforced: there is no throttling unless injected (see
-// [Fault]).
+// with expression parameters is a ValidationException. ConsumedCapacity
+// is reported when asked for, with DynamoDB's on-demand arithmetic (4 KB
+// reads, half for eventually consistent ones; 1 KB writes; index writes,
+// transactional ones included, and LSI fetches from the table included,
+// per index with INDEXES; transactions count every read and write
+// twice), but capacity is never enforced: there is no throttling unless
+// injected (see [Fault]).
 //
 // # Semantics and limits
 //

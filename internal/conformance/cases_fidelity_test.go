@@ -91,6 +91,25 @@ var fidelityCases = []tc{
 			{DeleteRequest: &types.DeleteRequest{Key: pks("b", "2")}},
 		}}}, capacity: true},
 	),
+	// A transaction's writes consume the index writes too, and every
+	// write of a transaction, table and index, counts twice: DynamoDB
+	// performs two underlying writes of each item (prepare and commit).
+	// A ConditionCheck counts as a write of the item.
+	// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-capacity-handling
+	// DynamoDB Local counts the index writes too, but at twice that rate.
+	capCase("transaction index writes",
+		docStep(step{in: &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: indexes, TransactItems: []types.TransactWriteItem{
+			twPut("T", I{"pk": S("c"), "sk": S("1"), "g": S("x"), "l": S("m")}), // enters gAll and lInc
+			twUpd("T", pks("a", "1"), "SET g = :g", vals{":g": S("z")}),         // gAll's key changes
+			twDel("T", pks("a", "2")), // leaves gAll and lInc
+			twCheck("T", pks("a", "3"), "attribute_exists(pk)", nil),
+		}}, capacity: true}, localDoublesTxn,
+			`{"Out":{},"Capacity":[{"CapacityUnits":44,"GlobalSecondaryIndexes":{"gAll":{"CapacityUnits":24,"WriteCapacityUnits":24}},"LocalSecondaryIndexes":{"lInc":{"CapacityUnits":4,"WriteCapacityUnits":4}},"Table":{"CapacityUnits":16,"WriteCapacityUnits":16},"TableName":"T","WriteCapacityUnits":44}]}`),
+		docStep(step{in: &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: total, TransactItems: []types.TransactWriteItem{
+			twPut("T", I{"pk": S("c"), "sk": S("2"), "h": S("y")}), // enters gKeys
+		}}, capacity: true}, localDoublesTxn, `{"Out":{},"Capacity":[{"CapacityUnits":4,"TableName":"T","WriteCapacityUnits":4}]}`),
+		capStep(indexes, get(pks("c", "2"))),
+	),
 	// An LSI query reading attributes the index does not project fetches
 	// the items from the table, and is charged for those reads as well.
 	// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LSI.html#LSI.ThroughputConsiderations.Reads
@@ -289,6 +308,7 @@ const (
 	localRejectsLSIFilter  = "DynamoDB Local rejects an LSI Query filtering on an attribute the index does not project"
 	localFetchesForGSI     = "DynamoDB Local fetches unprojected attributes from the table for a GSI Scan filter"
 	localFailsWholeTxn     = "DynamoDB Local fails a transaction whose update cannot apply with a ValidationException"
+	localDoublesTxn        = "DynamoDB Local bills transactional writes at twice the documented rate"
 )
 
 // docStep marks s as a step where DynamoDB Local differs from DynamoDB
