@@ -145,6 +145,17 @@
 // IncompleteSignatureException, as from DynamoDB), which is not verified:
 // any credentials and region work. Bodies over 16 MB get a 413.
 //
+// The endpoint is built for speed on loopback. [Serve] answers the
+// requests DynamoDB clients send (a POST with a Content-Length body) in
+// a lean HTTP/1.1 loop, and hands a connection to net/http at the first
+// request it does not take up (see [Server]). Full-item reads (GetItem,
+// Query and Scan without a projection) are written from a per-record
+// cache of the item's JSON, filled by the first such read of each item
+// version: an item read over the endpoint costs about its size again in
+// memory. [NewEndpointClient] builds an SDK client without the parts of
+// the SDK's pipeline that only matter against AWS, with a lean transport
+// for loopback URLs; [Server.Client] uses it.
+//
 // # Faults
 //
 // Options.Faults and [DB.SetFault] inject, per operation name ("PutItem",

@@ -153,6 +153,10 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...
 	switch {
 	case r == nil:
 	case x.proj == nil:
+		if w := wireSinkOf(ctx); w != nil {
+			w.recs = append(w.recs, r)
+			break
+		}
 		var sl slab
 		out.Item = sl.copyRecord(r)
 	default:

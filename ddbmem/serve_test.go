@@ -2,6 +2,7 @@ package ddbmem_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -156,4 +160,78 @@ func TestServeLeanLoopEdges(t *testing.T) {
 			t.Fatalf("after Close: %v, want EOF", err)
 		}
 	}
+}
+
+// TestServeWholeItems checks that full-item reads over the endpoint
+// (answered from a per-record cache of the item's JSON) return what the
+// engine returns in process, for every attribute type, before and after
+// the item changes.
+func TestServeWholeItems(t *testing.T) {
+	ctx := context.Background()
+	srv := serve(t)
+	c := srv.Client()
+	db := srv.DB()
+	tbl := aws.String("whole")
+	if _, err := c.CreateTable(ctx, pkTable(tbl)); err != nil {
+		t.Fatal(err)
+	}
+	item := map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "k\"\\é\n"},
+		"n":  &types.AttributeValueMemberN{Value: "-1.50"},
+		"b":  &types.AttributeValueMemberB{Value: []byte{0, 1, 255}},
+		"t":  &types.AttributeValueMemberBOOL{Value: true},
+		"z":  &types.AttributeValueMemberNULL{Value: true},
+		"ss": &types.AttributeValueMemberSS{Value: []string{"a", "b"}},
+		"ns": &types.AttributeValueMemberNS{Value: []string{"1", "2.5"}},
+		"bs": &types.AttributeValueMemberBS{Value: [][]byte{{1}, {2}}},
+		"l":  &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberS{Value: "x"}, &types.AttributeValueMemberN{Value: "3"}}},
+		"m":  &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"in": &types.AttributeValueMemberL{}}},
+	}
+	if _, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tbl, Item: item}); err != nil {
+		t.Fatal(err)
+	}
+	key := map[string]types.AttributeValue{"pk": item["pk"]}
+	check := func(label string) {
+		t.Helper()
+		want, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: tbl, Key: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 2; i++ { // the first read fills the cache, the second uses it
+			got, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: tbl, Key: key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want.Item, got.Item, cmpAV); d != "" {
+				t.Fatalf("%s: GetItem over HTTP (-in process +HTTP):\n%s", label, d)
+			}
+			q, err := c.Query(ctx, &dynamodb.QueryInput{TableName: tbl, KeyConditionExpression: aws.String("pk = :k"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":k": item["pk"]}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(q.Items) != 1 || q.Count != 1 || q.ConsumedCapacity == nil {
+				t.Fatalf("%s: Query over HTTP: %d items, count %d, capacity %v", label, len(q.Items), q.Count, q.ConsumedCapacity)
+			}
+			if d := cmp.Diff(want.Item, q.Items[0], cmpAV); d != "" {
+				t.Fatalf("%s: Query over HTTP (-in process +HTTP):\n%s", label, d)
+			}
+			s, err := c.Scan(ctx, &dynamodb.ScanInput{TableName: tbl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Items) != 1 {
+				t.Fatalf("%s: Scan over HTTP: %d items", label, len(s.Items))
+			}
+			if d := cmp.Diff(want.Item, s.Items[0], cmpAV); d != "" {
+				t.Fatalf("%s: Scan over HTTP (-in process +HTTP):\n%s", label, d)
+			}
+		}
+	}
+	check("stored")
+	if _, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: tbl, Key: key, UpdateExpression: aws.String("SET n = n + :one, m.x = :one REMOVE b"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	check("updated")
 }

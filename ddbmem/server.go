@@ -55,11 +55,11 @@ var operations = map[string]handlerFn{
 	"DeleteTable":        op((*DB).DeleteTable),
 	"DescribeTable":      op((*DB).DescribeTable),
 	"DescribeTimeToLive": op((*DB).DescribeTimeToLive),
-	"GetItem":            op((*DB).GetItem),
+	"GetItem":            wireOp((*DB).GetItem, "Item"),
 	"ListTables":         op((*DB).ListTables),
 	"PutItem":            op((*DB).PutItem),
-	"Query":              op((*DB).Query),
-	"Scan":               op((*DB).Scan),
+	"Query":              wireOp((*DB).Query, "Items"),
+	"Scan":               wireOp((*DB).Scan, "Items"),
 	"TransactGetItems":   op((*DB).TransactGetItems),
 	"TransactWriteItems": op((*DB).TransactWriteItems),
 	"UpdateItem":         op((*DB).UpdateItem),
@@ -182,9 +182,17 @@ func (db *DB) respond(ctx context.Context, rq *request, buf []byte) (int, string
 	if err != nil {
 		return appendError(buf, ct, err)
 	}
+	var w *wireOut
+	if wo, ok := out.(*wireOut); ok {
+		w, out = wo, wo.out
+	}
 	e := jenc{buf: buf}
 	out.Serialize(&e)
-	return 200, ct, appendZeroCounts(e.buf, out)
+	buf = appendZeroCounts(e.buf, out)
+	if w != nil {
+		buf = w.appendRecords(buf)
+	}
+	return 200, ct, buf
 }
 
 // appendZeroCounts adds the Count and ScannedCount members of a Query or
