@@ -37,6 +37,8 @@ const endpointAccessKey = "ddbmem"
 //     region and service, signed headers, signature) and an X-Amz-Date,
 //     which both servers require, but no signature is computed and the
 //     payload is not hashed: neither server verifies signatures.
+//   - No clock skew correction, which adjusts signing times to AWS's
+//     clock.
 //   - The retryer is the SDK's standard one without its client-side rate
 //     limiter (ratelimit.None): retries are not rationed by a token
 //     bucket, which only protects AWS from retry storms.
@@ -46,7 +48,10 @@ const endpointAccessKey = "ddbmem"
 //   - For an http:// URL on a loopback host, a lean HTTP/1.1 transport:
 //     keep-alive connections written and read by the calling goroutine,
 //     instead of net/http's transport with its two goroutines per
-//     connection. Other URLs use the SDK's default HTTP client.
+//     connection; and no check of the responses' X-Amz-Crc32 (it guards
+//     against proxies that damage bodies; a loopback connection has none,
+//     and TCP checks its segments). Other URLs use the SDK's default HTTP
+//     client and keep the check.
 //
 // optFns are applied last: they can restore any of these (for example
 // HTTPSignerV4 = v4.NewSigner(), or an HTTPClient of one's own). Do not
@@ -63,11 +68,15 @@ func NewEndpointClient(endpoint string, optFns ...func(*dynamodb.Options)) *dyna
 		Retryer: retry.NewStandard(func(so *retry.StandardOptions) {
 			so.RateLimiter = ratelimit.None
 		}),
-		APIOptions:         []func(*middleware.Stack) error{trimStack},
-		EndpointResolverV2: &staticResolver{},
+		APIOptions: []func(*middleware.Stack) error{trimStack},
+		// The skew corrects signing times for AWS; a local endpoint
+		// shares the machine's clock and ignores the signature.
+		DisableClockSkewCorrection: true,
+		EndpointResolverV2:         &staticResolver{},
 	}
 	if u, err := url.Parse(endpoint); err == nil && u.Scheme == "http" && isLoopback(u.Hostname()) {
 		o.HTTPClient = newTransport()
+		o.DisableValidateResponseChecksum = true
 	}
 	// Without the placeholder signer (optFns chose another), the payload
 	// hash stays.

@@ -2,6 +2,7 @@ package ddbmem
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -196,9 +197,12 @@ func (t *transport) roundTrip(ctx context.Context, c *tconn, req *http.Request, 
 	if _, err := c.br.Peek(1); err != nil {
 		return fail(fmt.Errorf("%w: %w", errNoResponse, err))
 	}
-	resp, err := http.ReadResponse(c.br, req)
-	if err != nil {
-		return fail(err)
+	resp, ok := readResponseHead(c.br, req)
+	if !ok {
+		var err error
+		if resp, err = http.ReadResponse(c.br, req); err != nil {
+			return fail(err)
+		}
 	}
 	b := &respBody{t: t, c: c, rc: resp.Body, stop: stop, keep: !resp.Close && !req.Close}
 	if resp.Body == http.NoBody {
@@ -296,3 +300,124 @@ func (b *respBody) release(eof bool) {
 	}
 	b.c.c.Close()
 }
+
+// readResponseHead reads a plain response head — HTTP/1.1, a final
+// status, a Content-Length, no Transfer-Encoding, header lines of
+// visible characters — as http.ReadResponse would, with less work; for
+// any other head it consumes nothing and reports false, and the caller
+// uses http.ReadResponse.
+func readResponseHead(br *bufio.Reader, req *http.Request) (*http.Response, bool) {
+	buf, _ := br.Peek(br.Buffered())
+	end := bytes.Index(buf, []byte("\r\n\r\n"))
+	if end < 0 {
+		return nil, false
+	}
+	line, rest, _ := bytes.Cut(buf[:end+2], []byte("\r\n"))
+	if len(line) < 12 || string(line[:9]) != "HTTP/1.1 " || len(line) > 12 && line[12] != ' ' {
+		return nil, false
+	}
+	status := line[9:]
+	code := 0
+	for _, c := range line[9:12] {
+		if c < '0' || c > '9' {
+			return nil, false
+		}
+		code = code*10 + int(c-'0')
+	}
+	if code < 200 || code == 204 || code == 304 || req.Method == http.MethodHead {
+		return nil, false
+	}
+	h := make(http.Header, 8)
+	length := int64(-1)
+	closing := false
+	for len(rest) > 0 {
+		line, rest, _ = bytes.Cut(rest, []byte("\r\n"))
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 || !plainHeader(line, colon) {
+			return nil, false
+		}
+		name, value := line[:colon], bytes.Trim(line[colon+1:], " \t")
+		key := knownHeader(name)
+		switch key {
+		case "Content-Length":
+			if length >= 0 {
+				return nil, false
+			}
+			n, err := strconv.ParseInt(string(value), 10, 64)
+			if err != nil || n < 0 || value[0] == '+' {
+				return nil, false
+			}
+			length = n
+		case "Transfer-Encoding":
+			return nil, false
+		case "Connection":
+			switch {
+			case headerIs(value, "close"):
+				closing = true
+			case headerIs(value, "keep-alive"):
+			default:
+				return nil, false
+			}
+		case "":
+			key = http.CanonicalHeaderKey(string(name))
+		}
+		h[key] = append(h[key], string(value))
+	}
+	if length < 0 {
+		return nil, false
+	}
+	_, _ = br.Discard(end + 4)
+	resp := &http.Response{
+		Status:        string(status),
+		StatusCode:    code,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        h,
+		ContentLength: length,
+		Close:         closing,
+		Request:       req,
+		Body:          http.NoBody,
+	}
+	if length > 0 {
+		resp.Body = &lengthBody{r: br, n: length}
+	}
+	return resp, true
+}
+
+// knownHeader returns the canonical form of the response headers the SDK
+// reads, or "" for another name.
+func knownHeader(name []byte) string {
+	for _, k := range []string{"Content-Type", "Content-Length", "X-Amz-Crc32", "X-Amzn-Requestid", "Date", "Connection", "Transfer-Encoding"} {
+		if headerIs(name, k) {
+			return k
+		}
+	}
+	return ""
+}
+
+// lengthBody reads a body of n bytes from r.
+type lengthBody struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (b *lengthBody) Read(p []byte) (int, error) {
+	if b.n <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.n {
+		p = p[:b.n]
+	}
+	n, err := b.r.Read(p)
+	b.n -= int64(n)
+	if b.n == 0 {
+		return n, io.EOF
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+func (b *lengthBody) Close() error { return nil }

@@ -1,6 +1,7 @@
 package ddbmem_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -199,5 +200,73 @@ func TestEndpointClientRealSigner(t *testing.T) {
 	c := srv.Client(func(o *dynamodb.Options) { o.HTTPSignerV4 = v4.NewSigner() })
 	if _, err := c.ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEndpointTransportRawResponses answers the lean transport with
+// handcrafted response heads: ones its own parser reads and ones it
+// leaves to net/http's.
+func TestEndpointTransportRawResponses(t *testing.T) {
+	body := `{"TableNames":["t"]}`
+	heads := []string{
+		"HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: %d\r\n\r\n",
+		"HTTP/1.1 200\r\ncontent-length: %d\r\nX-Custom:  v \r\n\r\n",         // no reason phrase, lower case
+		"HTTP/1.1 200 OK\r\nX-Folded: a\r\n  b\r\nContent-Length: %d\r\n\r\n", // obsolete line folding: net/http's parser
+		"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n",  // the connection is not reused
+		"HTTP/1.0 200 OK\r\n\r\n", // read to close
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", // chunked
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var conns atomic.Int32
+	var next atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, req.Body)
+					h := heads[int(next.Add(1)-1)%len(heads)]
+					var resp string
+					switch {
+					case strings.HasPrefix(h, "HTTP/1.0"):
+						resp = h + body
+					case strings.Contains(h, "chunked"):
+						resp = fmt.Sprintf(h, len(body), body)
+					default:
+						resp = fmt.Sprintf(h, len(body)) + body
+					}
+					if _, err := io.WriteString(c, resp); err != nil || strings.Contains(h, "close") || strings.HasPrefix(h, "HTTP/1.0") {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	c := ddbmem.NewEndpointClient("http://"+ln.Addr().String(), func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	for i := range heads {
+		out, err := c.ListTables(context.Background(), &dynamodb.ListTablesInput{})
+		if err != nil {
+			t.Fatalf("head %d %q: %v", i, heads[i], err)
+		}
+		if diff := cmp.Diff([]string{"t"}, out.TableNames); diff != "" {
+			t.Fatalf("head %d: (-want +got)\n%s", i, diff)
+		}
+	}
+	if n := conns.Load(); n != 3 {
+		t.Fatalf("%d connections, want 3 (after Connection: close, after HTTP/1.0)", n)
 	}
 }
