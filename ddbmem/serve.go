@@ -73,6 +73,10 @@ func Serve(db *DB, addr string) (*Server, error) {
 // data are untouched.
 func (s *Server) Close() error {
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
 	s.closed = true
 	for c := range s.conns {
 		c.Close()
@@ -91,15 +95,17 @@ func (s *Server) accept() {
 	for {
 		c, err := s.ln.Accept()
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				// Out of file descriptors and the like: back off, as
-				// net/http does.
-				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				time.Sleep(delay)
-				continue
+			s.mu.Lock()
+			closed := s.closed
+			s.mu.Unlock()
+			if closed || errors.Is(err, net.ErrClosed) {
+				return
 			}
-			return
+			// Out of file descriptors and the like: back off and try
+			// again, as net/http does.
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			time.Sleep(delay)
+			continue
 		}
 		delay = 0
 		if !s.track(c, true) {
@@ -173,6 +179,9 @@ func (s *Server) serveConn(c net.Conn) {
 		rq.body = body
 		status, ct, out := s.db.respond(s.ctx, &rq.request, (*bp)[:0])
 		*bp = out[:0]
+		if cap(*bp) > 1<<20 {
+			*bp = make([]byte, 0, 4096) // a big request's buffer is left to the GC
+		}
 		if err := cs.writeResponse(status, ct, out, keepAlive); err != nil || !keepAlive {
 			return
 		}
