@@ -23,10 +23,10 @@ import (
 const endpointAccessKey = "ddbmem"
 
 // NewEndpointClient returns an SDK client for a local DynamoDB endpoint
-// URL: this package's server ([Serve]) or DynamoDB Local. It is the SDK's
-// own *dynamodb.Client — its serializer, deserializer, retryer, error
-// types and CRC32 check of responses — with the parts of its pipeline
-// that only matter when talking to AWS left out:
+// URL: this package's server ([Serve]) or DynamoDB Local, which accept
+// it alike. It is the SDK's own *dynamodb.Client — its input validation,
+// serializer, deserializer, retryer and error types — with the parts of
+// its pipeline that only matter when talking to AWS left out:
 //
 //   - Region us-east-1, the URL as BaseEndpoint, used as it is rather
 //     than run through the SDK's endpoint rules, and dummy static
@@ -43,8 +43,7 @@ const endpointAccessKey = "ddbmem"
 //     limiter (ratelimit.None): retries are not rationed by a token
 //     bucket, which only protects AWS from retry storms.
 //   - No informational headers: User-Agent, amz-sdk-invocation-id and
-//     the Lambda recursion-detection header, which
-//     neither server reads.
+//     the Lambda recursion-detection header, which neither server reads.
 //   - For an http:// URL on a loopback host, a lean HTTP/1.1 transport:
 //     keep-alive connections written and read by the calling goroutine,
 //     instead of net/http's transport with its two goroutines per
