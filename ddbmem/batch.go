@@ -235,5 +235,5 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 	}
 	unlock()
 	return &dynamodb.BatchWriteItemOutput{UnprocessedItems: left,
-		ConsumedCapacity: usageList(in.ReturnConsumedCapacity, usages)}, nil
+		ConsumedCapacity: usageList(in.ReturnConsumedCapacity, usages, 0)}, nil
 }

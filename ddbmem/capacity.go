@@ -27,41 +27,23 @@ func readUnits(size int, consistent bool, atLeastOne bool) float64 {
 
 func writeUnits(size int) float64 { return max(1, math.Ceil(float64(size)/1024)) }
 
-// consumed returns the ConsumedCapacity to report, or nil when the request
-// did not ask for it. kind is 'r' or 'w' for transactions (which also set
-// ReadCapacityUnits or WriteCapacityUnits), 0 otherwise.
+// consumed returns the ConsumedCapacity of units on table, or nil when
+// the request did not ask for it. kind is 'r' or 'w' for transactions
+// (which also set ReadCapacityUnits or WriteCapacityUnits), 0 otherwise.
 func consumed(rcc types.ReturnConsumedCapacity, table string, units float64, kind byte) *types.ConsumedCapacity {
-	if rcc == "" || rcc == types.ReturnConsumedCapacityNone {
-		return nil
-	}
-	c := &types.ConsumedCapacity{TableName: aws.String(table), CapacityUnits: aws.Float64(units)}
-	switch kind {
-	case 'r':
-		c.ReadCapacityUnits = aws.Float64(units)
-	case 'w':
-		c.WriteCapacityUnits = aws.Float64(units)
-	}
-	if rcc == types.ReturnConsumedCapacityIndexes {
-		c.Table = &types.Capacity{CapacityUnits: aws.Float64(units)}
-	}
-	return c
+	return usage{table: units}.report(rcc, table, true, kind)
 }
 
 // consumedList reports per-table units in table-name order.
 func consumedList(rcc types.ReturnConsumedCapacity, units map[string]float64, kind byte) []types.ConsumedCapacity {
-	if rcc == "" || rcc == types.ReturnConsumedCapacityNone {
+	if !wantCapacity(rcc) {
 		return nil
 	}
-	names := make([]string, 0, len(units))
-	for n := range units {
-		names = append(names, n)
+	usages := make(map[string]*usage, len(units))
+	for n, u := range units {
+		usages[n] = &usage{table: u}
 	}
-	sort.Strings(names)
-	out := make([]types.ConsumedCapacity, 0, len(names))
-	for _, n := range names {
-		out = append(out, *consumed(rcc, n, units[n], kind))
-	}
-	return out
+	return usageList(rcc, usages, kind)
 }
 
 func recSize(it item) int {
@@ -114,12 +96,35 @@ func (u *usage) add(o usage) {
 	}
 }
 
+// scale multiplies every part of u by f.
+func (u *usage) scale(f float64) {
+	u.table *= f
+	for n := range u.gsi {
+		u.gsi[n] *= f
+	}
+	for n := range u.lsi {
+		u.lsi[n] *= f
+	}
+}
+
 // report returns the ConsumedCapacity of u, or nil when the request did
 // not ask for it. With INDEXES the table's part is listed only when a
-// read touched the table or the request wrote to it.
-func (u usage) report(rcc types.ReturnConsumedCapacity, table string, tablePart bool) *types.ConsumedCapacity {
+// read touched the table or the request wrote to it. kind is 'r' or 'w'
+// for transactions, which also report every part as ReadCapacityUnits
+// or WriteCapacityUnits, 0 otherwise.
+func (u usage) report(rcc types.ReturnConsumedCapacity, table string, tablePart bool, kind byte) *types.ConsumedCapacity {
 	if !wantCapacity(rcc) {
 		return nil
+	}
+	capacity := func(v float64) types.Capacity {
+		c := types.Capacity{CapacityUnits: aws.Float64(v)}
+		switch kind {
+		case 'r':
+			c.ReadCapacityUnits = aws.Float64(v)
+		case 'w':
+			c.WriteCapacityUnits = aws.Float64(v)
+		}
+		return c
 	}
 	total := u.table
 	for _, v := range u.gsi {
@@ -128,23 +133,26 @@ func (u usage) report(rcc types.ReturnConsumedCapacity, table string, tablePart 
 	for _, v := range u.lsi {
 		total += v
 	}
-	c := &types.ConsumedCapacity{TableName: aws.String(table), CapacityUnits: aws.Float64(total)}
+	t := capacity(total)
+	c := &types.ConsumedCapacity{TableName: aws.String(table), CapacityUnits: t.CapacityUnits,
+		ReadCapacityUnits: t.ReadCapacityUnits, WriteCapacityUnits: t.WriteCapacityUnits}
 	if rcc != types.ReturnConsumedCapacityIndexes {
 		return c
 	}
 	if tablePart || u.table > 0 {
-		c.Table = &types.Capacity{CapacityUnits: aws.Float64(u.table)}
+		tc := capacity(u.table)
+		c.Table = &tc
 	}
 	if len(u.gsi) > 0 {
 		c.GlobalSecondaryIndexes = map[string]types.Capacity{}
 		for n, v := range u.gsi {
-			c.GlobalSecondaryIndexes[n] = types.Capacity{CapacityUnits: aws.Float64(v)}
+			c.GlobalSecondaryIndexes[n] = capacity(v)
 		}
 	}
 	if len(u.lsi) > 0 {
 		c.LocalSecondaryIndexes = map[string]types.Capacity{}
 		for n, v := range u.lsi {
-			c.LocalSecondaryIndexes[n] = types.Capacity{CapacityUnits: aws.Float64(v)}
+			c.LocalSecondaryIndexes[n] = capacity(v)
 		}
 	}
 	return c
@@ -233,7 +241,7 @@ func (t *table) writeCapacity(rcc types.ReturnConsumedCapacity, old, nw item) *t
 	if !wantCapacity(rcc) {
 		return nil
 	}
-	return t.writeUsage(old, nw).report(rcc, t.name, true)
+	return t.writeUsage(old, nw).report(rcc, t.name, true, 0)
 }
 
 // readCapacity is the ConsumedCapacity of a Query or Scan, or nil when
@@ -242,11 +250,12 @@ func readCapacity(rcc types.ReturnConsumedCapacity, table string, src *source, s
 	if !wantCapacity(rcc) {
 		return nil
 	}
-	return readUsage(src, size, fetched, consistent).report(rcc, table, src.ix == nil)
+	return readUsage(src, size, fetched, consistent).report(rcc, table, src.ix == nil, 0)
 }
 
-// usageList reports per-table usage in table-name order.
-func usageList(rcc types.ReturnConsumedCapacity, usages map[string]*usage) []types.ConsumedCapacity {
+// usageList reports per-table usage in table-name order; kind is as for
+// [usage.report].
+func usageList(rcc types.ReturnConsumedCapacity, usages map[string]*usage, kind byte) []types.ConsumedCapacity {
 	if !wantCapacity(rcc) {
 		return nil
 	}
@@ -257,7 +266,7 @@ func usageList(rcc types.ReturnConsumedCapacity, usages map[string]*usage) []typ
 	sort.Strings(names)
 	out := make([]types.ConsumedCapacity, 0, len(names))
 	for _, n := range names {
-		out = append(out, *usages[n].report(rcc, n, true))
+		out = append(out, *usages[n].report(rcc, n, true, kind))
 	}
 	return out
 }

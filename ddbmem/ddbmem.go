@@ -29,13 +29,13 @@
 // QueryFilter, ScanFilter, AttributeUpdates, ConditionalOperator) are
 // accepted as DynamoDB accepts them: validated with DynamoDB's messages,
 // then translated into the equivalent expressions; a request mixing them
-// with expression parameters is a ValidationException. ConsumedCapacity is reported when
-// asked for, with DynamoDB's on-demand arithmetic (4 KB reads, half for
-// eventually consistent ones; 1 KB writes; transactions count twice;
-// index writes and LSI fetches from the table included, per index with
-// INDEXES), but
-// capacity is never enforced: there is no throttling unless injected (see
-// [Fault]).
+// with expression parameters is a ValidationException. ConsumedCapacity
+// is reported when asked for, with DynamoDB's on-demand arithmetic (4 KB
+// reads, half for eventually consistent ones; 1 KB writes; index writes,
+// transactional ones included, and LSI fetches from the table included,
+// per index with INDEXES; transactions count every read and write
+// twice), but capacity is never enforced: there is no throttling unless
+// injected (see [Fault]).
 //
 // # Semantics and limits
 //
@@ -144,6 +144,17 @@
 // query string (else a MissingAuthenticationTokenException or an
 // IncompleteSignatureException, as from DynamoDB), which is not verified:
 // any credentials and region work. Bodies over 16 MB get a 413.
+//
+// The endpoint is built for speed on loopback. [Serve] answers the
+// requests DynamoDB clients send (a POST with a Content-Length body) in
+// a lean HTTP/1.1 loop, and hands a connection to net/http at the first
+// request it does not take up (see [Server]). Full-item reads (GetItem,
+// Query and Scan without a projection) are written from a per-record
+// cache of the item's JSON, filled by the first such read of each item
+// version: an item read over the endpoint costs about its size again in
+// memory. [NewEndpointClient] builds an SDK client without the parts of
+// the SDK's pipeline that only matter against AWS, with a lean transport
+// for loopback URLs; [Server.Client] uses it.
 //
 // # Faults
 //

@@ -159,6 +159,10 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...
 	switch {
 	case r == nil:
 	case x.proj == nil:
+		if w := wireSinkOf(ctx); w != nil {
+			w.recs = append(w.recs, r)
+			break
+		}
 		var sl slab
 		out.Item = sl.copyRecord(r)
 	default:
@@ -342,9 +346,13 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 			src = old
 		}
 		if src != nil && p.x.update != nil {
-			// DynamoDB returns the whole top-level attributes that the
-			// actions which took effect touched.
-			var top []ddbexpr.Path
+			// DynamoDB returns only the updated attributes: the paths
+			// the actions which took effect name, projected out of the
+			// old or new item as a ProjectionExpression would (SET a.b
+			// returns {a: {b}}, SET l[1] returns {l: [l[1]]}), not the
+			// whole top-level attributes, which DynamoDB Local returns.
+			// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html#DDB-UpdateItem-request-ReturnValues
+			var paths []ddbexpr.Path
 			for _, up := range eff {
 				// A SET past the end of a list appends: the path it
 				// names is absent, and nothing is returned for it (as
@@ -352,9 +360,9 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 				if listIndexPast(src, p.x.env.Resolve(up)) {
 					continue
 				}
-				top = append(top, up[:1])
+				paths = append(paths, up)
 			}
-			pr := &ddbexpr.Projection{Paths: top}
+			pr := &ddbexpr.Projection{Paths: paths}
 			if a := pr.Apply(src, &p.x.env); len(a) > 0 {
 				out.Attributes = copyItem(a)
 			}

@@ -387,6 +387,9 @@ type readOpts struct {
 	// not project: each item is read from the table as well, and the
 	// filter sees the whole item.
 	fetch bool
+	// wire, set when the endpoint serves the read, collects the records
+	// returned whole instead of copying them (see wireSink).
+	wire *wireSink
 }
 
 type page struct {
@@ -440,7 +443,11 @@ func (r *readOpts) visit(p *page, e *entry) (bool, error) {
 		p.count++
 		if !r.count {
 			if r.x.proj == nil && (!r.project || r.src.ix.proj == types.ProjectionTypeAll) {
-				p.items = append(p.items, p.slab.copyRecord(e.rec))
+				if r.wire != nil {
+					r.wire.recs = append(r.wire.recs, e.rec)
+				} else {
+					p.items = append(p.items, p.slab.copyRecord(e.rec))
+				}
 			} else {
 				p.items = append(p.items, r.x.outputSlab(&p.slab, out))
 			}
@@ -562,6 +569,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		return nil, err
 	}
 	r := &ro
+	r.wire = wireSinkOf(ctx)
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
 	var esk string
 	hasESK := in.ExclusiveStartKey != nil
@@ -710,6 +718,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 		}
 		seg, total = int(*in.Segment), int(*in.TotalSegments)
 	}
+	r.wire = wireSinkOf(ctx)
 	p := page{slab: slab{chunk: slabChunk, nchunk: slabChunk / 4}}
 	if !r.count {
 		p.items = []item{}

@@ -6,13 +6,12 @@ import (
 	"hash/crc32"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
 )
@@ -56,11 +55,11 @@ var operations = map[string]handlerFn{
 	"DeleteTable":        op((*DB).DeleteTable),
 	"DescribeTable":      op((*DB).DescribeTable),
 	"DescribeTimeToLive": op((*DB).DescribeTimeToLive),
-	"GetItem":            op((*DB).GetItem),
+	"GetItem":            wireOp((*DB).GetItem, "Item"),
 	"ListTables":         op((*DB).ListTables),
 	"PutItem":            op((*DB).PutItem),
-	"Query":              op((*DB).Query),
-	"Scan":               op((*DB).Scan),
+	"Query":              wireOp((*DB).Query, "Items"),
+	"Scan":               wireOp((*DB).Scan, "Items"),
 	"TransactGetItems":   op((*DB).TransactGetItems),
 	"TransactWriteItems": op((*DB).TransactWriteItems),
 	"UpdateItem":         op((*DB).UpdateItem),
@@ -104,11 +103,7 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bp := bufPool.Get().(*[]byte)
-	defer func() {
-		if cap(*bp) <= 1<<20 { // big buffers are left to the GC
-			bufPool.Put(bp)
-		}
-	}()
+	defer putBuf(bp)
 	body, err := readAll(r.Body, (*bp)[:0])
 	*bp = body[:0]
 	if err != nil {
@@ -117,48 +112,87 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	rq := request{
+		post:   r.Method == http.MethodPost,
+		ct:     r.Header.Get("Content-Type"),
+		target: r.Header.Get("X-Amz-Target"),
+		auth:   r.Header.Get("Authorization"),
+		date:   r.Header.Get("X-Amz-Date") != "" || r.Header.Get("Date") != "",
+		body:   body,
+	}
+	if r.URL.RawQuery != "" {
+		rq.query = r.URL.Query()
+	}
+	status, ct, out := h.db.respond(r.Context(), &rq, (*bp)[:0])
+	*bp = out[:0]
+	writeBody(w, status, ct, out)
+}
+
+// putBuf returns a buffer of bufPool; big buffers are left to the GC.
+func putBuf(bp *[]byte) {
+	if cap(*bp) <= 1<<20 {
+		bufPool.Put(bp)
+	}
+}
+
+// request is what the endpoint reads of an HTTP request other than a GET
+// or a browser's preflight OPTIONS.
+type request struct {
+	post   bool   // the method is POST
+	ct     string // Content-Type
+	target string // X-Amz-Target
+	auth   string // Authorization
+	date   bool   // X-Amz-Date or Date is set
+	query  url.Values
+	body   []byte
+}
+
+// respond answers rq: the status, the content type ("" for none) and the
+// body, appended to buf.
+func (db *DB) respond(ctx context.Context, rq *request, buf []byte) (int, string, []byte) {
+	body := rq.body
+	ct, _, _ := strings.Cut(rq.ct, ";")
 	ct = strings.TrimSpace(ct)
-	if r.Method != http.MethodPost || (len(body) > 0 && ct != "application/x-amz-json-1.0" && ct != "application/json") {
-		writeBody(w, 404, "", []byte("<UnknownOperationException/>\n"))
-		return
+	if !rq.post || (len(body) > 0 && ct != "application/x-amz-json-1.0" && ct != "application/json") {
+		return 404, "", append(buf, "<UnknownOperationException/>\n"...)
 	}
 	if ct != "application/x-amz-json-1.0" {
 		ct = "application/json"
 	}
-	opName, ok := strings.CutPrefix(r.Header.Get("X-Amz-Target"), targetPrefix)
+	opName, ok := strings.CutPrefix(rq.target, targetPrefix)
 	fn := operations[opName]
 	if !ok || fn == nil {
 		if len(body) > 0 && !validJSON(body) {
-			writeError(w, ct, errSyntax)
-			return
+			return appendError(buf, ct, errSyntax)
 		}
-		writeError(w, ct, &wireError{typ: "com.amazon.coral.service#UnknownOperationException", status: 400})
-		return
+		return appendError(buf, ct, &wireError{typ: "com.amazon.coral.service#UnknownOperationException", status: 400})
 	}
-	if err := checkAuth(r); err != nil {
+	if err := checkAuth(rq); err != nil {
 		if len(body) > 0 && !validJSON(body) {
 			err = errSyntax // DynamoDB parses the body first
 		}
-		writeError(w, ct, err)
-		return
+		return appendError(buf, ct, err)
 	}
 	if len(body) == 0 {
-		writeError(w, ct, errSyntax)
-		return
+		return appendError(buf, ct, errSyntax)
 	}
 	// The body's string copy made by the decoder keeps the strings of
-	// the request alive, not the pooled buffer.
-	out, err := fn(h.db, r.Context(), body)
+	// the request alive, not the pooled buffer, which buf may share.
+	out, err := fn(db, ctx, body)
 	if err != nil {
-		writeError(w, ct, err)
-		return
+		return appendError(buf, ct, err)
 	}
-	e := jenc{buf: (*bp)[:0]}
+	var w *wireOut
+	if wo, ok := out.(*wireOut); ok {
+		w, out = wo, wo.out
+	}
+	e := jenc{buf: buf}
 	out.Serialize(&e)
-	e.buf = appendZeroCounts(e.buf, out)
-	*bp = e.buf[:0]
-	writeBody(w, 200, ct, e.buf)
+	buf = appendZeroCounts(e.buf, out)
+	if w != nil {
+		buf = w.appendRecords(buf)
+	}
+	return 200, ct, buf
 }
 
 // appendZeroCounts adds the Count and ScannedCount members of a Query or
@@ -214,9 +248,9 @@ func coralErr(name, msg string) error {
 // checkAuth checks that a request carries a complete AWS signature, in
 // the Authorization header or in the query string, as DynamoDB does
 // before anything else; the signature itself is not verified.
-func checkAuth(r *http.Request) error {
-	header := r.Header.Get("Authorization")
-	query := r.URL.Query()
+func checkAuth(rq *request) error {
+	header := rq.auth
+	query := rq.query
 	_, inQuery := query["X-Amz-Algorithm"]
 	switch {
 	case header != "" && inQuery:
@@ -239,7 +273,7 @@ func checkAuth(r *http.Request) error {
 				msg.WriteString("Authorization header requires '" + p + "' parameter. ")
 			}
 		}
-		if r.Header.Get("X-Amz-Date") == "" && r.Header.Get("Date") == "" {
+		if !rq.date {
 			msg.WriteString("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ")
 		}
 		if msg.Len() > 0 {
@@ -314,10 +348,12 @@ var coralErrors = map[string]string{
 	"IncompleteSignatureException": "com.amazon.coral.service#IncompleteSignatureException",
 }
 
-// writeError writes err as DynamoDB does: a JSON body with __type and the
-// error's members (message, Item, CancellationReasons, ...).
-func writeError(w http.ResponseWriter, ct string, err error) {
-	e := jenc{buf: make([]byte, 0, 256)}
+// appendError appends err to buf as DynamoDB sends it: a JSON body with
+// __type and the error's members (message, Item, CancellationReasons,
+// ...). It returns the status, ct and the body.
+func appendError(buf []byte, ct string, err error) (int, string, []byte) {
+	e := jenc{buf: buf}
+	start := len(buf)
 	status := 400
 	var we *wireError
 	var api smithy.APIError
@@ -356,10 +392,10 @@ func writeError(w http.ResponseWriter, ct string, err error) {
 		ser.Serialize(&e)
 		// Insert __type as the first member.
 		head := `{"__type":` + string(appendJSONString(nil, typ))
-		if len(e.buf) > 2 {
+		if len(e.buf)-start > 2 {
 			head += ","
 		}
-		e.buf = append([]byte(head), e.buf[1:]...)
+		e.buf = append(e.buf[:start], append([]byte(head), e.buf[start+1:]...)...)
 	default:
 		status = 500
 		msg := "The request processing has failed because of an unknown error, exception or failure."
@@ -370,53 +406,25 @@ func writeError(w http.ResponseWriter, ct string, err error) {
 		e.buf = appendJSONString(e.buf, msg)
 		e.buf = append(e.buf, '}')
 	}
-	writeBody(w, status, ct, e.buf)
+	return status, ct, e.buf
 }
 
 const idChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 // requestID returns a request id in DynamoDB's form: 52 upper-case
 // letters and digits.
-func requestID() string {
-	var b [52]byte
-	for i := 0; i < len(b); i += 10 {
+func requestID() string { return string(appendRequestID(make([]byte, 0, 52))) }
+
+// appendRequestID appends a request id (see requestID) to b.
+func appendRequestID(b []byte) []byte {
+	for i := 0; i < 52; i += 10 {
 		r := rand.Uint64()
-		for j := i; j < min(i+10, len(b)); j++ {
-			b[j] = idChars[r%uint64(len(idChars))]
+		for j := i; j < min(i+10, 52); j++ {
+			b = append(b, idChars[r%uint64(len(idChars))])
 			r /= uint64(len(idChars))
 		}
 	}
-	return string(b[:])
-}
-
-// Server is an engine served over HTTP on a TCP address (see [Serve]).
-type Server struct {
-	db  *DB
-	url string
-	ln  net.Listener
-	srv *http.Server
-}
-
-// Serve serves db over DynamoDB's HTTP protocol on addr ("host:port";
-// "" means a free loopback port, 127.0.0.1:0) until Close. It returns
-// once the endpoint accepts connections: [Server.URL] is the endpoint
-// for any DynamoDB client, [Server.Client] an SDK client pointed at it.
-func Serve(db *DB, addr string) (*Server, error) {
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	s := &Server{db: db, ln: ln, srv: &http.Server{Handler: db.Handler()}}
-	host, port, _ := net.SplitHostPort(ln.Addr().String())
-	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
-		host = "127.0.0.1"
-	}
-	s.url = "http://" + net.JoinHostPort(host, port)
-	go func() { _ = s.srv.Serve(ln) }()
-	return s, nil
+	return b
 }
 
 // URL returns the endpoint URL, such as "http://127.0.0.1:41234".
@@ -425,26 +433,9 @@ func (s *Server) URL() string { return s.url }
 // DB returns the served engine.
 func (s *Server) DB() *DB { return s.db }
 
-// Close stops the server and closes its connections. The engine and its
-// data are untouched.
-func (s *Server) Close() error { return s.srv.Close() }
-
-// Client returns an SDK client for the endpoint: region us-east-1 and
-// dummy static credentials (the endpoint requires a signature but does
-// not check it), optFns applied last.
+// Client returns an SDK client for the endpoint, built by
+// [NewEndpointClient] (the endpoint requires a signature but does not
+// check it), optFns applied last.
 func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	return NewEndpointClient(s.url, optFns...)
-}
-
-// NewEndpointClient returns an SDK client for a DynamoDB endpoint URL
-// (this package's server, or DynamoDB Local) with region us-east-1 and
-// dummy static credentials, optFns applied last.
-func NewEndpointClient(url string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
-	return dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(url),
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: "ddbmem", SecretAccessKey: "ddbmem", Source: "ddbmem"}, nil
-		}),
-	}, optFns...)
 }

@@ -29,6 +29,9 @@ type record struct {
 	// out is the template full reads clone, built by the first one
 	// (see outTemplate); nil until then.
 	out atomic.Pointer[outTemplate]
+	// wire is the item in DynamoDB's JSON, built by the first full read
+	// the endpoint serves (see wireSink); nil until then.
+	wire atomic.Pointer[[]byte]
 }
 
 type attr struct {

@@ -151,17 +151,35 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	if failed {
 		return nil, cancelled(reasons)
 	}
-	units := map[string]float64{}
+	// Every write of a transaction, to the table and to its indexes, is
+	// charged twice: DynamoDB performs two underlying writes of each item
+	// (prepare and commit). A ConditionCheck is charged as a write of the
+	// item. Index writes are sized as for a single write (see writeUsage).
+	// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-capacity-handling
+	var usages map[string]*usage
+	if wantCapacity(in.ReturnConsumedCapacity) {
+		usages = map[string]*usage{}
+	}
 	for _, a := range acts {
 		old := a.t.data.get(a.pk, a.sk)
-		var nw item
-		switch {
-		case a.put != nil:
-			nw = a.put.it
-		case a.upd != nil:
-			nw = a.newIt
+		if usages != nil {
+			var u usage
+			switch {
+			case a.put != nil:
+				u = a.t.writeUsage(old, a.put.it)
+			case a.upd != nil:
+				u = a.t.writeUsage(old, a.newIt)
+			case a.del:
+				u = a.t.writeUsage(old, nil)
+			default: // ConditionCheck: no index changes
+				u = usage{table: writeUnits(recSize(old))}
+			}
+			u.scale(2)
+			if usages[a.t.name] == nil {
+				usages[a.t.name] = &usage{}
+			}
+			usages[a.t.name].add(u)
 		}
-		units[a.t.name] += 2 * writeUnits(max(recSize(old), recSize(nw)))
 		switch {
 		case a.put != nil:
 			a.t.write(a.pk, a.sk, old, a.put.it)
@@ -174,7 +192,7 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	if token != "" {
 		db.tokens[token] = txToken{fp: fp, at: db.now()}
 	}
-	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(in.ReturnConsumedCapacity, units, 'w')}, nil
+	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: usageList(in.ReturnConsumedCapacity, usages, 'w')}, nil
 }
 
 func cancelled(reasons []types.CancellationReason) error {

@@ -253,7 +253,12 @@ func TestEngineMemory(t *testing.T) {
 // loopback (ddbmem.Serve), timed like BenchmarkDynamoDBLocal (p50-ns),
 // so that the ratio (goal: at least 20× faster than DynamoDB Local) is
 // taken in one run. Start measures starting an endpoint with one table
-// (goal < 5 ms).
+// (goal < 5 ms). The client is the endpoint's own, Server.Client
+// (ddbmem.NewEndpointClient: the SDK's *dynamodb.Client without the
+// parts of its pipeline that only matter against AWS, over a lean
+// loopback transport); BenchmarkDynamoDBLocal uses the SDK's default
+// pipeline over net/http (entity.LocalClient), as a test against
+// DynamoDB Local would.
 func BenchmarkEngineHTTP(b *testing.B) {
 	b.Run("Start", func(b *testing.B) {
 		b.ReportAllocs()

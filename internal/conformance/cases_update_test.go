@@ -180,9 +180,20 @@ func returnValueCases() []tc {
 	var out []tc
 	for _, rv := range []types.ReturnValue{types.ReturnValueNone, types.ReturnValueAllOld,
 		types.ReturnValueUpdatedOld, types.ReturnValueAllNew, types.ReturnValueUpdatedNew} {
+		existing := do(updRV(uk, "SET n = n + :one, m.a.b[0].c = :one, fresh = :one REMOVE s ADD ss :ss DELETE ns :ns", vals{":one": N("1"), ":ss": SS("z"), ":ns": NS("1")}, rv))
+		// UPDATED_OLD and UPDATED_NEW return only the updated paths: of
+		// m, only m.a.b[0].c (see the case "Update/ReturnValues of
+		// nested paths").
+		switch rv {
+		case types.ReturnValueUpdatedOld:
+			existing = docStep(existing, localWholeTopLevel,
+				`{"Out":{"Attributes":{"m":{"M":{"a":{"M":{"b":{"L":[{"M":{"c":{"N":"1"}}}]}}}}},"n":{"N":"10"},"ns":{"NS":["1","2"]},"s":{"S":"text"},"ss":{"SS":["x","y"]}}}}`)
+		case types.ReturnValueUpdatedNew:
+			existing = docStep(existing, localWholeTopLevel,
+				`{"Out":{"Attributes":{"fresh":{"N":"1"},"m":{"M":{"a":{"M":{"b":{"L":[{"M":{"c":{"N":"1"}}}]}}}}},"n":{"N":"11"},"ns":{"NS":["2"]},"ss":{"SS":["x","y","z"]}}}}`)
+		}
 		out = append(out,
-			updCase("ReturnValues "+string(rv)+" existing",
-				do(updRV(uk, "SET n = n + :one, m.a.b[0].c = :one, fresh = :one REMOVE s ADD ss :ss DELETE ns :ns", vals{":one": N("1"), ":ss": SS("z"), ":ns": NS("1")}, rv))),
+			updCase("ReturnValues "+string(rv)+" existing", existing),
 			tc{name: "UpdateItem/ReturnValues " + string(rv) + " new item", tables: tables(tPK()),
 				steps: []step{do(updRV(pk("new"), "SET a = :one, b = :one", vals{":one": N("1")}, rv))}},
 		)
@@ -197,7 +208,7 @@ func init() {
 			do(updRV(uk, "REMOVE l[5]", nil, types.ReturnValueUpdatedOld)),
 			do(updRV(uk, "REMOVE l[7], s", nil, types.ReturnValueUpdatedOld)),
 			do(updRV(uk, "REMOVE l[9]", nil, types.ReturnValueUpdatedNew)),
-			do(updRV(uk, "REMOVE l[1]", nil, types.ReturnValueUpdatedOld)),
+			docStep(do(updRV(uk, "REMOVE l[1]", nil, types.ReturnValueUpdatedOld)), localWholeTopLevel, `{"Out":{"Attributes":{"l":{"L":[{"S":"b"}]}}}}`),
 		),
 	)
 }
