@@ -424,13 +424,10 @@ func legacyPut(in *dynamodb.PutItemInput) (*dynamodb.PutItemInput, error) {
 	if in.Expected == nil && in.ConditionalOperator == "" {
 		return in, nil
 	}
-	cond, names, values, err := legacyCondition(in.Expected, in.ConditionalOperator, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-	if err != nil {
+	c := *in
+	if err := legacyConditionOf(&c.Expected, &c.ConditionalOperator, &c.ConditionExpression, &c.ExpressionAttributeNames, &c.ExpressionAttributeValues); err != nil {
 		return nil, err
 	}
-	c := *in
-	c.Expected, c.ConditionalOperator = nil, ""
-	c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues = cond, names, values
 	return &c, nil
 }
 
@@ -438,14 +435,24 @@ func legacyDelete(in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemInput, erro
 	if in.Expected == nil && in.ConditionalOperator == "" {
 		return in, nil
 	}
-	cond, names, values, err := legacyCondition(in.Expected, in.ConditionalOperator, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-	if err != nil {
+	c := *in
+	if err := legacyConditionOf(&c.Expected, &c.ConditionalOperator, &c.ConditionExpression, &c.ExpressionAttributeNames, &c.ExpressionAttributeValues); err != nil {
 		return nil, err
 	}
-	c := *in
-	c.Expected, c.ConditionalOperator = nil, ""
-	c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues = cond, names, values
 	return &c, nil
+}
+
+// legacyConditionOf replaces, in the fields of a request copy it points
+// at, Expected and ConditionalOperator by the ConditionExpression, names
+// and values [legacyCondition] translates them into.
+func legacyConditionOf(expected *map[string]types.ExpectedAttributeValue, op *types.ConditionalOperator, condExpr **string, names *map[string]string, values *map[string]types.AttributeValue) error {
+	cond, n, v, err := legacyCondition(*expected, *op, *condExpr, *names, *values)
+	if err != nil {
+		return err
+	}
+	*expected, *op = nil, ""
+	*condExpr, *names, *values = cond, n, v
+	return nil
 }
 
 // legacyCondition translates the Expected and ConditionalOperator of a
