@@ -145,47 +145,24 @@ func TestNearCacheInvalidationWins(t *testing.T) {
 			// below fails, so no reader reports after the test has ended.
 			halt := func() { stopOnce.Do(func() { close(stop) }); wg.Wait() }
 			defer halt()
-			for g := 0; g < 2; g++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						select {
-						case <-stop:
-							return
-						default:
-						}
-						f := int(floor.Load())
-						v, err := reader.Get(ctx, key)
-						bgReads.Add(1)
-						switch {
-						case f < 0:
-						case err == nil:
-							if n, _ := strconv.Atoi(v); n < f {
-								violations.Add(1)
-								t.Errorf("concurrent read began after op %d was delivered and saw %q", f, v)
-							}
-						case errors.Is(err, cache.ErrMiss):
-							// A miss is right only if an op sent between the
-							// delivery of op f and the end of the read
-							// invalidated. (A cluster run under load once
-							// reported a miss here when this allowed only the
-							// two ops after f; see the package documentation.)
-							last := int(sentOp.Load())
-							switch r := f % 10; {
-							case r != 0 && f/10 == last/10:
-								unexpectedMisses.Add(1)
-								t.Errorf("concurrent read began after op %d was delivered and missed; ops up to %d were sent when it returned, none invalidated", f, last)
-							case r != 0 && r < 8:
-								longMisses.Add(1) // the read spanned 3 or more ops
-							}
-						default:
-							t.Errorf("concurrent read: %v", err)
-						}
-						time.Sleep(50 * time.Microsecond)
+			readers{n: 2, wg: &wg, stop: stop, pause: 50 * time.Microsecond, reads: &bgReads, stale: &violations,
+				what:  "concurrent read began after op %d was delivered",
+				floor: func() int { return int(floor.Load()) }, read: func() (string, error) { return reader.Get(ctx, key) },
+				miss: func(f int) {
+					// A miss is right only if an op sent between the
+					// delivery of op f and the end of the read
+					// invalidated. (A cluster run under load once
+					// reported a miss here when this allowed only the
+					// two ops after f; see the package documentation.)
+					last := int(sentOp.Load())
+					switch r := f % 10; {
+					case r != 0 && f/10 == last/10:
+						unexpectedMisses.Add(1)
+						t.Errorf("concurrent read began after op %d was delivered and missed; ops up to %d were sent when it returned, none invalidated", f, last)
+					case r != 0 && r < 8:
+						longMisses.Add(1) // the read spanned 3 or more ops
 					}
-				}()
-			}
+				}}.start(t)
 
 			flushes := 0
 			delays := make([]time.Duration, 0, ops)   // from the acknowledgement (0: the push came first)
@@ -537,39 +514,17 @@ func TestNearCacheSyncedRead(t *testing.T) {
 			sent.Store(-1)
 			halt := func() { stopOnce.Do(func() { close(stop) }); wg.Wait() }
 			defer halt()
-			for g := 0; g < 2; g++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						select {
-						case <-stop:
-							return
-						default:
-						}
-						f := int(acked.Load())
-						v, err := reader.GetSynced(ctx, key)
-						bgReads.Add(1)
-						switch {
-						case f < 0:
-						case err == nil:
-							if n, _ := strconv.Atoi(v); n < f {
-								violations.Add(1)
-								t.Errorf("concurrent synced read began after op %d was acknowledged and saw %q", f, v)
-							}
-						case errors.Is(err, cache.ErrMiss):
-							// Right only if op f, or an op sent before the
-							// read returned, invalidated.
-							if last := int(sent.Load()); f%10 != 0 && f/10 == last/10 {
-								violations.Add(1)
-								t.Errorf("concurrent synced read began after op %d was acknowledged and missed; ops up to %d were sent, none invalidated", f, last)
-							}
-						default:
-							t.Errorf("concurrent synced read: %v", err)
-						}
+			readers{n: 2, wg: &wg, stop: stop, reads: &bgReads, stale: &violations,
+				what:  "concurrent synced read began after op %d was acknowledged",
+				floor: func() int { return int(acked.Load()) }, read: func() (string, error) { return reader.GetSynced(ctx, key) },
+				miss: func(f int) {
+					// Right only if op f, or an op sent before the
+					// read returned, invalidated.
+					if last := int(sent.Load()); f%10 != 0 && f/10 == last/10 {
+						violations.Add(1)
+						t.Errorf("concurrent synced read began after op %d was acknowledged and missed; ops up to %d were sent, none invalidated", f, last)
 					}
-				}()
-			}
+				}}.start(t)
 			before, _ := reader.NearStats()
 			for i := 0; i < ops; i++ {
 				for r := 0; r < 2; r++ { // fill L1, then hit it
@@ -714,5 +669,54 @@ func TestNearCacheGetOrLoadSynced(t *testing.T) {
 	}
 	if after.Barriers != mid.Barriers || after.Hits-mid.Hits != 1 {
 		t.Fatalf("relaxed hit: %d barriers, %d hits; want 0 and 1", after.Barriers-mid.Barriers, after.Hits-mid.Hits)
+	}
+}
+
+// readers are concurrent readers of one key whose values are op numbers:
+// each read must see at least the op floor returned before it began
+// (stale counts those that did not), and miss judges a miss with that
+// floor. They run until stop is closed; wg waits for them.
+type readers struct {
+	n     int
+	wg    *sync.WaitGroup
+	stop  <-chan struct{}
+	pause time.Duration // between reads
+	reads *atomic.Int64
+	stale *atomic.Int64
+	what  string // "... began after op %d was ..."
+	floor func() int
+	read  func() (string, error)
+	miss  func(floor int)
+}
+
+func (r readers) start(t *testing.T) {
+	for g := 0; g < r.n; g++ {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			for {
+				select {
+				case <-r.stop:
+					return
+				default:
+				}
+				f := r.floor()
+				v, err := r.read()
+				r.reads.Add(1)
+				switch {
+				case f < 0:
+				case err == nil:
+					if n, _ := strconv.Atoi(v); n < f {
+						r.stale.Add(1)
+						t.Errorf(r.what+" and saw %q", f, v)
+					}
+				case errors.Is(err, cache.ErrMiss):
+					r.miss(f)
+				default:
+					t.Errorf("concurrent read (op %d acknowledged or delivered before it): %v", f, err)
+				}
+				time.Sleep(r.pause)
+			}
+		}()
 	}
 }
