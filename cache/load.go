@@ -117,11 +117,7 @@ func GetOrLoad[T any](ctx context.Context, c *Cache, key string, ttl time.Durati
 		ok bool
 	)
 	gerr := c.do(ctx, func(ctx context.Context, conn Conn) (e error) {
-		if sc, isSynced := conn.(syncedConn); isSynced && lo.Synced {
-			s, ok, e = sc.GetSynced(ctx, full)
-		} else {
-			s, ok, e = conn.Get(ctx, full)
-		}
+		s, ok, e = connGet(ctx, conn, full, lo.Synced)
 		return e
 	})
 	if gerr == nil && ok {

@@ -106,14 +106,19 @@ func (c *Cache) NearStats() (s NearStats, ok bool) {
 func (c *Cache) GetSynced(ctx context.Context, key string) (string, error) {
 	var v string
 	err := c.read(ctx, key, func(ctx context.Context, conn Conn, full string) (ok bool, e error) {
-		if sc, isSynced := conn.(syncedConn); isSynced {
-			v, ok, e = sc.GetSynced(ctx, full)
-		} else {
-			v, ok, e = conn.Get(ctx, full)
-		}
+		v, ok, e = connGet(ctx, conn, full, true)
 		return ok, e
 	})
 	return v, err
+}
+
+// connGet reads full through conn: synced (see [Cache.GetSynced]) when
+// synced is set and conn can order its reads, else with conn.Get.
+func connGet(ctx context.Context, conn Conn, full string, synced bool) (string, bool, error) {
+	if sc, ok := conn.(syncedConn); ok && synced {
+		return sc.GetSynced(ctx, full)
+	}
+	return conn.Get(ctx, full)
 }
 
 // syncedConn is a [Conn] whose Get may answer from an in-process copy
