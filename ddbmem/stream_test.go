@@ -376,6 +376,38 @@ func TestStreamConcurrentWriters(t *testing.T) {
 	db := ddbmem.New(func(o *ddbmem.Options) { o.Stream.Shards = 4; o.Stream.ShardRecords = 500 })
 	arn := streamTable(t, db, "tbl", types.StreamViewTypeNewImage)
 	const writers, items, versions = 8, 25, 20
+	// A reader tails the stream while the writers run (for -race).
+	stop := make(chan struct{})
+	tailed := make(chan int)
+	go func() {
+		n := 0
+		defer func() { tailed <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			d, err := db.Streams().DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for _, sh := range d.StreamDescription.Shards {
+				it, err := db.Streams().GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: sh.ShardId, ShardIteratorType: st.ShardIteratorTypeTrimHorizon})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				out, err := db.Streams().GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it.ShardIterator, Limit: aws.Int32(100)})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				n += len(out.Records)
+			}
+		}
+	}()
 	var wg sync.WaitGroup
 	for w := 0; w < writers; w++ {
 		wg.Add(1)
@@ -392,6 +424,8 @@ func TestStreamConcurrentWriters(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	close(stop)
+	t.Logf("the tailing reader read %d records while the writers ran", <-tailed)
 	recs, shards := readStream(t, db.Streams(), arn)
 	last := map[string]int{}
 	for _, r := range recs {
