@@ -2,14 +2,9 @@ package ddbmem
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"strings"
-	"sync/atomic"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/smithy-go"
 	smithyendpoints "github.com/aws/smithy-go/endpoints"
@@ -61,22 +56,13 @@ func streamsOperation(target string) (handlerFn, bool) {
 // without its rate limiter, and the lean transport for loopback URLs.
 // optFns are applied last. The client is safe for concurrent use.
 func NewStreamsEndpointClient(endpoint string, optFns ...func(*dynamodbstreams.Options)) *dynamodbstreams.Client {
+	d := NewEndpointClient(endpoint).Options()
 	o := dynamodbstreams.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: endpointAccessKey, SecretAccessKey: endpointAccessKey, Source: "ddbmem"}, nil
-		}),
-		HTTPSignerV4: placeholderSigner{},
-		Retryer: retry.NewStandard(func(so *retry.StandardOptions) {
-			so.RateLimiter = ratelimit.None
-		}),
+		Region: d.Region, BaseEndpoint: d.BaseEndpoint, Credentials: d.Credentials,
+		HTTPSignerV4: d.HTTPSignerV4, Retryer: d.Retryer, HTTPClient: d.HTTPClient,
 		APIOptions:                 []func(*middleware.Stack) error{trimStack},
 		DisableClockSkewCorrection: true,
 		EndpointResolverV2:         &streamsResolver{},
-	}
-	if u, err := url.Parse(endpoint); err == nil && u.Scheme == "http" && isLoopback(u.Hostname()) {
-		o.HTTPClient = newTransport()
 	}
 	return dynamodbstreams.New(o, append(optFns, func(o *dynamodbstreams.Options) {
 		if _, ok := o.HTTPSignerV4.(placeholderSigner); ok {
@@ -91,24 +77,10 @@ func (s *Server) StreamsClient(optFns ...func(*dynamodbstreams.Options)) *dynamo
 	return NewStreamsEndpointClient(s.url, optFns...)
 }
 
-// streamsResolver resolves every request to the client's BaseEndpoint
-// (see staticResolver).
-type streamsResolver struct {
-	last atomic.Pointer[resolved]
-}
+// streamsResolver resolves every request to the client's BaseEndpoint,
+// as staticResolver does for the DynamoDB client.
+type streamsResolver struct{ staticResolver }
 
-func (r *streamsResolver) ResolveEndpoint(_ context.Context, p dynamodbstreams.EndpointParameters) (smithyendpoints.Endpoint, error) {
-	if p.Endpoint == nil {
-		return smithyendpoints.Endpoint{}, fmt.Errorf("ddbmem: no BaseEndpoint to resolve to")
-	}
-	last := r.last.Load()
-	if last == nil || last.endpoint != *p.Endpoint {
-		u, err := url.Parse(*p.Endpoint)
-		if err != nil {
-			return smithyendpoints.Endpoint{}, fmt.Errorf("ddbmem: BaseEndpoint: %w", err)
-		}
-		last = &resolved{endpoint: *p.Endpoint, uri: *u}
-		r.last.Store(last)
-	}
-	return smithyendpoints.Endpoint{URI: last.uri}, nil
+func (r *streamsResolver) ResolveEndpoint(ctx context.Context, p dynamodbstreams.EndpointParameters) (smithyendpoints.Endpoint, error) {
+	return r.staticResolver.ResolveEndpoint(ctx, dynamodb.EndpointParameters{Endpoint: p.Endpoint})
 }
