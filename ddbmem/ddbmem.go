@@ -133,10 +133,11 @@
 // NextShardIterator once it has returned the shard's last record.
 // Disabling a stream, or deleting its table, closes its shards; its
 // records stay readable until they expire. A stream record holds the
-// stored items it shows, which are immutable, so a write costs no copy:
-// a table without a stream pays nothing, and PutItem on a table with a
-// NEW_AND_OLD_IMAGES stream costs well under 1.25 times as much (see
-// BenchmarkEngine/PutItemStream in internal/bench).
+// stored items it shows, which are immutable, so a write costs no copy,
+// and a table without a stream pays nothing; a stream does hold on to
+// the old images it shows until they are trimmed, which the garbage
+// collector pays for (BenchmarkEngine/PutItemStream in internal/bench
+// measures PutItem with a NEW_AND_OLD_IMAGES stream).
 //
 // # Paging
 //
