@@ -181,6 +181,9 @@ func (s *Store[T, PT]) PutOp(v *T, optFns ...func(*CallOptions)) WriteOp {
 	if s.schema.VersionAttr != "" {
 		return WriteOp{err: &ValidationError{Op: "BatchWrite", Type: s.schema.Type, Field: s.schema.VersionAttr, Err: errors.New("a versioned entity cannot be written in a batch (no conditions); use a transaction")}}
 	}
+	if len(s.schema.Unique) > 0 {
+		return WriteOp{err: s.batchUniqueRefused()}
+	}
 	item, key, err := s.encode("BatchWrite", v, &o, false)
 	if err != nil {
 		return WriteOp{err: err}
@@ -195,6 +198,9 @@ func (s *Store[T, PT]) DeleteOp(key Key) WriteOp {
 	}
 	if s.schema.VersionAttr != "" {
 		return WriteOp{err: &ValidationError{Op: "BatchWrite", Type: s.schema.Type, Field: s.schema.VersionAttr, Err: errors.New("a versioned entity cannot be deleted in a batch (no conditions); use a transaction")}}
+	}
+	if len(s.schema.Unique) > 0 {
+		return WriteOp{err: s.batchUniqueRefused()}
 	}
 	return WriteOp{key: key, req: types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: s.t.KeyMap(key)}}}
 }
@@ -277,4 +283,11 @@ func (t *Table) BatchWrite(ctx context.Context, ops ...WriteOp) error {
 		return &BatchError{Op: "BatchWrite", Unprocessed: keys, Err: err}
 	}
 	return nil
+}
+
+// batchUniqueRefused is the error of a batch write of an entity with
+// unique attributes: BatchWriteItem takes no condition, so it could
+// neither refuse a taken value nor move guards atomically.
+func (s *Store[T, PT]) batchUniqueRefused() error {
+	return &ValidationError{Op: "BatchWrite", Type: s.schema.Type, Field: "unique", Err: fmt.Errorf("%s has unique attributes, which a batch cannot guard (no conditions); write each item with Create, Put or Delete, or create them in a transaction (TxCreate)", s.schema.Type)}
 }

@@ -22,6 +22,9 @@ func (s *Store[T, PT]) Delete(ctx context.Context, key Key, optFns ...func(*Call
 		*o.DryRun = Request{Op: "DeleteItem", Input: in}
 		return nil
 	}
+	if len(s.schema.Unique) > 0 {
+		return s.deleteUnique(ctx, key, in, &o)
+	}
 	if _, err := send(ctx, s.t, s.t.tracer(&o), "DeleteItem", "", in, s.t.client.DeleteItem); err != nil {
 		return s.fail("Delete", key, &o, false, err)
 	}

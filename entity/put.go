@@ -59,7 +59,11 @@ func (s *Store[T, PT]) put(ctx context.Context, op string, v *T, o CallOptions, 
 		*o.DryRun = Request{Op: "PutItem", Input: in}
 		return nil
 	}
-	if _, err := send(ctx, s.t, s.t.tracer(&o), "PutItem", "", in, s.t.client.PutItem); err != nil {
+	if len(s.schema.Unique) > 0 {
+		if err := s.putUnique(ctx, op, in, item, key, &o, create); err != nil {
+			return err
+		}
+	} else if _, err := send(ctx, s.t, s.t.tracer(&o), "PutItem", "", in, s.t.client.PutItem); err != nil {
 		return s.fail(op, key, &o, create, err)
 	}
 	if s.schema.CreatedAttr != "" || s.schema.UpdatedAttr != "" || s.schema.VersionAttr != "" {

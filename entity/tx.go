@@ -33,6 +33,10 @@ type TxOp struct {
 	decode  func(map[string]types.AttributeValue) (any, error)
 	after   func() error
 	err     error
+	// guards are the guard writes of a unique value (TxCreate), sent
+	// after item; slots describe them.
+	guards []types.TransactWriteItem
+	slots  []guardSlot
 }
 
 func (s *Store[T, PT]) txOp(op string, key Key, o *CallOptions) TxOp {
@@ -69,13 +73,35 @@ func (s *Store[T, PT]) txPut(op string, v *T, optFns []func(*CallOptions), creat
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
 	x.after = func() error { return PT(v).UnmarshalItem(item) }
+	if len(s.schema.Unique) > 0 {
+		if !create && (s.schema.VersionAttr == "" || o.Version != 0) {
+			x.err = s.txUniqueRefused(op)
+			return x
+		}
+		guards, err := s.t.Guards(s.schema, item)
+		if err != nil {
+			x.err = err
+			return x
+		}
+		x.guards, x.slots = s.guardItems(key, nil, guards)
+	}
 	return x
+}
+
+// txUniqueRefused is the error of a transaction op that would have to
+// read the item to keep its unique guards right.
+func (s *Store[T, PT]) txUniqueRefused(op string) error {
+	return &ValidationError{Op: "Tx" + op, Type: s.schema.Type, Field: "unique", Err: fmt.Errorf("%s has unique attributes: a transactional %s would have to read the item to move their guards; use Store.%s (one read and one transaction), or TxCreate", s.schema.Type, op, op)}
 }
 
 // TxUpdate is the transactional [Store.Update] (without the returned item).
 func (s *Store[T, PT]) TxUpdate(key Key, changes Changes[T], optFns ...func(*CallOptions)) TxOp {
 	o := callOpts(optFns)
 	x := s.txOp("Update", key, &o)
+	if len(s.schema.Unique) > 0 && s.touchesUnique(changes) {
+		x.err = s.txUniqueRefused("Update")
+		return x
+	}
 	in, err := s.updateInput(key, changes, &o)
 	if err != nil {
 		x.err = err
@@ -94,6 +120,10 @@ func (s *Store[T, PT]) TxUpdate(key Key, changes Changes[T], optFns ...func(*Cal
 func (s *Store[T, PT]) TxDelete(key Key, optFns ...func(*CallOptions)) TxOp {
 	o := callOpts(optFns)
 	x := s.txOp("Delete", key, &o)
+	if len(s.schema.Unique) > 0 {
+		x.err = s.txUniqueRefused("Delete")
+		return x
+	}
 	in, err := s.deleteInput(key, &o)
 	if err != nil {
 		x.err = err
@@ -170,10 +200,14 @@ func (x *Tx) Params() (*dynamodb.TransactWriteItemsInput, error) {
 	if len(x.ops) == 0 {
 		return nil, &ValidationError{Op: "Transact", Err: errors.New("no actions")}
 	}
-	if len(x.ops) > MaxTxItems {
-		return nil, &ValidationError{Op: "Transact", Err: fmt.Errorf("%d actions, the limit is %d", len(x.ops), MaxTxItems)}
+	n := len(x.ops)
+	for _, op := range x.ops {
+		n += len(op.guards)
 	}
-	in := &dynamodb.TransactWriteItemsInput{TransactItems: make([]types.TransactWriteItem, len(x.ops))}
+	if n > MaxTxItems {
+		return nil, &ValidationError{Op: "Transact", Err: fmt.Errorf("%d actions (unique guards included), the limit is %d", n, MaxTxItems)}
+	}
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: make([]types.TransactWriteItem, len(x.ops), n)}
 	seen := map[string]int{}
 	for i, op := range x.ops {
 		if op.err != nil {
@@ -188,6 +222,16 @@ func (x *Tx) Params() (*dynamodb.TransactWriteItemsInput, error) {
 		}
 		seen[id] = i
 		in.TransactItems[i] = op.item
+	}
+	for i, op := range x.ops {
+		for j, g := range op.guards {
+			id := tableOf(g) + "\x00" + op.slots[j].g.Key.PK + "\x00" + op.slots[j].g.Key.SK
+			if k, ok := seen[id]; ok {
+				return nil, &UniqueError{Op: "Transact", Type: op.typ, Attr: op.slots[j].g.Attr, Value: op.slots[j].g.Value, Scope: op.slots[j].g.Scope, Holder: x.ops[k].key}
+			}
+			seen[id] = i
+		}
+		in.TransactItems = append(in.TransactItems, op.guards...)
 	}
 	if x.token != "" {
 		in.ClientRequestToken = aws.String(x.token)
@@ -318,7 +362,11 @@ func (x *Tx) canceled(tce *types.TransactionCanceledException) *TxCanceledError 
 	e := &TxCanceledError{Err: tce}
 	for i, r := range tce.CancellationReasons {
 		code := aws.ToString(r.Code)
-		if code == "" || code == "None" || i >= len(x.ops) {
+		if code == "" || code == "None" {
+			continue
+		}
+		if i >= len(x.ops) {
+			x.guardFailure(e, i, r)
 			continue
 		}
 		op := x.ops[i]
@@ -346,4 +394,25 @@ func (x *Tx) canceled(tce *types.TransactionCanceledException) *TxCanceledError 
 		e.Failures = append(e.Failures, f)
 	}
 	return e
+}
+
+// guardFailure records the failure of the guard write at position i of
+// the request (the guards follow the actions, op by op).
+func (x *Tx) guardFailure(e *TxCanceledError, i int, r types.CancellationReason) {
+	j := i - len(x.ops)
+	for _, op := range x.ops {
+		if j >= len(op.slots) {
+			j -= len(op.slots)
+			continue
+		}
+		sl := op.slots[j]
+		f := TxFailure{Index: i, Op: op.op, Type: op.typ, Key: op.key, Code: aws.ToString(r.Code), Message: aws.ToString(r.Message), Item: r.Item}
+		if f.Code == "ConditionalCheckFailed" {
+			ue := &UniqueError{Op: "Transact", Type: op.typ, Attr: sl.g.Attr, Value: sl.g.Value, Scope: sl.g.Scope}
+			ue.Holder, _ = x.t.GuardHolder(r.Item)
+			f.Err = ue
+		}
+		e.Failures = append(e.Failures, f)
+		return
+	}
 }

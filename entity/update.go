@@ -41,6 +41,9 @@ func (s *Store[T, PT]) Update(ctx context.Context, key Key, changes Changes[T], 
 		*o.DryRun = Request{Op: "UpdateItem", Input: in}
 		return v, nil
 	}
+	if len(s.schema.Unique) > 0 && s.touchesUnique(changes) {
+		return s.updateUnique(ctx, key, in, &o)
+	}
 	out, err := send(ctx, s.t, s.t.tracer(&o), "UpdateItem", "", in, s.t.client.UpdateItem)
 	if err != nil {
 		return v, s.fail("Update", key, &o, false, err)
