@@ -184,6 +184,9 @@ func (s *Store[T, PT]) PutOp(v *T, optFns ...func(*CallOptions)) WriteOp {
 	if len(s.schema.Unique) > 0 {
 		return WriteOp{err: s.batchUniqueRefused()}
 	}
+	if o.Version != 0 {
+		return WriteOp{err: s.unversioned("BatchWrite")}
+	}
 	item, key, err := s.encode("BatchWrite", v, &o, false)
 	if err != nil {
 		return WriteOp{err: err}

@@ -45,6 +45,9 @@ func (s *Store[T, PT]) deleteInput(key Key, o *CallOptions) (*dynamodb.DeleteIte
 	if s.schema.VersionAttr != "" && o.Version <= 0 {
 		return nil, &ValidationError{Op: "Delete", Type: s.schema.Type, Field: s.schema.VersionAttr, Err: errors.New("versioned entity: IfVersion is required")}
 	}
+	if o.Version != 0 && s.schema.VersionAttr == "" {
+		return nil, s.unversioned("Delete")
+	}
 	e := anyItem
 	if o.Version > 0 {
 		e = mustExist

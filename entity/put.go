@@ -79,6 +79,9 @@ func (s *Store[T, PT]) putInput(op string, v *T, o *CallOptions, create bool) (*
 	if create && o.Version != 0 {
 		return nil, nil, Key{}, &ValidationError{Op: op, Type: s.schema.Type, Field: "Version", Err: errors.New("Create takes no expected version")}
 	}
+	if o.Version != 0 && s.schema.VersionAttr == "" {
+		return nil, nil, Key{}, s.unversioned(op)
+	}
 	item, key, err := s.encode(op, v, o, create)
 	if err != nil {
 		return nil, nil, key, err

@@ -146,6 +146,10 @@ func (s *Store[T, PT]) TxCheck(key Key, cond expression.ConditionBuilder, optFns
 		x.err = err
 		return x
 	}
+	if o.Version != 0 && s.schema.VersionAttr == "" {
+		x.err = s.unversioned("ConditionCheck")
+		return x
+	}
 	c, err := s.writeCond("ConditionCheck", &o, anyItem)
 	if err != nil {
 		x.err = err
@@ -290,6 +294,8 @@ func (x *Tx) Exec(ctx context.Context) error {
 			fail = cerr
 		case throttled(err):
 			fail = fmt.Errorf("entity: transaction: %w", err)
+		case isTooLarge(err):
+			return fmt.Errorf("entity: transaction: %w: %w", ErrItemTooLarge, err)
 		default:
 			return fmt.Errorf("entity: transaction: %w", err)
 		}
@@ -329,7 +335,15 @@ func (e *TxCanceledError) Error() string {
 	var b strings.Builder
 	b.WriteString("entity: transaction canceled:")
 	for _, f := range e.Failures {
-		b.WriteString(" [" + strconv.Itoa(f.Index) + " " + f.Op + " " + f.Type + " " + f.Key.PK + "/" + f.Key.SK + ": " + f.Code + "]")
+		b.WriteString(" [" + strconv.Itoa(f.Index) + " " + f.Op + " " + f.Type + " " + f.Key.PK + "/" + f.Key.SK + ": " + f.Code)
+		var ue *UniqueError
+		switch {
+		case errors.As(f.Err, &ue):
+			b.WriteString(": " + ue.Error())
+		case f.Code == "ValidationError" && f.Message != "":
+			b.WriteString(": " + f.Message)
+		}
+		b.WriteString("]")
 	}
 	return b.String()
 }
@@ -375,6 +389,9 @@ func (x *Tx) canceled(tce *types.TransactionCanceledException) *TxCanceledError 
 			if v, err := op.decode(r.Item); err == nil {
 				f.Old = v
 			}
+		}
+		if code == "ValidationError" && containsSize(f.Message) {
+			f.Err = &ItemTooLargeError{Type: op.typ, Key: op.key}
 		}
 		if code == "ConditionalCheckFailed" {
 			switch {

@@ -58,7 +58,9 @@ func scan(t *testing.T, tbl *entity.Table) []map[string]types.AttributeValue {
 		}
 		start = out.LastEvaluatedKey
 	}
-	key := func(m map[string]types.AttributeValue) string { return testenv.Text(m, "PK") + "\x00" + testenv.Text(m, "SK") }
+	key := func(m map[string]types.AttributeValue) string {
+		return testenv.Text(m, "PK") + "\x00" + testenv.Text(m, "SK")
+	}
 	sort.Slice(items, func(i, j int) bool { return key(items[i]) < key(items[j]) })
 	return items
 }

@@ -61,6 +61,7 @@ type Order struct {
 	Status     OrderState `ddb:"status"`
 	Total      int64      `ddb:"total,min=0"`
 	Note       string     `ddb:"note,omitempty"`
+	Gift       string     `ddb:"gift,omitempty"`
 }
 
 // OrderLine is one line of an order: SKU is required, State is a required

@@ -554,6 +554,7 @@ var _ struct {
 	Status     OrderState `ddb:"status"`
 	Total      int64      `ddb:"total,min=0"`
 	Note       string     `ddb:"note,omitempty"`
+	Gift       string     `ddb:"gift,omitempty"`
 } = Order{}
 
 // OrderPK returns the PK of an Order: "ORDER#{ID}".
@@ -637,6 +638,9 @@ var OrderTotal = entity.Field[Order, int64]{Name: "total", Encode: codec.EncodeI
 // OrderNote describes the "note" attribute of an Order.
 var OrderNote = entity.Field[Order, string]{Name: "note", Encode: codec.EncodeStringOmitEmpty[string]}
 
+// OrderGift describes the "gift" attribute of an Order.
+var OrderGift = entity.Field[Order, string]{Name: "gift", Encode: codec.EncodeStringOmitEmpty[string]}
+
 // checkOrderID checks the "id" attribute of an Order: not empty.
 func checkOrderID(v string) error {
 	if v == "" {
@@ -692,7 +696,7 @@ var orderSchema = entity.Schema{
 		{Role: "pk", Attr: "PK", Template: "ORDER#{ID}", Sources: []string{"id"}, Build: orderPKFromItem},
 		{Role: "sk", Attr: "SK", Template: "META", Build: codec.ConstKey(OrderSK)},
 	},
-	Attrs: []string{"Type", "id", "customerId", "status", "total", "note"},
+	Attrs: []string{"Type", "id", "customerId", "status", "total", "note", "gift"},
 }
 
 // EntitySchema returns the schema of Order, shared and read-only.
@@ -714,6 +718,7 @@ type orderValues struct {
 	Status     types.AttributeValueMemberS
 	Total      types.AttributeValueMemberN
 	Note       types.AttributeValueMemberS
+	Gift       types.AttributeValueMemberS
 	keyBuf     [30]byte
 	numBuf     [20]byte
 }
@@ -728,7 +733,7 @@ func (p *Order) MarshalItem() (map[string]types.AttributeValue, error) {
 		v    = new(orderValues)
 		b    = keys.BuilderOn(v.keyBuf[:0])
 		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 8)
+		item = make(map[string]types.AttributeValue, 9)
 		err  error
 	)
 	v.typ.Value = OrderType
@@ -752,6 +757,10 @@ func (p *Order) MarshalItem() (map[string]types.AttributeValue, error) {
 		v.Note.Value = p.Note
 		item["note"] = &v.Note
 	}
+	if p.Gift != "" {
+		v.Gift.Value = p.Gift
+		item["gift"] = &v.Gift
+	}
 	return item, nil
 }
 
@@ -766,6 +775,7 @@ func (p *Order) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.Status = codec.Enum(&d, "status", OrderState.Valid)
 	p.Total = d.Int("total", 64)
 	p.Note = d.String("note")
+	p.Gift = d.String("gift")
 	return d.Err()
 }
 
