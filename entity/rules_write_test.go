@@ -185,3 +185,22 @@ func TestTxItemTooLarge(t *testing.T) {
 		unchanged(t, tbl, before)
 	})
 }
+
+// TestNewStoreSaysWhichIndex: a table made without the entity's indexes
+// makes NewStore fail with an error that says what to add.
+func TestNewStoreSaysWhichIndex(t *testing.T) {
+	tbl := entity.NewTable(ddbmemNew(), "shop")
+	err := entity.CheckSchema(tbl, new(shop.Customer).EntitySchema())
+	if !errors.Is(err, entity.ErrSchemaMismatch) {
+		t.Fatalf("CheckSchema: %v, want ErrSchemaMismatch", err)
+	}
+	for _, want := range []string{"o.GSIs = append(o.GSIs, yourpkg.GSIs...)", `entity.Index{Name: "GSI1", PK: "GSI1PK", SK: "GSI1SK"}`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+	tbl = entity.NewTable(ddbmemNew(), "shop", func(o *entity.Options) { o.GSIs = append(o.GSIs, shop.GSIs...) })
+	if err := entity.CheckSchema(tbl, new(shop.Customer).EntitySchema()); err != nil {
+		t.Fatal(err)
+	}
+}
