@@ -81,3 +81,19 @@ type OrderLine struct {
 	Qty     int        `ddb:"qty,omitempty,min=1"`
 	Memo    string     `ddb:"memo,omitempty"`
 }
+
+// Article is codex.Post's shape with a unique slug: the entity of
+// BenchmarkUnique, compared with BenchmarkEntity's codex.Post.
+//
+//keygen:entity Article
+//keygen:key PK=CATEGORY#{CategoryID} SK=ARTICLE#{ID}
+type Article struct {
+	ID         string    `ddb:"id"`
+	CategoryID string    `ddb:"categoryId"`
+	AuthorID   string    `ddb:"authorId,omitempty"`
+	Title      string    `ddb:"title"`
+	Contents   string    `ddb:"contents,omitempty"`
+	Slug       string    `ddb:"slug,unique"`
+	CreatedAt  time.Time `ddb:"CreatedAt,created,isosec"`
+	UpdatedAt  time.Time `ddb:"UpdatedAt,updated,isosec"`
+}

@@ -1205,3 +1205,264 @@ func (p *OrderLine) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.Memo = d.String("memo")
 	return d.Err()
 }
+
+// ArticleType is the Type attribute of every Article.
+const ArticleType = "Article"
+
+// Article must not change after generation: rerun keygen when it does.
+var _ struct {
+	ID         string    `ddb:"id"`
+	CategoryID string    `ddb:"categoryId"`
+	AuthorID   string    `ddb:"authorId,omitempty"`
+	Title      string    `ddb:"title"`
+	Contents   string    `ddb:"contents,omitempty"`
+	Slug       string    `ddb:"slug,unique"`
+	CreatedAt  time.Time `ddb:"CreatedAt,created,isosec"`
+	UpdatedAt  time.Time `ddb:"UpdatedAt,updated,isosec"`
+} = Article{}
+
+// ArticlePK returns the PK of an Article: "CATEGORY#{CategoryID}".
+func ArticlePK(categoryID string) (string, error) {
+	b := keys.NewBuilder(9 + len(categoryID))
+	return buildArticlePK(&b, categoryID)
+}
+
+// buildArticlePK appends the PK to b and returns it.
+func buildArticlePK(b *keys.Builder, categoryID string) (string, error) {
+	b.Reset("CATEGORY#{CategoryID}", keys.MaxPartitionKeyLen)
+	b.Literal("CATEGORY#")
+	b.String("CategoryID", categoryID)
+	return b.Key()
+}
+
+// ArticlePKPrefix is the begins_with prefix of every PK of an Article.
+const ArticlePKPrefix = "CATEGORY#"
+
+// ParseArticlePK parses the PK of an Article back into its fields.
+func ParseArticlePK(key string) (categoryID string, err error) {
+	s := keys.NewScanner("CATEGORY#{CategoryID}", key)
+	s.Literal("CATEGORY#")
+	categoryID = s.String("CategoryID")
+	if err = s.End(); err != nil {
+		return "", err
+	}
+	return categoryID, nil
+}
+
+// articlePKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
+func articlePKFromItem(item map[string]types.AttributeValue) (string, error) {
+	d := codec.NewDecoder(ArticleType, item)
+	categoryID := d.String("categoryId")
+	if err := d.Err(); err != nil {
+		return "", err
+	}
+	b := keys.NewBuilder(9 + len(categoryID))
+	return buildArticlePK(&b, categoryID)
+}
+
+// ArticleSK returns the SK of an Article: "ARTICLE#{ID}".
+func ArticleSK(id string) (string, error) {
+	b := keys.NewBuilder(8 + len(id))
+	return buildArticleSK(&b, id)
+}
+
+// buildArticleSK appends the SK to b and returns it.
+func buildArticleSK(b *keys.Builder, id string) (string, error) {
+	b.Reset("ARTICLE#{ID}", keys.MaxSortKeyLen)
+	b.Literal("ARTICLE#")
+	b.String("ID", id)
+	return b.Key()
+}
+
+// ArticleSKPrefix is the begins_with prefix of every SK of an Article.
+const ArticleSKPrefix = "ARTICLE#"
+
+// ParseArticleSK parses the SK of an Article back into its fields.
+func ParseArticleSK(key string) (id string, err error) {
+	s := keys.NewScanner("ARTICLE#{ID}", key)
+	s.Literal("ARTICLE#")
+	id = s.String("ID")
+	if err = s.End(); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// articleSKFromItem computes the SK from item attributes (entity.KeyAttr.Build).
+func articleSKFromItem(item map[string]types.AttributeValue) (string, error) {
+	d := codec.NewDecoder(ArticleType, item)
+	id := d.String("id")
+	if err := d.Err(); err != nil {
+		return "", err
+	}
+	b := keys.NewBuilder(8 + len(id))
+	return buildArticleSK(&b, id)
+}
+
+// ArticleKey returns the primary key of an Article.
+func ArticleKey(categoryID string, id string) (entity.Key, error) {
+	b := keys.NewBuilder(17 + len(categoryID) + len(id))
+	pk, err := buildArticlePK(&b, categoryID)
+	if err != nil {
+		return entity.Key{}, err
+	}
+	sk, err := buildArticleSK(&b, id)
+	if err != nil {
+		return entity.Key{}, err
+	}
+	return entity.Key{PK: pk, SK: sk}, nil
+}
+
+// ParseArticleKey parses the primary key of an Article back into its fields.
+func ParseArticleKey(k entity.Key) (categoryID string, id string, err error) {
+	s := keys.NewScanner("CATEGORY#{CategoryID}", k.PK)
+	s.Literal("CATEGORY#")
+	categoryID = s.String("CategoryID")
+	if err = s.End(); err != nil {
+		return "", "", err
+	}
+	s = keys.NewScanner("ARTICLE#{ID}", k.SK)
+	s.Literal("ARTICLE#")
+	id = s.String("ID")
+	if err = s.End(); err != nil {
+		return "", "", err
+	}
+	return categoryID, id, nil
+}
+
+// ArticleID describes the "id" attribute of an Article.
+var ArticleID = entity.Field[Article, string]{Name: "id", Encode: codec.EncodeString[string]}
+
+// ArticleCategoryID describes the "categoryId" attribute of an Article.
+var ArticleCategoryID = entity.Field[Article, string]{Name: "categoryId", Encode: codec.EncodeString[string]}
+
+// ArticleAuthorID describes the "authorId" attribute of an Article.
+var ArticleAuthorID = entity.Field[Article, string]{Name: "authorId", Encode: codec.EncodeStringOmitEmpty[string]}
+
+// ArticleTitle describes the "title" attribute of an Article.
+var ArticleTitle = entity.Field[Article, string]{Name: "title", Encode: codec.EncodeString[string]}
+
+// ArticleContents describes the "contents" attribute of an Article.
+var ArticleContents = entity.Field[Article, string]{Name: "contents", Encode: codec.EncodeStringOmitEmpty[string]}
+
+// ArticleSlug describes the "slug" attribute of an Article.
+var ArticleSlug = entity.Field[Article, string]{Name: "slug", Encode: codec.EncodeString[string]}
+
+// ArticleCreatedAt describes the "CreatedAt" attribute of an Article.
+var ArticleCreatedAt = entity.Field[Article, time.Time]{Name: "CreatedAt", Encode: codec.TimeEncoder("CreatedAt", keys.TimeSeconds, false)}
+
+// ArticleUpdatedAt describes the "UpdatedAt" attribute of an Article.
+var ArticleUpdatedAt = entity.Field[Article, time.Time]{Name: "UpdatedAt", Encode: codec.TimeEncoder("UpdatedAt", keys.TimeSeconds, false)}
+
+var articleSchema = entity.Schema{
+	Type: ArticleType,
+	Keys: []entity.KeyAttr{
+		{Role: "pk", Attr: "PK", Template: "CATEGORY#{CategoryID}", Sources: []string{"categoryId"}, Build: articlePKFromItem},
+		{Role: "sk", Attr: "SK", Template: "ARTICLE#{ID}", Sources: []string{"id"}, Build: articleSKFromItem},
+	},
+	Attrs:       []string{"Type", "id", "categoryId", "authorId", "title", "contents", "slug", "CreatedAt", "UpdatedAt"},
+	CreatedAttr: "CreatedAt",
+	UpdatedAttr: "UpdatedAt",
+	TimeLayout:  "2006-01-02T15:04:05Z",
+	Unique:      []entity.UniqueAttr{{Attr: "slug"}},
+}
+
+// EntitySchema returns the schema of Article, shared and read-only.
+func (*Article) EntitySchema() *entity.Schema { return &articleSchema }
+
+// StampTimes sets the automatic timestamps before a write
+// (entity.TimeStamper): CreatedAt when it is zero, and UpdatedAt unless keepUpdated is true and it is set.
+func (p *Article) StampTimes(now time.Time, keepUpdated bool) {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = now
+	}
+	if !keepUpdated || p.UpdatedAt.IsZero() {
+		p.UpdatedAt = now
+	}
+}
+
+// PrimaryKey returns the primary key built from p's fields.
+func (p *Article) PrimaryKey() (entity.Key, error) {
+	return ArticleKey(p.CategoryID, p.ID)
+}
+
+// articleValues holds the attribute values of one marshalled Article, so
+// that they cost one allocation together.
+type articleValues struct {
+	typ        types.AttributeValueMemberS
+	k0         types.AttributeValueMemberS
+	k1         types.AttributeValueMemberS
+	ID         types.AttributeValueMemberS
+	CategoryID types.AttributeValueMemberS
+	AuthorID   types.AttributeValueMemberS
+	Title      types.AttributeValueMemberS
+	Contents   types.AttributeValueMemberS
+	Slug       types.AttributeValueMemberS
+	CreatedAt  types.AttributeValueMemberS
+	UpdatedAt  types.AttributeValueMemberS
+	keyBuf     [65]byte
+	numBuf     [40]byte
+}
+
+// MarshalItem encodes p with its Type and key attributes.
+func (p *Article) MarshalItem() (map[string]types.AttributeValue, error) {
+	var (
+		v    = new(articleValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
+		item = make(map[string]types.AttributeValue, 11)
+		err  error
+	)
+	v.typ.Value = ArticleType
+	item["Type"] = &v.typ
+	if v.k0.Value, err = buildArticlePK(&b, p.CategoryID); err != nil {
+		return nil, err
+	}
+	item["PK"] = &v.k0
+	if v.k1.Value, err = buildArticleSK(&b, p.ID); err != nil {
+		return nil, err
+	}
+	item["SK"] = &v.k1
+
+	v.ID.Value = p.ID
+	item["id"] = &v.ID
+	v.CategoryID.Value = p.CategoryID
+	item["categoryId"] = &v.CategoryID
+	if p.AuthorID != "" {
+		v.AuthorID.Value = p.AuthorID
+		item["authorId"] = &v.AuthorID
+	}
+	v.Title.Value = p.Title
+	item["title"] = &v.Title
+	if p.Contents != "" {
+		v.Contents.Value = p.Contents
+		item["contents"] = &v.Contents
+	}
+	v.Slug.Value = p.Slug
+	item["slug"] = &v.Slug
+	if v.CreatedAt.Value, err = buf.Time("CreatedAt", p.CreatedAt, keys.TimeSeconds); err != nil {
+		return nil, err
+	}
+	item["CreatedAt"] = &v.CreatedAt
+	if v.UpdatedAt.Value, err = buf.Time("UpdatedAt", p.UpdatedAt, keys.TimeSeconds); err != nil {
+		return nil, err
+	}
+	item["UpdatedAt"] = &v.UpdatedAt
+	return item, nil
+}
+
+// UnmarshalItem decodes an item into p, which it resets first. Unknown
+// attributes are ignored; a wrong attribute type is a *codec.AttrError.
+func (p *Article) UnmarshalItem(item map[string]types.AttributeValue) error {
+	*p = Article{}
+	d := codec.NewDecoder(ArticleType, item)
+	p.ID = d.String("id")
+	p.CategoryID = d.String("categoryId")
+	p.AuthorID = d.String("authorId")
+	p.Title = d.String("title")
+	p.Contents = d.String("contents")
+	p.Slug = d.String("slug")
+	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
+	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
+	return d.Err()
+}
