@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -656,7 +657,11 @@ func TestUniqueRaceChangeVersusCreate(t *testing.T) {
 		ctx := context.Background()
 		tbl := shopTable(t, client)
 		customers := entity.NewStore[shop.Customer](tbl)
-		rounds := 20
+		// TABLEKIT_UNIQUE_ROUNDS raises the number of races (default 8).
+		rounds := 8
+		if n, err := strconv.Atoi(os.Getenv("TABLEKIT_UNIQUE_ROUNDS")); err == nil && n > 0 {
+			rounds = n
+		}
 		var aWins, bWins int
 		for r := 0; r < rounds; r++ {
 			x := fmt.Sprintf("x%d@example.com", r)
