@@ -11,7 +11,10 @@ import (
 // Delete deletes the item with the given key. For a versioned entity
 // [IfVersion] is required, and a mismatch is [ErrVersionConflict]; a
 // missing item then matches [ErrNotFound]. Without a version or condition,
-// deleting a missing item succeeds.
+// deleting a missing item succeeds. For an entity with unique fields it
+// reads the item (strongly consistent) and deletes it with its guards in
+// one TransactWriteItems, on the condition that its unique values are
+// still as read.
 func (s *Store[T, PT]) Delete(ctx context.Context, key Key, optFns ...func(*CallOptions)) error {
 	o := callOpts(optFns)
 	in, err := s.deleteInput(key, &o)

@@ -48,12 +48,18 @@ func (s *Store[T, PT]) txOp(op string, key Key, o *CallOptions) TxOp {
 		}}
 }
 
-// TxCreate is the transactional [Store.Create] of v.
+// TxCreate is the transactional [Store.Create] of v. The guards of its
+// unique values are written in the same transaction (they count toward
+// the 100 actions); a taken value cancels it with a [*TxCanceledError]
+// whose failure's Err is a [*UniqueError].
 func (s *Store[T, PT]) TxCreate(v *T, optFns ...func(*CallOptions)) TxOp {
 	return s.txPut("Create", v, optFns, true)
 }
 
-// TxPut is the transactional [Store.Put] of v.
+// TxPut is the transactional [Store.Put] of v. For an entity with unique
+// fields it is accepted only when the item must be absent (a versioned
+// entity without [IfVersion]); otherwise it carries a [*ValidationError]
+// (moving the guards needs a read: use Store.Put).
 func (s *Store[T, PT]) TxPut(v *T, optFns ...func(*CallOptions)) TxOp {
 	return s.txPut("Put", v, optFns, false)
 }
@@ -94,7 +100,9 @@ func (s *Store[T, PT]) txUniqueRefused(op string) error {
 	return &ValidationError{Op: "Tx" + op, Type: s.schema.Type, Field: "unique", Err: fmt.Errorf("%s has unique attributes: a transactional %s would have to read the item to move their guards; use Store.%s (one read and one transaction), or TxCreate", s.schema.Type, op, op)}
 }
 
-// TxUpdate is the transactional [Store.Update] (without the returned item).
+// TxUpdate is the transactional [Store.Update] (without the returned
+// item). An update that touches a unique field carries a
+// [*ValidationError] (use Store.Update).
 func (s *Store[T, PT]) TxUpdate(key Key, changes Changes[T], optFns ...func(*CallOptions)) TxOp {
 	o := callOpts(optFns)
 	x := s.txOp("Update", key, &o)
@@ -116,7 +124,8 @@ func (s *Store[T, PT]) TxUpdate(key Key, changes Changes[T], optFns ...func(*Cal
 	return x
 }
 
-// TxDelete is the transactional [Store.Delete].
+// TxDelete is the transactional [Store.Delete]. For an entity with
+// unique fields it carries a [*ValidationError] (use Store.Delete).
 func (s *Store[T, PT]) TxDelete(key Key, optFns ...func(*CallOptions)) TxOp {
 	o := callOpts(optFns)
 	x := s.txOp("Delete", key, &o)

@@ -30,6 +30,16 @@ import (
 // source of a sparse index key is removed or emptied, every key attribute
 // of that index is removed instead (a sparse index is whole or absent).
 // Primary key attributes and their sources cannot be changed.
+//
+// Unique fields: an update that touches no unique field (nor the scope of
+// one) is this single UpdateItem. One that does reads the item (strongly
+// consistent), then sends the update, the delete of each guard it frees
+// (on the condition that the guard is this item's) and the put of each
+// guard it takes (on the condition that it is free) in one
+// TransactWriteItems, on the condition that the item is still as read
+// (its version, or every attribute); the item returned is computed from
+// the one read and the update. A taken value is a [*UniqueError]; a
+// concurrent change makes it read again.
 func (s *Store[T, PT]) Update(ctx context.Context, key Key, changes Changes[T], optFns ...func(*CallOptions)) (T, error) {
 	var v T
 	o := callOpts(optFns)
