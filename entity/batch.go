@@ -173,9 +173,10 @@ type WriteOp struct {
 }
 
 // PutOp prepares the put of v for [Table.BatchWrite]. It stamps Type and
-// the timestamps like Put. A versioned entity cannot be batch-written
-// (BatchWriteItem takes no condition): the batch then fails with a
-// [*ValidationError] before sending.
+// the timestamps like Put. A versioned entity, and an entity with unique
+// fields, cannot be batch-written (BatchWriteItem takes no condition):
+// the batch then fails with a [*ValidationError] before sending, as it
+// does for [IfVersion] on an unversioned entity.
 func (s *Store[T, PT]) PutOp(v *T, optFns ...func(*CallOptions)) WriteOp {
 	o := callOpts(optFns)
 	if s.schema.VersionAttr != "" {
@@ -194,7 +195,9 @@ func (s *Store[T, PT]) PutOp(v *T, optFns ...func(*CallOptions)) WriteOp {
 	return WriteOp{key: key, req: types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}}
 }
 
-// DeleteOp prepares the delete of key for [Table.BatchWrite].
+// DeleteOp prepares the delete of key for [Table.BatchWrite]. A
+// versioned entity, or one with unique fields, fails the batch with a
+// [*ValidationError].
 func (s *Store[T, PT]) DeleteOp(key Key) WriteOp {
 	if err := s.checkKey("BatchWrite", key); err != nil {
 		return WriteOp{err: err}
