@@ -529,17 +529,27 @@ func (s *Store[T, PT]) putUnique(ctx context.Context, op string, in *dynamodb.Pu
 		}
 		w := uniqueWrite{first: types.TransactWriteItem{Put: put}}
 		w.guards, w.slots = s.guardItems(key, oldGuards, guards)
-		failed, itemFailed, err := s.sendUnique(ctx, op, key, o, w)
-		switch {
-		case err == nil:
-			return nil
-		case !itemFailed:
+		retry, err := s.attemptUnique(ctx, op, key, o, create, w, old, pinned, !absent && attempt < maxSnapshotRetries)
+		if !retry {
 			return err
-		case !absent && moved(old, failed, pinned) && attempt < maxSnapshotRetries:
-			continue
 		}
-		return s.condErr(op, key, o, create, failed, err)
 	}
+}
+
+// attemptUnique sends w and settles it: retry reports that a concurrent
+// write changed the item since it was read as old (mayRetry allowing
+// another round); otherwise err is the write's outcome, a failed item
+// condition translated as for a single request.
+func (s *Store[T, PT]) attemptUnique(ctx context.Context, op string, key Key, o *CallOptions, create bool, w uniqueWrite,
+	old map[string]types.AttributeValue, pinned []string, mayRetry bool) (retry bool, err error) {
+	failed, itemFailed, err := s.sendUnique(ctx, op, key, o, w)
+	switch {
+	case err == nil || !itemFailed:
+		return false, err
+	case mayRetry && moved(old, failed, pinned):
+		return true, nil
+	}
+	return false, s.condErr(op, key, o, create, failed, err)
 }
 
 // updateUnique is Update when changes touch a unique attribute or its
@@ -579,17 +589,15 @@ func (s *Store[T, PT]) updateUnique(ctx context.Context, key Key, in *dynamodb.U
 		u.ConditionExpression, u.ExpressionAttributeNames, u.ExpressionAttributeValues = withSnapshot(in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, snap, sn, sv)
 		w := uniqueWrite{first: types.TransactWriteItem{Update: u}}
 		w.guards, w.slots = s.guardItems(key, oldGuards, guards)
-		failed, itemFailed, err := s.sendUnique(ctx, op, key, o, w)
+		retry, err := s.attemptUnique(ctx, op, key, o, false, w, old, pinned, attempt < maxSnapshotRetries)
 		switch {
-		case err == nil:
-			err = s.decode(next, &v)
-			return v, err
-		case !itemFailed:
-			return v, err
-		case moved(old, failed, pinned) && attempt < maxSnapshotRetries:
+		case retry:
 			continue
+		case err != nil:
+			return v, err
 		}
-		return v, s.condErr(op, key, o, false, failed, err)
+		err = s.decode(next, &v)
+		return v, err
 	}
 }
 
@@ -615,16 +623,10 @@ func (s *Store[T, PT]) deleteUnique(ctx context.Context, key Key, in *dynamodb.D
 		d.ConditionExpression, d.ExpressionAttributeNames, d.ExpressionAttributeValues = withSnapshot(in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, snap, sn, sv)
 		w := uniqueWrite{first: types.TransactWriteItem{Delete: d}}
 		w.guards, w.slots = s.guardItems(key, oldGuards, nil)
-		failed, itemFailed, err := s.sendUnique(ctx, op, key, o, w)
-		switch {
-		case err == nil:
-			return nil
-		case !itemFailed:
+		retry, err := s.attemptUnique(ctx, op, key, o, false, w, old, pinned, attempt < maxSnapshotRetries)
+		if !retry {
 			return err
-		case moved(old, failed, pinned) && attempt < maxSnapshotRetries:
-			continue
 		}
-		return s.condErr(op, key, o, false, failed, err)
 	}
 }
 
