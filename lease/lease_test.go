@@ -246,7 +246,9 @@ func TestHeartbeatKeepsLease(t *testing.T) {
 func TestFastTakeover(t *testing.T) {
 	targets(t, func(t *testing.T, c entity.Client, table string) {
 		ctx := ctxT(t, 30*time.Second)
-		fast := func(o *lease.Options) { o.Mode, o.SkewMargin, o.Heartbeat = lease.FastTakeover, 50*time.Millisecond, time.Hour }
+		fast := func(o *lease.Options) {
+			o.Mode, o.SkewMargin, o.Heartbeat = lease.FastTakeover, 50*time.Millisecond, time.Hour
+		}
 		a := manager(t, c, table, "a", 300*time.Millisecond, fast)
 		b := manager(t, c, table, "b", 300*time.Millisecond, fast)
 		la, err := a.Acquire(ctx, "fast", "x")
