@@ -45,7 +45,7 @@ type Diagnosis struct {
 	// Problems counts the items with at least one problem.
 	Problems int64 `json:"problems"`
 	// Findings are sorted by Type and class.
-	Findings []Finding    `json:"findings"`
+	Findings []Finding     `json:"findings"`
 	Duration time.Duration `json:"durationNs"`
 }
 
@@ -183,4 +183,3 @@ func diagnose(t *entity.Table, byType map[string]Entity, typ string, it Item) []
 	}
 	return out
 }
-

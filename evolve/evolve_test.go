@@ -37,6 +37,13 @@ func targets(t *testing.T, f func(t *testing.T, c entity.Client)) {
 // fifth post has no author.
 func seedTable(t testing.TB, c entity.Client, n int) *entity.Table {
 	t.Helper()
+	tbl, _ := seedPosts(t, c, n)
+	return tbl
+}
+
+func seedPosts(t testing.TB, c entity.Client, n int) (*entity.Table, []codex.Post) {
+	t.Helper()
+	var all []codex.Post
 	tbl := testenv.Table(t, post.NewTable(c, testenv.UniqueName("evolve")))
 	old := entity.NewStore[codex.Post](tbl)
 	ctx := ctxT(t, 5*time.Minute)
@@ -47,6 +54,7 @@ func seedTable(t testing.TB, c entity.Client, n int) *entity.Table {
 			p.AuthorID = fmt.Sprintf("u%03d", i%50)
 		}
 		batch = append(batch, p)
+		all = append(all, p)
 		if len(batch) == cap(batch) || i == n-1 {
 			if err := old.BatchPut(ctx, batch); err != nil {
 				t.Fatal(err)
@@ -54,7 +62,7 @@ func seedTable(t testing.TB, c entity.Client, n int) *entity.Table {
 			batch = batch[:0]
 		}
 	}
-	return tbl
+	return tbl, all
 }
 
 var entities = []evolve.Entity{evolve.EntityOf[post.Post](), evolve.EntityOf[codex.Category]()}

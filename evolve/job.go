@@ -39,7 +39,7 @@ type Report struct {
 	// Failures are items left untouched (at most Options.MaxFailures).
 	Failures []*ItemError `json:"-"`
 	// FailureText is Failures as text, for the JSON report.
-	FailureText []string `json:"failures,omitempty"`
+	FailureText []string      `json:"failures,omitempty"`
 	Started     time.Time     `json:"started"`
 	Duration    time.Duration `json:"durationNs"`
 }

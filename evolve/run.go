@@ -873,4 +873,3 @@ func decodePosition(p string) (Item, error) {
 	}
 	return k, nil
 }
-
