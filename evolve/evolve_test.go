@@ -49,7 +49,7 @@ func seedPosts(t testing.TB, c entity.Client, n int) (*entity.Table, []codex.Pos
 	ctx := ctxT(t, 5*time.Minute)
 	batch := make([]codex.Post, 0, 25)
 	for i := 0; i < n; i++ {
-		p := codex.Post{ID: codex.NewID(), CategoryID: fmt.Sprintf("c%02d", i%7), Title: fmt.Sprint("post ", i)}
+		p := codex.Post{ID: codex.NewID(), CategoryID: fmt.Sprintf("c%02d", i%97), Title: fmt.Sprint("post ", i)}
 		if i%5 != 0 {
 			p.AuthorID = fmt.Sprintf("u%03d", i%50)
 		}

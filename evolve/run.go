@@ -260,12 +260,16 @@ func (r *runner) worker(ctx context.Context) error {
 		}
 		l, err := r.leases.Next(ctx, r.group())
 		if errors.Is(err, lease.ErrNoneFree) {
-			done, err := r.leases.AllDone(ctx, r.group())
+			ls, err := r.leases.List(ctx, r.group())
 			if err != nil {
 				return err
 			}
-			if done {
-				return nil
+			others := false // segments left to another owner, which may die
+			for _, in := range ls {
+				others = others || (!in.Done && in.Owner != r.leases.Options().Owner)
+			}
+			if !others {
+				return nil // done, or in this process's other workers' hands
 			}
 			select {
 			case <-ctx.Done():
