@@ -102,6 +102,9 @@ func TestRename(t *testing.T) {
 		if neither.Load() != 0 {
 			t.Errorf("%d reads found neither title nor headline", neither.Load())
 		}
+		if rep.Counts.Failures != 0 {
+			t.Fatalf("failures: %v", rep.Failures)
+		}
 		for _, p := range posts {
 			k, _ := codex.PostKey(p.CategoryID, p.ID)
 			it := rawGet(ctx, t, tbl, k)

@@ -98,6 +98,9 @@ func (r *runner) finish(ctx context.Context) error {
 	}
 	var c Counts
 	for _, l := range ls {
+		if !l.Done {
+			return fmt.Errorf("evolve: job %s: segment %s not done", r.job.Name, l.Name)
+		}
 		c.Add(countsOf(l.Counts))
 	}
 	rep := Report{Job: r.job.Name, Table: r.t.Name(), Finished: true, Counts: c, Started: r.start}

@@ -139,7 +139,8 @@ type runner struct {
 	ownPK  []string // partition key prefixes of the job's own items
 
 	mu       sync.Mutex
-	total    Counts // this process's work
+	active   map[string]bool // segments this process's workers hold
+	total    Counts          // this process's work
 	failures []*ItemError
 	segs     map[int]Counts
 	start    time.Time
@@ -264,10 +265,12 @@ func (r *runner) worker(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			others := false // segments left to another owner, which may die
+			others := false // segments not done and not worked on here
+			r.mu.Lock()
 			for _, in := range ls {
-				others = others || (!in.Done && in.Owner != r.leases.Options().Owner)
+				others = others || (!in.Done && !r.active[in.Name])
 			}
+			r.mu.Unlock()
 			if !others {
 				return nil // done, or in this process's other workers' hands
 			}
@@ -281,7 +284,10 @@ func (r *runner) worker(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := r.segment(ctx, l); err != nil && !errors.Is(err, lease.ErrLost) {
+		r.setActive(l.Name(), true)
+		err = r.segment(ctx, l)
+		r.setActive(l.Name(), false)
+		if err != nil && !errors.Is(err, lease.ErrLost) {
 			_ = l.Release(context.WithoutCancel(ctx))
 			return err
 		}
@@ -813,6 +819,15 @@ func (r *runner) dryRun(ctx context.Context) (*Report, error) {
 	rep.DryRun = true
 	r.emit(Event{Kind: JobDone})
 	return rep, nil
+}
+
+func (r *runner) setActive(name string, on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.active == nil {
+		r.active = map[string]bool{}
+	}
+	r.active[name] = on
 }
 
 func (r *runner) addTotal(c Counts) {
