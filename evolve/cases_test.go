@@ -34,11 +34,13 @@ func rawGet(ctx context.Context, t testing.TB, tbl *entity.Table, k entity.Key) 
 // sized is n on the engine and n/5 on DynamoDB Local (slow on a shared
 // machine; the claims do not depend on the size).
 func sized(t *testing.T, n int) int {
-	if strings.Contains(t.Name(), "dynamodb-local") {
+	if testingLocal(t) {
 		return max(n/5, 10)
 	}
 	return n
 }
+
+func testingLocal(t *testing.T) bool { return strings.Contains(t.Name(), "dynamodb-local") }
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 
