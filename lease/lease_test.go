@@ -133,7 +133,7 @@ func TestRaceExactlyOneHolder(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for acquired.Load() < rounds {
+				for acquired.Load() < int64(rounds) {
 					l, err := m.Acquire(ctx, "race", "one")
 					if errors.Is(err, lease.ErrHeld) {
 						time.Sleep(5 * time.Millisecond)
