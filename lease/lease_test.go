@@ -53,7 +53,7 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 // is refused with a LostError naming the new owner.
 func TestTakeoverAtCheckpoint(t *testing.T) {
 	targets(t, func(t *testing.T, c entity.Client, table string) {
-		ctx := ctxT(t, 30*time.Second)
+		ctx := ctxT(t, 2*time.Minute)
 		const d = 600 * time.Millisecond
 		a := manager(t, c, table, "a", d, func(o *lease.Options) { o.Heartbeat = time.Hour }) // a never renews by itself
 		b := manager(t, c, table, "b", d)
@@ -119,7 +119,7 @@ func TestTakeoverAtCheckpoint(t *testing.T) {
 // more does, each with a greater fence.
 func TestRaceExactlyOneHolder(t *testing.T) {
 	targets(t, func(t *testing.T, c entity.Client, table string) {
-		ctx := ctxT(t, 60*time.Second)
+		ctx := ctxT(t, 3*time.Minute)
 		workers, rounds := 32, 5
 		if strings.Contains(t.Name(), "dynamodb-local") {
 			workers = 8 // a shared DynamoDB Local answers slowly; the claim is the same
@@ -182,7 +182,7 @@ func TestRaceExactlyOneHolder(t *testing.T) {
 // released one is, at its checkpoint; writes after release are refused.
 func TestFinishAndRelease(t *testing.T) {
 	targets(t, func(t *testing.T, c entity.Client, table string) {
-		ctx := ctxT(t, 30*time.Second)
+		ctx := ctxT(t, 2*time.Minute)
 		m := manager(t, c, table, "a", 5*time.Second)
 		l, err := m.Acquire(ctx, "g", "x")
 		if err != nil {
@@ -223,7 +223,7 @@ func TestFinishAndRelease(t *testing.T) {
 // TestHeartbeatKeepsLease: a renewing holder is never taken over.
 func TestHeartbeatKeepsLease(t *testing.T) {
 	targets(t, func(t *testing.T, c entity.Client, table string) {
-		ctx := ctxT(t, 30*time.Second)
+		ctx := ctxT(t, 2*time.Minute)
 		d := time.Second
 		if strings.Contains(t.Name(), "dynamodb-local") {
 			d = 5 * time.Second
@@ -252,7 +252,7 @@ func TestHeartbeatKeepsLease(t *testing.T) {
 // expiresAt plus the skew margin has passed.
 func TestFastTakeover(t *testing.T) {
 	targets(t, func(t *testing.T, c entity.Client, table string) {
-		ctx := ctxT(t, 30*time.Second)
+		ctx := ctxT(t, 2*time.Minute)
 		fast := func(o *lease.Options) {
 			o.Mode, o.SkewMargin, o.Heartbeat = lease.FastTakeover, 50*time.Millisecond, time.Hour
 		}
