@@ -65,13 +65,13 @@ type ackedPost struct {
 // live post is in the new index exactly once, and every acknowledged
 // write of the application is what the table holds.
 //
-// Sizes: 1,000 posts on the engine and 300 on DynamoDB Local (this
+// Sizes: 300 posts on the engine and 100 on DynamoDB Local (this
 // machine is shared and slow; a scan must outpace the writers' inserts);
 // TABLEKIT_EVOLVE_FULL=1 runs the 100,000 and 10,000.
 func TestLiveBackfill(t *testing.T) {
 	full := os.Getenv("TABLEKIT_EVOLVE_FULL") == "1"
 	t.Run("engine", func(t *testing.T) {
-		n := 1000
+		n := 300
 		if full {
 			n = 100000
 		}
@@ -87,7 +87,7 @@ func TestLiveBackfill(t *testing.T) {
 		liveBackfill(t, db, srv.URL(), n, time.Second)
 	})
 	t.Run("dynamodb-local", func(t *testing.T) {
-		n := 300
+		n := 100
 		if full {
 			n = 10000
 		}
