@@ -13,6 +13,10 @@
 //     distributed lock (lock), DynamoDB-backed idempotency (idempotency)
 //     and an at-least-once consumer loop with an in-process queue
 //     (consumer);
+//   - fenced leases with checkpoints for work shared across processes
+//     (lease), and live-table evolution: backfill, rename, re-key,
+//     transform and a doctor, resumable and throttled, with a command
+//     (evolve, evolve/evolvecmd);
 //   - an embedded in-process DynamoDB engine (ddbmem) so examples and unit
 //     tests run with no server.
 //
