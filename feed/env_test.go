@@ -1,0 +1,74 @@
+package feed_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/feed"
+	"github.com/tablekit/tablekit/feed/internal/leasetest"
+	"github.com/tablekit/tablekit/internal/testenv"
+)
+
+// target is one server with streams: a DynamoDB client, the streams
+// client of the same server.
+type target struct {
+	name    string
+	db      entity.Client
+	streams feed.Streams
+}
+
+// localTarget is DynamoDB Local (its Streams API answers on the same
+// endpoint).
+func localTarget(t testing.TB) target {
+	ep := testenv.DynamoEndpoint(t)
+	return target{name: "local", db: testenv.DynamoDB(t), streams: localStreams(ep)}
+}
+
+func localStreams(endpoint string) *dynamodbstreams.Client {
+	return dynamodbstreams.New(dynamodbstreams.Options{
+		Region: entity.LocalRegion, BaseEndpoint: aws.String(endpoint),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
+		}),
+	})
+}
+
+// streamTable creates a PK/SK table with a NEW_AND_OLD_IMAGES stream.
+func streamTable(t testing.TB, c entity.Client, prefix string) string {
+	t.Helper()
+	name := testenv.UniqueName(prefix)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName: aws.String(name),
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String("SK"), KeyType: types.KeyTypeRange}},
+		BillingMode: types.BillingModePayPerRequest,
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true),
+			StreamViewType: types.StreamViewTypeNewAndOldImages},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
+	return name
+}
+
+// leaseTable returns leases kept in a fresh PK/SK table of c.
+func leaseTable(t testing.TB, c entity.Client) *leasetest.Leases {
+	t.Helper()
+	return &leasetest.Leases{C: c, Table: testenv.PKSKTable(t, c, "feedlease")}
+}

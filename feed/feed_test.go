@@ -1,0 +1,93 @@
+package feed_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/feed"
+)
+
+func putN(t testing.TB, c entity.Client, table, pk string, n int) {
+	t.Helper()
+	for i := 1; i <= n; i++ {
+		_, err := c.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: "A"},
+			"v": &types.AttributeValueMemberN{Value: strconv.Itoa(i)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// collector records what a handler saw.
+type collector struct {
+	mu   sync.Mutex
+	seen []feed.Record
+}
+
+func (c *collector) handle(ctx context.Context, b feed.Batch) error {
+	c.mu.Lock()
+	c.seen = append(c.seen, b.Records...)
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *collector) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.seen)
+}
+
+func waitFor(t testing.TB, d time.Duration, what string, f func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !f() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func fast(o *feed.Options) {
+	o.PollInterval = 10 * time.Millisecond
+	o.DiscoverInterval = 200 * time.Millisecond
+	o.LeaseTTL = 2 * time.Second
+}
+
+func TestConsumeInOrder(t *testing.T) {
+	tg := localTarget(t)
+	table := streamTable(t, tg.db, "feed")
+	leases := leaseTable(t, tg.db)
+	putN(t, tg.db, table, "item", 50)
+	col := &collector{}
+	c, err := feed.New(tg.streams, table, col.handle, func(o *feed.Options) { o.Leases = leases; fast(o) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- c.Run(ctx) }()
+	waitFor(t, 20*time.Second, "50 records", func() bool { return col.len() >= 50 })
+	putN(t, tg.db, table, "item2", 10)
+	waitFor(t, 20*time.Second, "60 records", func() bool { return col.len() >= 60 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range col.seen[:50] {
+		if got := r.New["v"].(*types.AttributeValueMemberN).Value; got != fmt.Sprint(i+1) {
+			t.Fatalf("record %d has v %s", i, got)
+		}
+	}
+	t.Logf("metrics %+v", c.Metrics())
+}
