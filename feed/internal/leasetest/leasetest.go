@@ -30,7 +30,9 @@ type Leases struct {
 var _ feed.Leases = (*Leases)(nil)
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-func n(v int64) types.AttributeValue  { return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)} }
+func n(v int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+}
 
 func key(name string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{"PK": s(name), "SK": s("LEASE")}
@@ -81,8 +83,8 @@ func (l *Leases) Acquire(ctx context.Context, name, owner string, ttl time.Durat
 	now := time.Now().UnixMilli()
 	out, err := l.C.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(l.Table), Key: key(name),
-		UpdateExpression:    aws.String("SET #o = :o, expires = :e ADD fence :one"),
-		ConditionExpression: aws.String("attribute_not_exists(PK) OR #o = :empty OR expires < :now"),
+		UpdateExpression:         aws.String("SET #o = :o, expires = :e ADD fence :one"),
+		ConditionExpression:      aws.String("attribute_not_exists(PK) OR #o = :empty OR expires < :now"),
 		ExpressionAttributeNames: map[string]string{"#o": "owner"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":o": s(owner), ":e": n(now + ttl.Milliseconds()),
 			":one": n(1), ":empty": s(""), ":now": n(now)},
