@@ -2,6 +2,7 @@ package feed_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -11,9 +12,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/feed"
+	"github.com/tablekit/tablekit/retry"
 )
 
 func putN(t testing.TB, c entity.Client, table, pk string, n int) {
@@ -91,3 +94,65 @@ func TestConsumeInOrder(t *testing.T) {
 	}
 	t.Logf("metrics %+v", c.Metrics())
 }
+
+// TestPoisonRecord: one record the handler always fails on goes to the
+// dead letter after bisection, and every other record of its shard is
+// handled, in order, after it.
+func TestPoisonRecord(t *testing.T) {
+	tg := localTarget(t)
+	table := streamTable(t, tg.db, "feedpoison")
+	leases := leaseTable(t, tg.db)
+	putN(t, tg.db, table, "item", 40)
+	col := &collector{}
+	var dead []feed.Record
+	var deadErr error
+	h := func(ctx context.Context, b feed.Batch) error {
+		for _, r := range b.Records {
+			if r.New["v"].(*types.AttributeValueMemberN).Value == "17" {
+				return errPoison
+			}
+		}
+		return col.handle(ctx, b)
+	}
+	c, err := feed.New(tg.streams, table, h, func(o *feed.Options) {
+		o.Leases = leases
+		fast(o)
+		o.Retry = retry.Constant(time.Millisecond)
+		o.DeadLetter = func(ctx context.Context, r feed.Record, err error) error {
+			dead, deadErr = append(dead, r), err
+			return nil
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- c.Run(ctx) }()
+	waitFor(t, 20*time.Second, "39 records", func() bool { return col.len() >= 39 })
+	cancel()
+	<-done
+	if len(dead) != 1 || dead[0].New["v"].(*types.AttributeValueMemberN).Value != "17" || !errors.Is(deadErr, errPoison) {
+		t.Fatalf("dead letters %v (%v)", dead, deadErr)
+	}
+	var got []string
+	for _, r := range col.seen {
+		got = append(got, r.New["v"].(*types.AttributeValueMemberN).Value)
+	}
+	var want []string
+	for i := 1; i <= 40; i++ {
+		if i != 17 {
+			want = append(want, strconv.Itoa(i))
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("handled (-want +got):\n%s", diff)
+	}
+	m := c.Metrics()[0]
+	t.Logf("handled %d, retried %d, dead-lettered %d", m.Handled, m.Retried, m.DeadLettered)
+	if m.DeadLettered != 1 {
+		t.Fatalf("metrics %+v", m)
+	}
+}
+
+var errPoison = errors.New("poison")
