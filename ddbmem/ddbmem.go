@@ -193,6 +193,9 @@ type Options struct {
 	// Seed seeds the random source of injected throttling, for
 	// reproducible tests. Default 0 (a fixed seed).
 	Seed uint64
+	// Stream configures the tables' DynamoDB Streams (shards, rollover,
+	// retention); see [StreamOptions] for the defaults.
+	Stream StreamOptions
 }
 
 // DB is an in-memory DynamoDB. It is safe for concurrent use. The zero
@@ -212,6 +215,8 @@ type DB struct {
 	faults    map[string]Fault
 	hasFaults atomic.Bool
 	rng       *rand.Rand
+
+	streams streamSet // DynamoDB Streams: stream.go
 }
 
 // New returns an empty engine configured by optFns.
@@ -234,6 +239,7 @@ func New(optFns ...func(*Options)) *DB {
 		db.faults[op] = f
 	}
 	db.hasFaults.Store(len(db.faults) > 0)
+	db.streams.init(o.Stream)
 	return db
 }
 

@@ -47,6 +47,14 @@ type table struct {
 	count   int
 	bytes   int64
 	ttlAttr string
+
+	// DynamoDB Streams (stream.go): the enabled stream (nil if none),
+	// the latest stream's ARN and label, the view type CreateTable asked
+	// for, and whether the TTL sweep is deleting.
+	stream                 *stream
+	streamArn, streamLabel string
+	streamView             types.StreamViewType
+	ttlDeleting            bool
 }
 
 var tableNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
@@ -75,6 +83,9 @@ func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, op
 		return nil, &types.ResourceInUseException{Message: aws.String("Cannot create preexisting table")}
 	}
 	db.tables[t.name] = t
+	if t.streamView != "" {
+		db.enableStream(t, t.streamView) // streams: stream.go
+	}
 	db.mu.Unlock()
 	d := t.describe()
 	d.TableStatus = types.TableStatusActive
@@ -229,6 +240,9 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 	if len(used) != len(defs) {
 		return nil, validationf("One or more parameter values were invalid: Some AttributeDefinitions are not used. AttributeDefinitions: [%s], keys used: [%s]", defNames(in.AttributeDefinitions), strings.Join(sortedKeys(used), ", "))
 	}
+	if t.streamView, err = parseStreamSpec(in.StreamSpecification); err != nil { // streams: stream.go
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -311,6 +325,7 @@ func (t *table) describe() *types.TableDescription {
 			ProvisionedThroughput: &types.ProvisionedThroughputDescription{ReadCapacityUnits: aws.Int64(0), WriteCapacityUnits: aws.Int64(0), NumberOfDecreasesToday: aws.Int64(0)},
 		})
 	}
+	t.describeStream(d) // streams: stream_table.go
 	return d
 }
 
@@ -350,6 +365,9 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, op
 	}
 	delete(db.tables, t.name)
 	db.mu.Unlock()
+	t.mu.Lock()
+	t.disableStream() // streams: its records stay readable (stream.go)
+	t.mu.Unlock()
 	d := t.describe()
 	d.TableStatus = types.TableStatusDeleting
 	return &dynamodb.DeleteTableOutput{TableDescription: d}, nil
@@ -457,6 +475,9 @@ func (t *table) indexKey(ix *index, it item) (string, string, bool) {
 // write replaces the item at its key (old may be nil) with it (nil
 // deletes), maintaining indexes and counters. The caller holds t.mu.
 func (t *table) write(pk, sk string, old, it item) {
+	if t.stream != nil {
+		t.streamHook(pk, old, it) // streams: stream.go
+	}
 	if old != nil {
 		for _, ix := range t.indexes {
 			if ipk, isk, ok := t.indexKey(ix, old); ok {
