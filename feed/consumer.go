@@ -2,11 +2,8 @@ package feed
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"sync"
 	"time"
@@ -15,11 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
+	"github.com/tablekit/tablekit/lease"
 	"github.com/tablekit/tablekit/retry"
 )
-
-// ShardEnd is the checkpoint of a shard read to its end.
-const ShardEnd = "SHARD_END"
 
 // Errors returned by [New] and [Consumer.Run].
 var (
@@ -42,7 +37,6 @@ type Handler func(ctx context.Context, b Batch) error
 
 // Defaults applied by [New] to zero [Options] fields.
 const (
-	DefaultLeaseTTL         = 10 * time.Second
 	DefaultLimit            = 1000
 	DefaultPollInterval     = 250 * time.Millisecond
 	DefaultDiscoverInterval = 10 * time.Second
@@ -52,22 +46,19 @@ const (
 
 // Options configures a [Consumer]. Only Leases is required.
 type Options struct {
-	// Leases stores shard ownership and checkpoints, shared by every
-	// process of the group. Required.
-	Leases Leases
-	// Group names the consumer group: its lease names are Group + "/" +
-	// shard ID, so two groups (a cache invalidator and a syncer) read the
-	// same stream with their own checkpoints. Default "feed/<table>".
+	// Leases holds shard ownership and checkpoints (package lease: one
+	// fenced lease per shard, named by the shard ID, in the lease group
+	// Group), shared by every process of the consumer group; its Options
+	// give this consumer's owner name and the lease duration (an owner
+	// that dies is taken over about one duration later). Required.
+	Leases *lease.Manager
+	// Group is the lease group, so that two consumer groups (a cache
+	// invalidator and a syncer) read one stream with their own
+	// checkpoints. Default "feed/<table>".
 	Group string
-	// Owner names this consumer in the leases. Default host:pid:random.
-	Owner string
 	// StreamARN names the stream; default the newest stream ListStreams
 	// reports for the table.
 	StreamARN string
-	// LeaseTTL is how long a lease lives without renewal: an owner that
-	// dies is taken over after it. Renewals run every LeaseTTL/3. Default
-	// DefaultLeaseTTL.
-	LeaseTTL time.Duration
 	// Limit is GetRecords' Limit. Default DefaultLimit (the service's
 	// maximum).
 	Limit int32
@@ -111,9 +102,13 @@ type ShardMetrics struct {
 	Shard, Parent string
 	// Owned: this consumer holds the shard's lease now.
 	Owned bool
-	// Ended: the shard was read to its end (its checkpoint is ShardEnd).
-	Ended      bool
+	// Ended: the shard was read to its end (its lease is done).
+	Ended bool
+	// Checkpoint is the sequence number of the last record checkpointed.
 	Checkpoint string
+	// Total is the records handled in the shard by every owner so far, as
+	// the lease's checkpoint counts them ("handled").
+	Total int64
 	// Handled counts records whose handler succeeded (a record handled
 	// again after a retry or a bisection counts again), Retried records
 	// handed back after a failed attempt, DeadLettered records given to
@@ -126,8 +121,8 @@ type ShardMetrics struct {
 	// the first record that read returned; 0 when it returned nothing
 	// (caught up).
 	Lag time.Duration
-	// Takeovers counts leases this consumer took that another owner had
-	// held (a checkpoint was set); Trimmed counts restarts from
+	// Takeovers counts leases this consumer took over from an owner that
+	// stopped renewing; Trimmed counts restarts from
 	// TRIM_HORIZON after records expired unread.
 	Takeovers, Trimmed int64
 }
@@ -162,19 +157,12 @@ func New(s Streams, table string, h Handler, optFns ...func(*Options)) (*Consume
 		return nil, fmt.Errorf("%w: streams client, handler and Leases are required", ErrInvalidOptions)
 	case table == "" && o.StreamARN == "":
 		return nil, fmt.Errorf("%w: a table name or StreamARN is required", ErrInvalidOptions)
-	case o.LeaseTTL < 0 || o.Limit < 0 || o.PollInterval < 0 || o.DiscoverInterval < 0 || o.MaxShards < 0 || o.Attempts < 0 || o.Drain < 0:
+	case o.Limit < 0 || o.PollInterval < 0 || o.DiscoverInterval < 0 || o.MaxShards < 0 || o.Attempts < 0 || o.Drain < 0:
 		return nil, fmt.Errorf("%w: negative value", ErrInvalidOptions)
 	}
 	if o.Group == "" {
 		o.Group = "feed/" + table
 	}
-	if o.Owner == "" {
-		host, _ := os.Hostname()
-		b := make([]byte, 4)
-		_, _ = rand.Read(b)
-		o.Owner = fmt.Sprintf("%s:%d:%s", host, os.Getpid(), hex.EncodeToString(b))
-	}
-	o.LeaseTTL = orDur(o.LeaseTTL, DefaultLeaseTTL)
 	o.PollInterval = orDur(o.PollInterval, DefaultPollInterval)
 	o.DiscoverInterval = orDur(o.DiscoverInterval, DefaultDiscoverInterval)
 	o.Drain = orDur(o.Drain, DefaultDrain)
@@ -206,7 +194,7 @@ func orDur(d, def time.Duration) time.Duration {
 }
 
 // Owner returns the name this consumer holds leases under.
-func (c *Consumer) Owner() string { return c.o.Owner }
+func (c *Consumer) Owner() string { return c.o.Leases.Options().Owner }
 
 // Metrics returns the figures of every shard this consumer has seen,
 // ordered by shard ID.
@@ -311,8 +299,6 @@ func (c *Consumer) shards(ctx context.Context, arn string) ([]st.Shard, error) {
 	}
 }
 
-func (c *Consumer) leaseName(shard string) string { return c.o.Group + "/" + shard }
-
 // discover lists shards and leases and starts a worker on each shard this
 // consumer may and can take. Failures wait for the next round.
 func (c *Consumer) discover(ctx, workCtx context.Context, stop chan struct{}, wg *sync.WaitGroup, arn string) {
@@ -320,15 +306,16 @@ func (c *Consumer) discover(ctx, workCtx context.Context, stop chan struct{}, wg
 	if err != nil {
 		return
 	}
-	infos, err := c.o.Leases.List(ctx, c.o.Group+"/")
+	infos, err := c.o.Leases.List(ctx, c.o.Group)
 	if err != nil {
 		return
 	}
-	byName := map[string]LeaseInfo{}
-	owners := map[string]bool{c.o.Owner: true}
+	me := c.Owner()
+	byName := map[string]lease.Info{}
+	owners := map[string]bool{me: true}
 	for _, in := range infos {
 		byName[in.Name] = in
-		if in.Live && in.Owner != "" {
+		if in.Owner != "" && !in.Stale {
 			owners[in.Owner] = true
 		}
 	}
@@ -336,19 +323,20 @@ func (c *Consumer) discover(ctx, workCtx context.Context, stop chan struct{}, wg
 	for _, s := range shards {
 		present[aws.ToString(s.ShardId)] = true
 	}
-	ended := func(id string) bool { return byName[c.leaseName(id)].Checkpoint == ShardEnd }
+	ended := func(id string) bool { return byName[id].Done }
 	var eligible []st.Shard
 	for _, s := range shards {
 		id := aws.ToString(s.ShardId)
 		parent := aws.ToString(s.ParentShardId)
+		in := byName[id]
 		c.metric(id, func(m *ShardMetrics) {
 			m.Parent = parent
-			m.Ended = ended(id)
-			if cp := byName[c.leaseName(id)].Checkpoint; cp != "" && !m.Owned {
-				m.Checkpoint = cp
+			m.Ended = in.Done
+			if !m.Owned {
+				m.Checkpoint, m.Total = in.Position, in.Counts["handled"]
 			}
 		})
-		if ended(id) {
+		if in.Done {
 			continue
 		}
 		if parent != "" && present[parent] && !ended(parent) {
@@ -356,9 +344,6 @@ func (c *Consumer) discover(ctx, workCtx context.Context, stop chan struct{}, wg
 		}
 		eligible = append(eligible, s)
 	}
-	sort.Slice(eligible, func(i, j int) bool {
-		return aws.ToString(eligible[i].ShardId) < aws.ToString(eligible[j].ShardId)
-	})
 	target := (len(eligible) + len(owners) - 1) / len(owners)
 	if c.o.MaxShards > 0 {
 		target = min(target, c.o.MaxShards)
@@ -374,26 +359,22 @@ func (c *Consumer) discover(ctx, workCtx context.Context, stop chan struct{}, wg
 		c.mu.Lock()
 		running := c.run[id]
 		c.mu.Unlock()
-		info := byName[c.leaseName(id)]
-		if running || (info.Live && info.Owner != c.o.Owner) {
+		in := byName[id]
+		if running || (in.Owner != "" && !in.Stale) {
 			continue
 		}
-		l, err := c.o.Leases.Acquire(ctx, c.leaseName(id), c.o.Owner, c.o.LeaseTTL)
+		l, err := c.o.Leases.Acquire(workCtx, c.o.Group, id)
 		if err != nil {
 			continue
 		}
-		if l.Checkpoint() == ShardEnd {
-			_ = l.Release(ctx)
-			continue
-		}
-		takeover := info.Owner != "" && info.Owner != c.o.Owner && l.Checkpoint() != ""
+		takeover := in.Owner != "" && in.Owner != me
 		c.mu.Lock()
 		c.run[id] = true
 		c.mu.Unlock()
 		mine++
 		c.metric(id, func(m *ShardMetrics) {
 			m.Owned = true
-			m.Checkpoint = l.Checkpoint()
+			m.Checkpoint, m.Total = l.Start().Position, l.Start().Counts["handled"]
 			if takeover {
 				m.Takeovers++
 			}

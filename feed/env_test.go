@@ -12,8 +12,8 @@ import (
 
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/feed"
-	"github.com/tablekit/tablekit/feed/internal/leasetest"
 	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/lease"
 )
 
 // target is one server with streams: a DynamoDB client, the streams
@@ -67,8 +67,20 @@ func streamTable(t testing.TB, c entity.Client, prefix string) string {
 	return name
 }
 
-// leaseTable returns leases kept in a fresh PK/SK table of c.
-func leaseTable(t testing.TB, c entity.Client) *leasetest.Leases {
+// leaseTable returns a lease manager on a fresh PK/SK table of c, with
+// 2 s leases and a unique owner name.
+func leaseTable(t testing.TB, c entity.Client) *lease.Manager {
 	t.Helper()
-	return &leasetest.Leases{C: c, Table: testenv.PKSKTable(t, c, "feedlease")}
+	return leases(t, c, testenv.PKSKTable(t, c, "feedlease"), testenv.UniqueName("owner"))
+}
+
+func leases(t testing.TB, c entity.Client, table, owner string) *lease.Manager {
+	t.Helper()
+	m, err := lease.New(c, func(o *lease.Options) {
+		o.Table, o.Owner, o.Duration = table, owner, 2*time.Second
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

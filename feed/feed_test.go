@@ -64,7 +64,6 @@ func waitFor(t testing.TB, d time.Duration, what string, f func() bool) {
 func fast(o *feed.Options) {
 	o.PollInterval = 10 * time.Millisecond
 	o.DiscoverInterval = 200 * time.Millisecond
-	o.LeaseTTL = 2 * time.Second
 }
 
 func TestConsumeInOrder(t *testing.T) {

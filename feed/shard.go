@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
+	"github.com/tablekit/tablekit/lease"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -19,53 +19,37 @@ type worker struct {
 	c     *Consumer
 	arn   string
 	shard string
-
-	mu sync.Mutex // serializes lease calls
-	l  Lease
+	l     *lease.Lease
+	total int64 // records handled in the shard by every owner
 }
 
 // work reads the shard from its checkpoint until it ends, the lease is
-// lost, or stop is closed (then it finishes the batch in hand).
-func (c *Consumer) work(workCtx context.Context, stop <-chan struct{}, arn, shard string, l Lease) {
+// lost, or stop is closed (then it finishes the batch in hand), and
+// releases the lease unless it was lost or finished.
+func (c *Consumer) work(workCtx context.Context, stop <-chan struct{}, arn, shard string, l *lease.Lease) {
 	ctx, cancel := context.WithCancelCause(workCtx)
 	defer cancel(nil)
-	w := &worker{c: c, arn: arn, shard: shard, l: l}
-	renewDone := make(chan struct{})
 	go func() {
-		defer close(renewDone)
-		t := time.NewTicker(c.o.LeaseTTL / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				w.mu.Lock()
-				err := l.Renew(ctx)
-				w.mu.Unlock()
-				if errors.Is(err, ErrLeaseLost) {
-					cancel(err)
-					return
-				}
-			}
+		select {
+		case <-l.Lost():
+			cancel(lease.ErrLost)
+		case <-ctx.Done():
 		}
 	}()
-	release := w.read(ctx, stop)
-	cancel(nil)
-	<-renewDone
-	if release {
+	w := &worker{c: c, arn: arn, shard: shard, l: l, total: l.Start().Counts["handled"]}
+	if w.read(ctx, stop) {
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(workCtx), 5*time.Second)
-		w.mu.Lock()
 		_ = l.Release(rctx)
-		w.mu.Unlock()
 		rcancel()
 	}
 }
 
-func (w *worker) save(ctx context.Context, cp string) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.l.Save(ctx, cp)
+func (w *worker) save(ctx context.Context, cp string, finish bool) error {
+	c := lease.Checkpoint{Position: cp, Counts: map[string]int64{"handled": w.total}}
+	if finish {
+		return w.l.Finish(ctx, c)
+	}
+	return w.l.Checkpoint(ctx, c)
 }
 
 func (w *worker) iterator(ctx context.Context, cp string) (string, error) {
@@ -115,7 +99,7 @@ func pause(ctx context.Context, stop <-chan struct{}, d time.Duration) bool {
 // released (false when it was lost).
 func (w *worker) read(ctx context.Context, stop <-chan struct{}) (release bool) {
 	c := w.c
-	cp := w.l.Checkpoint()
+	cp := w.l.Start().Position
 	it := ""
 	fails := 0
 	backoff := func() bool {
@@ -129,7 +113,7 @@ func (w *worker) read(ctx context.Context, stop <-chan struct{}) (release bool) 
 		case <-stop:
 			return true
 		case <-ctx.Done():
-			return !errors.Is(context.Cause(ctx), ErrLeaseLost)
+			return !errors.Is(context.Cause(ctx), lease.ErrLost)
 		default:
 		}
 		if it == "" {
@@ -176,30 +160,34 @@ func (w *worker) read(ctx context.Context, stop <-chan struct{}) (release bool) 
 		})
 		if len(recs) > 0 {
 			if err := c.handle(ctx, w.shard, recs); err != nil {
-				return !errors.Is(err, ErrLeaseLost) // ctx cut: release, the next owner redoes the batch
+				return !errors.Is(err, lease.ErrLost) // ctx cut: release, the next owner redoes the batch
 			}
 			last := recs[len(recs)-1].SequenceNumber
-			if err := w.save(context.WithoutCancel(ctx), last); err != nil {
-				if errors.Is(err, ErrLeaseLost) {
+			w.total += int64(len(recs))
+			for tries := 1; ; tries++ {
+				err := w.save(context.WithoutCancel(ctx), last, false)
+				if err == nil {
+					break
+				}
+				if errors.Is(err, lease.ErrLost) {
 					return false
 				}
-				it = ""
-				if !backoff() {
-					return true
+				d, _ := retry.Exponential(50*time.Millisecond, 5*time.Second).Backoff(tries)
+				if !pause(ctx, stop, d) {
+					return true // the next owner handles the batch again
 				}
-				continue
 			}
 			cp = last
-			c.metric(w.shard, func(m *ShardMetrics) { m.Checkpoint = cp; m.LagRecords = 0 })
+			c.metric(w.shard, func(m *ShardMetrics) { m.Checkpoint, m.Total, m.LagRecords = cp, w.total, 0 })
 		}
 		if out.NextShardIterator == nil {
 			done, err := w.closed(ctx)
 			if err == nil && done {
-				if err := w.save(context.WithoutCancel(ctx), ShardEnd); err != nil {
-					return !errors.Is(err, ErrLeaseLost)
+				if err := w.save(context.WithoutCancel(ctx), cp, true); err != nil {
+					return !errors.Is(err, lease.ErrLost)
 				}
-				c.metric(w.shard, func(m *ShardMetrics) { m.Checkpoint, m.Ended = ShardEnd, true })
-				return true
+				c.metric(w.shard, func(m *ShardMetrics) { m.Ended = true })
+				return false // finished: nothing to release
 			}
 			// an open shard with no next iterator (DynamoDB Local does
 			// this once drained): ask again from the checkpoint.
