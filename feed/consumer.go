@@ -26,7 +26,12 @@ var (
 // Batch is the records of one shard handed to a [Handler] at once, in
 // shard order.
 type Batch struct {
-	Shard   string
+	Shard string
+	// Fence is the fencing number of this consumer's lease on the shard:
+	// it grows with every new owner, so a handler can fence its own
+	// writes with it (lock.FenceCondition) or tell a redelivery after a
+	// takeover.
+	Fence   int64
 	Records []Record
 }
 

@@ -31,6 +31,17 @@ func putN(t testing.TB, c entity.Client, table, pk string, n int) {
 	}
 }
 
+// putV puts the item pk with attribute v.
+func putV(t testing.TB, c entity.Client, table, pk string, v int) {
+	t.Helper()
+	_, err := c.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: "A"},
+		"v": &types.AttributeValueMemberN{Value: strconv.Itoa(v)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // collector records what a handler saw.
 type collector struct {
 	mu   sync.Mutex

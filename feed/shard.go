@@ -159,7 +159,7 @@ func (w *worker) read(ctx context.Context, stop <-chan struct{}) (release bool) 
 			}
 		})
 		if len(recs) > 0 {
-			if err := c.handle(ctx, w.shard, recs); err != nil {
+			if err := c.handle(ctx, Batch{Shard: w.shard, Fence: w.l.Fence(), Records: recs}); err != nil {
 				return !errors.Is(err, lease.ErrLost) // ctx cut: release, the next owner redoes the batch
 			}
 			last := recs[len(recs)-1].SequenceNumber
@@ -207,10 +207,11 @@ func (w *worker) read(ctx context.Context, stop <-chan struct{}) (release bool) 
 // handle runs the handler on recs: Attempts tries, then the two halves in
 // order, down to single records that go to the dead letter. It returns an
 // error only when ctx ended.
-func (c *Consumer) handle(ctx context.Context, shard string, recs []Record) error {
+func (c *Consumer) handle(ctx context.Context, b Batch) error {
+	shard, recs := b.Shard, b.Records
 	var err error
 	for attempt := 1; ; attempt++ {
-		err = c.call(ctx, Batch{Shard: shard, Records: recs})
+		err = c.call(ctx, b)
 		if err == nil {
 			c.metric(shard, func(m *ShardMetrics) { m.Handled += int64(len(recs)); m.Batches++ })
 			return nil
@@ -233,10 +234,12 @@ func (c *Consumer) handle(ctx context.Context, shard string, recs []Record) erro
 	if len(recs) > 1 {
 		c.metric(shard, func(m *ShardMetrics) { m.Retried += int64(len(recs)) })
 		half := len(recs) / 2
-		if err := c.handle(ctx, shard, recs[:half]); err != nil {
+		first, second := b, b
+		first.Records, second.Records = recs[:half], recs[half:]
+		if err := c.handle(ctx, first); err != nil {
 			return err
 		}
-		return c.handle(ctx, shard, recs[half:])
+		return c.handle(ctx, second)
 	}
 	for attempt := 1; c.o.DeadLetter != nil; attempt++ {
 		herr := c.o.DeadLetter(ctx, recs[0], err)
