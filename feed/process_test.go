@@ -193,4 +193,3 @@ func TestThreeProcesses(t *testing.T) {
 		t.Fatalf("%d records never handled", writes-len(handled))
 	}
 }
-

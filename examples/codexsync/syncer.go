@@ -39,7 +39,9 @@ type Syncer struct {
 }
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-func n(v int64) types.AttributeValue  { return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)} }
+func n(v int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+}
 
 func key(pk, sk string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{"PK": s(pk), "SK": s(sk)}
@@ -111,7 +113,7 @@ func (y *Syncer) Apply(ctx context.Context, r *feed.Record, ch feed.Change[codex
 			item := key("POSTS#LATEST", "METADATA")
 			item["Type"], item["version"], item["posts"] = s("LatestPosts"), n(ver+1), encodeList(next)
 			put := &types.Put{TableName: aws.String(y.Table), Item: item,
-				ConditionExpression: aws.String("attribute_not_exists(PK) OR version = :v"),
+				ConditionExpression:       aws.String("attribute_not_exists(PK) OR version = :v"),
 				ExpressionAttributeValues: map[string]types.AttributeValue{":v": n(ver)}}
 			if ver == 0 {
 				put.ConditionExpression, put.ExpressionAttributeValues = aws.String("attribute_not_exists(PK)"), nil
@@ -178,7 +180,10 @@ func (y *Syncer) latest(ctx context.Context) ([]entry, int64, error) {
 			if m == nil {
 				continue
 			}
-			str := func(k string) string { v, _ := m.Value[k].(*types.AttributeValueMemberS); return aws.ToString(strPtr(v)) }
+			str := func(k string) string {
+				v, _ := m.Value[k].(*types.AttributeValueMemberS)
+				return aws.ToString(strPtr(v))
+			}
 			list = append(list, entry{str("id"), str("categoryId"), str("title"), str("CreatedAt")})
 		}
 	}
