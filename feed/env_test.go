@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
+	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/feed"
 	"github.com/tablekit/tablekit/internal/testenv"
@@ -22,6 +23,18 @@ type target struct {
 	name    string
 	db      entity.Client
 	streams feed.Streams
+}
+
+// engineTarget is the embedded engine with its in-process Streams API.
+func engineTarget(optFns ...func(*ddbmem.Options)) target {
+	db := ddbmem.New(optFns...)
+	return target{name: "engine", db: db, streams: db.Streams()}
+}
+
+// eachTarget runs f on the engine and on DynamoDB Local.
+func eachTarget(t *testing.T, f func(t *testing.T, tg target)) {
+	t.Run("engine", func(t *testing.T) { f(t, engineTarget()) })
+	t.Run("local", func(t *testing.T) { f(t, localTarget(t)) })
 }
 
 // localTarget is DynamoDB Local (its Streams API answers on the same
