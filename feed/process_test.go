@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -55,14 +57,15 @@ func TestFeedChild(t *testing.T) {
 // the writes) and started again. Every record is handled, per item in
 // order within each owner's tenure (fence), and a record is handled twice
 // only under a later fence than its first handling (after a takeover).
-// TABLEKIT_FEED_FULL=1 writes 10,000 records instead of 2,000.
+// It runs on DynamoDB Local (the engine serves Streams in process only);
+// TABLEKIT_FEED_FULL=1 writes 10,000 records instead of 500.
 func TestThreeProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
 	tg := localTarget(t)
 	ep := testenv.DynamoEndpoint(t)
-	writes := 2_000
+	writes := 500
 	if os.Getenv("TABLEKIT_FEED_FULL") != "" {
 		writes = 10_000
 	}
@@ -96,23 +99,38 @@ func TestThreeProcesses(t *testing.T) {
 		}
 		return best
 	}
+	// 10 writers, each writing its own items in version order; the
+	// victim is killed when a third and two thirds of the writes are done
 	kills := 0
-	versions := make([]int, items)
-	for n := 0; n < writes; n++ {
-		if n == writes/3 || n == 2*writes/3 {
-			i := victim()
-			p := procs[i]
-			if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
+	var written atomic.Int64
+	var wg sync.WaitGroup
+	perWriter := writes / 10
+	for g := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perWriter {
+				// writer g owns items g, g+10, g+20, ...; each gets versions 1, 2, ...
+				k := g + 10*(i%(items/10))
+				putV(t, tg.db, table, fmt.Sprintf("item%02d", k), i/(items/10)+1)
+				written.Add(1)
 			}
-			_ = p.cmd.Wait()
-			kills++
-			procs[i] = start(fmt.Sprintf("%s-restart%d", strings.Split(p.name, "-")[0], kills))
-		}
-		k := n % items
-		versions[k]++
-		putV(t, tg.db, table, fmt.Sprintf("item%02d", k), versions[k])
+		}()
 	}
+	for _, at := range []int64{int64(writes / 3), int64(2 * writes / 3)} {
+		for written.Load() < at {
+			time.Sleep(5 * time.Millisecond)
+		}
+		i := victim()
+		p := procs[i]
+		if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = p.cmd.Wait()
+		kills++
+		procs[i] = start(fmt.Sprintf("%s-restart%d", strings.Split(p.name, "-")[0], kills))
+	}
+	wg.Wait()
 	// wait until every record was handled
 	type rec struct {
 		pk string
