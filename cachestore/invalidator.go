@@ -3,6 +3,7 @@ package cachestore
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -42,7 +43,7 @@ func NewInvalidator(c *cache.Cache, tbl *entity.Table, reg *Registry) *Invalidat
 // Keys returns the cache keys (without namespace) a change touches: the
 // item's entry (ent:<Type>:<PK>:<SK>, the Type read from the newest image
 // that has one) and the derived results computed from the old image and
-// from the new one. A change whose images carry no Type touches only the
+// from the new one, each key once. A change whose images carry no Type touches only the
 // derived results (a cached store caches typed items only).
 func (iv *Invalidator) Keys(im Image) []string {
 	var out []string
@@ -66,8 +67,11 @@ func (iv *Invalidator) Keys(im Image) []string {
 		out = append(out, cache.Join("ent", typ, pk, sk))
 	}
 	if typ != "" {
-		out = iv.reg.keys(typ, im.Old, out)
-		out = iv.reg.keys(typ, im.New, out)
+		for _, k := range iv.reg.keys(typ, im.New, iv.reg.keys(typ, im.Old, nil)) {
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
 	}
 	return out
 }

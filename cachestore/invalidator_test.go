@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/tablekit/tablekit/cache"
 	"github.com/tablekit/tablekit/cachestore"
@@ -36,13 +37,13 @@ func TestInvalidatorKeys(t *testing.T) {
 		{"insert", cachestore.Image{Keys: keys, New: img("c1")}, []string{"ent:POST:CATEGORY#c1:POST#p1", "posts_of:c1", "all_posts"}},
 		{"remove", cachestore.Image{Keys: keys, Old: img("c1")}, []string{"ent:POST:CATEGORY#c1:POST#p1", "posts_of:c1", "all_posts"}},
 		{"modify moves a field", cachestore.Image{Keys: keys, Old: img("c1"), New: img("c2")},
-			[]string{"ent:POST:CATEGORY#c1:POST#p1", "posts_of:c1", "all_posts", "posts_of:c2", "all_posts"}},
+			[]string{"ent:POST:CATEGORY#c1:POST#p1", "posts_of:c1", "all_posts", "posts_of:c2"}},
 		{"keys only (KEYS_ONLY stream): no Type, nothing cached by type", cachestore.Image{Keys: keys}, nil},
 		{"other type", cachestore.Image{Keys: keys, New: map[string]types.AttributeValue{"Type": s("USER")}},
 			[]string{"ent:USER:CATEGORY#c1:POST#p1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, inv.Keys(tc.im)); diff != "" {
+			if diff := cmp.Diff(tc.want, inv.Keys(tc.im), cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 				t.Fatalf("keys (-want +got):\n%s", diff)
 			}
 		})
