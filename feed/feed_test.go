@@ -77,8 +77,9 @@ func fast(o *feed.Options) {
 	o.DiscoverInterval = 200 * time.Millisecond
 }
 
-func TestConsumeInOrder(t *testing.T) {
-	tg := localTarget(t)
+func TestConsumeInOrder(t *testing.T) { eachTarget(t, testConsumeInOrder) }
+
+func testConsumeInOrder(t *testing.T, tg target) {
 	table := streamTable(t, tg.db, "feed")
 	leases := leaseTable(t, tg.db)
 	putN(t, tg.db, table, "item", 50)
@@ -108,8 +109,9 @@ func TestConsumeInOrder(t *testing.T) {
 // TestPoisonRecord: one record the handler always fails on goes to the
 // dead letter after bisection, and every other record of its shard is
 // handled, in order, after it.
-func TestPoisonRecord(t *testing.T) {
-	tg := localTarget(t)
+func TestPoisonRecord(t *testing.T) { eachTarget(t, testPoisonRecord) }
+
+func testPoisonRecord(t *testing.T, tg target) {
 	table := streamTable(t, tg.db, "feedpoison")
 	leases := leaseTable(t, tg.db)
 	putN(t, tg.db, table, "item", 40)

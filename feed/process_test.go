@@ -58,14 +58,14 @@ func TestFeedChild(t *testing.T) {
 // order within each owner's tenure (fence), and a record is handled twice
 // only under a later fence than its first handling (after a takeover).
 // It runs on DynamoDB Local (the engine serves Streams in process only);
-// TABLEKIT_FEED_FULL=1 writes 10,000 records instead of 500.
+// TABLEKIT_FEED_FULL=1 writes 10,000 records instead of 300.
 func TestThreeProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
 	tg := localTarget(t)
 	ep := testenv.DynamoEndpoint(t)
-	writes := 500
+	writes := 300
 	if os.Getenv("TABLEKIT_FEED_FULL") != "" {
 		writes = 10_000
 	}
