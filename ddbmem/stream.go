@@ -132,13 +132,25 @@ func (ss *streamSet) init(o StreamOptions) {
 // byARN returns the stream with arn, nil if none.
 func (ss *streamSet) byARN(arn string) *stream {
 	ss.mu.Lock()
-	defer ss.mu.Unlock()
+	var found *stream
 	for _, s := range ss.all {
 		if s.arn == arn {
-			return s
+			found = s
+			break
 		}
 	}
-	return nil
+	ss.mu.Unlock()
+	if found != nil && found.gone(found.now()) {
+		return nil
+	}
+	return found
+}
+
+// gone reports whether s was disabled longer than Retention ago.
+func (s *stream) gone(now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.disabledAt.IsZero() && now.Sub(s.disabledAt) > s.opts.Retention
 }
 
 // list returns the streams, forgetting disabled ones whose retention has
@@ -148,10 +160,7 @@ func (ss *streamSet) list(now time.Time) []*stream {
 	defer ss.mu.Unlock()
 	keep := ss.all[:0]
 	for _, s := range ss.all {
-		s.mu.Lock()
-		gone := !s.disabledAt.IsZero() && now.Sub(s.disabledAt) > s.opts.Retention
-		s.mu.Unlock()
-		if !gone {
+		if !s.gone(now) {
 			keep = append(keep, s)
 		}
 	}

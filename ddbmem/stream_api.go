@@ -31,12 +31,13 @@ const iteratorTTL = 15 * time.Minute
 // maxRecordBytes is the most GetRecords returns at once, as in DynamoDB.
 const maxRecordBytes = 1 << 20
 
+// streamNotFound and shardNotFound have DynamoDB Local's messages.
 func streamNotFound() error {
-	return &st.ResourceNotFoundException{Message: aws.String("Requested resource not found: Stream: does not exist")}
+	return &st.ResourceNotFoundException{Message: aws.String("Stream does not exist")}
 }
 
 func shardNotFound() error {
-	return &st.ResourceNotFoundException{Message: aws.String("Requested resource not found: Shard does not exist")}
+	return &st.ResourceNotFoundException{Message: aws.String("Shard does not exist")}
 }
 
 // ListStreams lists the streams of the DB (of TableName when set), the
@@ -103,6 +104,12 @@ func (s *Streams) stream(arn *string) (*stream, error) {
 	return x, nil
 }
 
+// streamMissing is DescribeStream's error for an unknown stream, with
+// DynamoDB Local's message.
+func streamMissing(arn string) error {
+	return &st.ResourceNotFoundException{Message: aws.String("Requested resource not found: Stream: " + arn + " not found")}
+}
+
 // DescribeStream describes a stream and its shards (each with its
 // ParentShardId and SequenceNumberRange; EndingSequenceNumber is set once
 // the shard is closed), in creation order, paged by Limit (1 to 100,
@@ -123,6 +130,9 @@ func (s *Streams) DescribeStream(ctx context.Context, in *dynamodbstreams.Descri
 	}
 	x, err := s.stream(in.StreamArn)
 	if err != nil {
+		if _, ok := err.(*st.ResourceNotFoundException); ok {
+			err = streamMissing(*in.StreamArn)
+		}
 		return nil, err
 	}
 	var parent string

@@ -2,10 +2,12 @@ package ddbmem_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,7 +18,6 @@ import (
 	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/google/go-cmp/cmp"
 	"github.com/tablekit/tablekit/ddbmem"
-	"github.com/tablekit/tablekit/internal/testenv"
 )
 
 // streamsAPI is the part of the DynamoDB Streams client the tests use:
@@ -407,4 +408,429 @@ func TestStreamConcurrentWriters(t *testing.T) {
 	t.Logf("%d records in %d shards from %d writers", len(recs), len(shards), writers)
 }
 
-var _ = testenv.UniqueName
+// clock is a settable engine clock.
+type clock struct{ ns atomic.Int64 }
+
+func newClock() *clock {
+	c := &clock{}
+	c.ns.Store(time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC).UnixNano())
+	return c
+}
+func (c *clock) Now() time.Time                { return time.Unix(0, c.ns.Load()) }
+func (c *clock) Advance(d time.Duration)       { c.ns.Add(int64(d)) }
+func withClock(c *clock) func(*ddbmem.Options) { return func(o *ddbmem.Options) { o.Now = c.Now } }
+
+// served serves db and returns its DynamoDB and Streams clients.
+func served(t *testing.T, db *ddbmem.DB) (*dynamodb.Client, *dynamodbstreams.Client) {
+	t.Helper()
+	srv, err := ddbmem.Serve(db, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv.Client(), srv.StreamsClient()
+}
+
+// TestStreamOverHTTP checks that the SDK's Streams client on the
+// endpoint reads exactly what the engine returns in process, and that
+// StreamSpecification goes through the endpoint's CreateTable,
+// UpdateTable and DescribeTable.
+func TestStreamOverHTTP(t *testing.T) {
+	db := ddbmem.New()
+	ddb, sc := served(t, db)
+	out, err := ddb.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("tbl"),
+		BillingMode:          types.BillingModePayPerRequest,
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}, {AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS}},
+		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := aws.ToString(out.TableDescription.LatestStreamArn)
+	if arn == "" || out.TableDescription.StreamSpecification == nil || out.TableDescription.StreamSpecification.StreamViewType != types.StreamViewTypeNewAndOldImages {
+		t.Fatalf("CreateTable over HTTP: stream %q, spec %+v", arn, out.TableDescription.StreamSpecification)
+	}
+	writeSequence(t, db, "tbl")
+	local, localShards := readStream(t, db.Streams(), arn)
+	remote, remoteShards := readStream(t, sc, arn)
+	if a, b := jsonOf(t, local), jsonOf(t, remote); a != b {
+		t.Errorf("records differ:\nin process: %s\nover HTTP:  %s", a, b)
+	}
+	if a, b := jsonOf(t, localShards), jsonOf(t, remoteShards); a != b {
+		t.Errorf("shards differ:\nin process: %s\nover HTTP:  %s", a, b)
+	}
+	if len(remote) != 4 {
+		t.Errorf("%d records over HTTP, want 4", len(remote))
+	}
+	u, err := ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("tbl"), StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.TableDescription.StreamSpecification != nil || aws.ToString(u.TableDescription.LatestStreamArn) != arn {
+		t.Errorf("UpdateTable over HTTP: spec %+v, latest %s", u.TableDescription.StreamSpecification, aws.ToString(u.TableDescription.LatestStreamArn))
+	}
+	d, err := sc.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.StreamDescription.StreamStatus != st.StreamStatusDisabled {
+		t.Errorf("status %s, want DISABLED", d.StreamDescription.StreamStatus)
+	}
+	// Errors come back as the SDK's types.
+	_, err = sc.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String("garbage")})
+	if !isValidation(err) {
+		t.Errorf("bad iterator over HTTP: %v", err)
+	}
+	var rnf *st.ResourceNotFoundException
+	_, err = sc.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn + "x")})
+	if !errors.As(err, &rnf) {
+		t.Errorf("unknown stream over HTTP: %v", err)
+	}
+}
+
+func jsonOf(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestStreamIterators checks each iterator type, Limit paging, expiry
+// and trimming, in process and over HTTP.
+func TestStreamIterators(t *testing.T) {
+	clk := newClock()
+	db := ddbmem.New(withClock(clk), func(o *ddbmem.Options) { o.Stream.MaxRecords = 20 })
+	arn := streamTable(t, db, "tbl", types.StreamViewTypeKeysOnly)
+	_, sc := served(t, db)
+	for i := 1; i <= 5; i++ {
+		put(t, db, pkItem(fmt.Sprint(i), "1"))
+	}
+	for _, api := range []struct {
+		name string
+		api  streamsAPI
+	}{{"in process", db.Streams()}, {"over HTTP", sc}} {
+		t.Run(api.name, func(t *testing.T) {
+			a := api.api
+			d, err := a.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			shard := d.StreamDescription.Shards[0].ShardId
+			iter := func(typ st.ShardIteratorType, seq *string) (*string, error) {
+				out, err := a.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: shard, ShardIteratorType: typ, SequenceNumber: seq})
+				if err != nil {
+					return nil, err
+				}
+				return out.ShardIterator, nil
+			}
+			keysAt := func(it *string, limit int32) ([]string, *string) {
+				t.Helper()
+				out, err := a.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it, Limit: aws.Int32(limit)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ks []string
+				for _, r := range out.Records {
+					ks = append(ks, r.Dynamodb.Keys["pk"].(*st.AttributeValueMemberS).Value)
+				}
+				return ks, out.NextShardIterator
+			}
+			th, err := iter(st.ShardIteratorTypeTrimHorizon, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ks, next := keysAt(th, 2)
+			if d := cmp.Diff([]string{"1", "2"}, ks); d != "" {
+				t.Errorf("TRIM_HORIZON, Limit 2 (-want +got):\n%s", d)
+			}
+			ks, next = keysAt(next, 1000)
+			if d := cmp.Diff([]string{"3", "4", "5"}, ks); d != "" {
+				t.Errorf("next page (-want +got):\n%s", d)
+			}
+			if next == nil {
+				t.Fatal("an open shard must give a NextShardIterator")
+			}
+			out, _ := a.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: th, Limit: aws.Int32(3)})
+			third := out.Records[2].Dynamodb.SequenceNumber
+			at, err := iter(st.ShardIteratorTypeAtSequenceNumber, third)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ks, _ := keysAt(at, 1); cmp.Diff([]string{"3"}, ks) != "" {
+				t.Errorf("AT_SEQUENCE_NUMBER: %v", ks)
+			}
+			after, err := iter(st.ShardIteratorTypeAfterSequenceNumber, third)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ks, _ := keysAt(after, 1); cmp.Diff([]string{"4"}, ks) != "" {
+				t.Errorf("AFTER_SEQUENCE_NUMBER: %v", ks)
+			}
+			latest, err := iter(st.ShardIteratorTypeLatest, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ks, _ := keysAt(latest, 10); len(ks) != 0 {
+				t.Errorf("LATEST: %v", ks)
+			}
+			for _, bad := range []struct {
+				name string
+				call func() error
+			}{
+				{"AT without a sequence number", func() error { _, err := iter(st.ShardIteratorTypeAtSequenceNumber, nil); return err }},
+				{"TRIM_HORIZON with a sequence number", func() error { _, err := iter(st.ShardIteratorTypeTrimHorizon, third); return err }},
+				{"short sequence number", func() error { _, err := iter(st.ShardIteratorTypeAtSequenceNumber, aws.String("12")); return err }},
+				{"unknown type", func() error { _, err := iter("BOGUS", nil); return err }},
+				{"garbage iterator", func() error {
+					_, err := a.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String("x|1|!!")})
+					return err
+				}},
+				{"Limit 0", func() error {
+					_, err := a.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: th, Limit: aws.Int32(0)})
+					return err
+				}},
+				{"Limit 1001", func() error {
+					_, err := a.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: th, Limit: aws.Int32(1001)})
+					return err
+				}},
+			} {
+				if err := bad.call(); !isValidation(err) {
+					t.Errorf("%s: %v, want a ValidationException", bad.name, err)
+				}
+			}
+			var rnf *st.ResourceNotFoundException
+			_, err = a.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: aws.String("shardId-nope"), ShardIteratorType: st.ShardIteratorTypeLatest})
+			if !errors.As(err, &rnf) {
+				t.Errorf("unknown shard: %v", err)
+			}
+		})
+	}
+
+	// An iterator expires after 15 minutes.
+	streams := db.Streams()
+	d, _ := streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+	shard := d.StreamDescription.Shards[0].ShardId
+	it, err := streams.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: shard, ShardIteratorType: st.ShardIteratorTypeTrimHorizon})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it.ShardIterator, Limit: aws.Int32(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(15*time.Minute + time.Second)
+	var expired *st.ExpiredIteratorException
+	if _, err := streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: first.NextShardIterator}); !errors.As(err, &expired) {
+		t.Errorf("iterator after 15 minutes: %v, want ExpiredIteratorException", err)
+	}
+	if _, err := sc.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: first.NextShardIterator}); !errors.As(err, &expired) {
+		t.Errorf("iterator after 15 minutes over HTTP: %v, want ExpiredIteratorException", err)
+	}
+
+	// Beyond MaxRecords (20, trimmed in steps of an eighth) the oldest
+	// records are trimmed: a position among them is trimmed data.
+	it, _ = streams.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: shard, ShardIteratorType: st.ShardIteratorTypeAtSequenceNumber, SequenceNumber: first.Records[0].Dynamodb.SequenceNumber})
+	for i := 0; i < 30; i++ {
+		put(t, db, pkItem(fmt.Sprint("more", i), "1"))
+	}
+	var trimmed *st.TrimmedDataAccessException
+	if _, err := streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it.ShardIterator}); !errors.As(err, &trimmed) {
+		t.Errorf("GetRecords at a trimmed record: %v, want TrimmedDataAccessException", err)
+	}
+	if _, err := sc.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: shard, ShardIteratorType: st.ShardIteratorTypeAtSequenceNumber, SequenceNumber: first.Records[0].Dynamodb.SequenceNumber}); !errors.As(err, &trimmed) {
+		t.Errorf("GetShardIterator at a trimmed record over HTTP: %v, want TrimmedDataAccessException", err)
+	}
+	recs, _ := readStream(t, streams, arn)
+	if len(recs) > 20+20/8 || len(recs) < 20 {
+		t.Errorf("%d records held, want about MaxRecords (20)", len(recs))
+	}
+
+	// After 24 hours every record is trimmed.
+	clk.Advance(24*time.Hour + time.Second)
+	if recs, _ := readStream(t, streams, arn); len(recs) != 0 {
+		t.Errorf("%d records after 24 hours, want 0", len(recs))
+	}
+}
+
+// TestStreamRollover checks forced and automatic rollover and splits:
+// every record is read once, parents before children, each closed shard
+// ends with no NextShardIterator, and per-item order holds.
+func TestStreamRollover(t *testing.T) {
+	clk := newClock()
+	db := ddbmem.New(withClock(clk), func(o *ddbmem.Options) { o.Stream.ShardRecords = 7 })
+	arn := streamTable(t, db, "tbl", types.StreamViewTypeNewImage)
+	v := 0
+	write := func(n int) {
+		for i := 0; i < n; i++ {
+			v++
+			put(t, db, pkItem(fmt.Sprint("item", v%5), "1", "v", strconv.Itoa(v)))
+		}
+	}
+	write(10) // one automatic rollover at 7 records
+	if err := db.RolloverStream("tbl", false); err != nil {
+		t.Fatal(err)
+	}
+	write(3)
+	if err := db.RolloverStream("tbl", true); err != nil {
+		t.Fatal(err)
+	}
+	write(5)
+	clk.Advance(4 * time.Hour) // shards age out
+	write(2)
+	recs, shards := readStream(t, db.Streams(), arn)
+	if len(recs) != v {
+		t.Errorf("%d records, want %d", len(recs), v)
+	}
+	last := map[string]int{}
+	for _, r := range recs {
+		k := r.Dynamodb.Keys["pk"].(*st.AttributeValueMemberS).Value
+		n, _ := strconv.Atoi(r.Dynamodb.NewImage["v"].(*st.AttributeValueMemberN).Value)
+		if n <= last[k] {
+			t.Errorf("item %s: version %d after %d", k, n, last[k])
+		}
+		last[k] = n
+	}
+	ids := map[string]bool{}
+	open := 0
+	for _, sh := range shards {
+		ids[*sh.ShardId] = true
+		if sh.ParentShardId != nil && !ids[*sh.ParentShardId] {
+			t.Errorf("shard %s listed before its parent %s", *sh.ShardId, *sh.ParentShardId)
+		}
+		if sh.SequenceNumberRange.EndingSequenceNumber == nil {
+			open++
+			continue
+		}
+		// A drained closed shard gives no NextShardIterator.
+		it, err := db.Streams().GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: sh.ShardId, ShardIteratorType: st.ShardIteratorTypeLatest})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := db.Streams().GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it.ShardIterator})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.NextShardIterator != nil || len(out.Records) != 0 {
+			t.Errorf("closed shard %s at LATEST: %d records, next %v", *sh.ShardId, len(out.Records), out.NextShardIterator)
+		}
+	}
+	// 1 shard, rolled at 7 records, forced, split in two, both aged out.
+	if len(shards) != 7 || open != 2 {
+		t.Errorf("%d shards (%d open), want 7 (2 open)", len(shards), open)
+	}
+	children, err := db.Streams().DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn),
+		ShardFilter: &st.ShardFilter{Type: st.ShardFilterTypeChildShards, ShardId: shards[2].ShardId}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(children.StreamDescription.Shards) != 2 {
+		t.Errorf("CHILD_SHARDS of the split shard: %d shards, want 2", len(children.StreamDescription.Shards))
+	}
+	t.Logf("%d records in %d shards", len(recs), len(shards))
+	if err := db.RolloverStream("nope", false); !errors.As(err, new(*types.ResourceNotFoundException)) {
+		t.Errorf("RolloverStream of an unknown table: %v", err)
+	}
+}
+
+// TestStreamEnableDisable checks StreamSpecification on UpdateTable:
+// the errors, a new stream when re-enabled, and disabled streams staying
+// readable.
+func TestStreamEnableDisable(t *testing.T) {
+	clk := newClock()
+	db := ddbmem.New(withClock(clk))
+	first := streamTable(t, db, "tbl", types.StreamViewTypeKeysOnly)
+	put(t, db, pkItem("a", "1"))
+	spec := func(on bool, view types.StreamViewType) *dynamodb.UpdateTableInput {
+		return &dynamodb.UpdateTableInput{TableName: aws.String("tbl"), StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(on), StreamViewType: view}}
+	}
+	for _, bad := range []struct {
+		name string
+		in   *dynamodb.UpdateTableInput
+	}{
+		{"enable again", spec(true, types.StreamViewTypeNewImage)},
+		{"disable with a view type", spec(false, types.StreamViewTypeKeysOnly)},
+		{"enable without a view type", spec(true, "")},
+		{"unknown view type", spec(true, "BAD")},
+		{"nothing", &dynamodb.UpdateTableInput{TableName: aws.String("tbl")}},
+	} {
+		if _, err := db.UpdateTable(ctx, bad.in); !isValidation(err) {
+			t.Errorf("%s: %v, want a ValidationException", bad.name, err)
+		}
+	}
+	if _, err := db.UpdateTable(ctx, spec(false, "")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.UpdateTable(ctx, spec(false, "")); !isValidation(err) {
+		t.Errorf("disable twice: %v", err)
+	}
+	put(t, db, pkItem("b", "1")) // no stream: no record anywhere
+	out, err := db.UpdateTable(ctx, spec(true, types.StreamViewTypeNewImage))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := aws.ToString(out.TableDescription.LatestStreamArn)
+	if second == first || second == "" {
+		t.Fatalf("re-enabled stream ARN %q, first %q", second, first)
+	}
+	put(t, db, pkItem("c", "1"))
+	desc, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("tbl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tbl := desc.Table; aws.ToString(tbl.LatestStreamArn) != second || tbl.StreamSpecification == nil || tbl.StreamSpecification.StreamViewType != types.StreamViewTypeNewImage || aws.ToString(tbl.LatestStreamLabel) == "" {
+		t.Errorf("DescribeTable: latest %s label %s spec %+v", aws.ToString(tbl.LatestStreamArn), aws.ToString(tbl.LatestStreamLabel), tbl.StreamSpecification)
+	}
+	streams := db.Streams()
+	ls, err := streams.ListStreams(ctx, &dynamodbstreams.ListStreamsInput{TableName: aws.String("tbl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls.Streams) != 2 {
+		t.Fatalf("ListStreams: %d streams, want 2", len(ls.Streams))
+	}
+	page, _ := streams.ListStreams(ctx, &dynamodbstreams.ListStreamsInput{Limit: aws.Int32(1)})
+	if len(page.Streams) != 1 || page.LastEvaluatedStreamArn == nil {
+		t.Errorf("ListStreams Limit 1: %d streams, last %v", len(page.Streams), page.LastEvaluatedStreamArn)
+	}
+	for _, c := range []struct {
+		arn    string
+		status st.StreamStatus
+		keys   []string
+	}{{first, st.StreamStatusDisabled, []string{"a"}}, {second, st.StreamStatusEnabled, []string{"c"}}} {
+		d, err := streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(c.arn)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.StreamDescription.StreamStatus != c.status {
+			t.Errorf("%s: status %s, want %s", c.arn, d.StreamDescription.StreamStatus, c.status)
+		}
+		recs, _ := readStream(t, streams, c.arn)
+		var keys []string
+		for _, r := range recs {
+			keys = append(keys, r.Dynamodb.Keys["pk"].(*st.AttributeValueMemberS).Value)
+		}
+		if d := cmp.Diff(c.keys, keys); d != "" {
+			t.Errorf("%s: records (-want +got):\n%s", c.arn, d)
+		}
+	}
+	// Deleting the table disables its stream, which stays readable for
+	// 24 hours, then disappears.
+	if _, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("tbl")}); err != nil {
+		t.Fatal(err)
+	}
+	if recs, _ := readStream(t, streams, second); len(recs) != 1 {
+		t.Errorf("stream of a deleted table: %d records, want 1", len(recs))
+	}
+	clk.Advance(25 * time.Hour)
+	if ls, _ := streams.ListStreams(ctx, nil); len(ls.Streams) != 0 {
+		t.Errorf("ListStreams 25 hours later: %d streams, want 0", len(ls.Streams))
+	}
+	var rnf *st.ResourceNotFoundException
+	if _, err := streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(second)}); !errors.As(err, &rnf) {
+		t.Errorf("DescribeStream 25 hours later: %v", err)
+	}
+}
