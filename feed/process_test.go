@@ -18,6 +18,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/ddbmem"
+	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/feed"
 	"github.com/tablekit/tablekit/internal/testenv"
 )
@@ -34,8 +36,12 @@ func TestFeedChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := testenv.NewDynamoClient(ep)
-	c, err := feed.New(localStreams(ep), table, func(ctx context.Context, b feed.Batch) error {
+	var db entity.Client = testenv.NewDynamoClient(ep)
+	var streams feed.Streams = localStreams(ep)
+	if os.Getenv("FEED_ENGINE") != "" {
+		db, streams = ddbmem.NewEndpointClient(ep), ddbmem.NewStreamsEndpointClient(ep)
+	}
+	c, err := feed.New(streams, table, func(ctx context.Context, b feed.Batch) error {
 		var sb strings.Builder
 		for _, r := range b.Records {
 			fmt.Fprintf(&sb, "%d %s %s %s\n", b.Fence, b.Shard, r.Keys["PK"].(*types.AttributeValueMemberS).Value, r.New["v"].(*types.AttributeValueMemberN).Value)
@@ -57,18 +63,32 @@ func TestFeedChild(t *testing.T) {
 // the writes) and started again. Every record is handled, per item in
 // order within each owner's tenure (fence), and a record is handled twice
 // only under a later fence than its first handling (after a takeover).
-// It runs on DynamoDB Local (the engine serves Streams in process only);
-// TABLEKIT_FEED_FULL=1 writes 10,000 records instead of 300.
+// It runs on the engine served over HTTP (ddbmem.Serve, its stream in 4
+// shards, 10,000 writes) and on DynamoDB Local (one shard; 300 writes,
+// 10,000 with TABLEKIT_FEED_FULL=1).
 func TestThreeProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	tg := localTarget(t)
-	ep := testenv.DynamoEndpoint(t)
-	writes := 300
-	if os.Getenv("TABLEKIT_FEED_FULL") != "" {
-		writes = 10_000
-	}
+	t.Run("engine", func(t *testing.T) {
+		srv, err := ddbmem.Serve(ddbmem.New(func(o *ddbmem.Options) { o.Stream.Shards = 4 }), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = srv.Close() })
+		tg := target{name: "engine", db: srv.Client(), streams: srv.StreamsClient()}
+		threeProcesses(t, tg, srv.URL(), 10_000)
+	})
+	t.Run("local", func(t *testing.T) {
+		writes := 300
+		if os.Getenv("TABLEKIT_FEED_FULL") != "" {
+			writes = 10_000
+		}
+		threeProcesses(t, localTarget(t), testenv.DynamoEndpoint(t), writes)
+	})
+}
+
+func threeProcesses(t *testing.T, tg target, ep string, writes int) {
 	const items = 50
 	table := streamTable(t, tg.db, "feedproc")
 	leaseTbl := testenv.PKSKTable(t, tg.db, "feedproclease")
@@ -79,7 +99,7 @@ func TestThreeProcesses(t *testing.T) {
 	}
 	start := func(name string) *proc {
 		cmd := exec.Command(os.Args[0], "-test.run", "^TestFeedChild$", "-test.v")
-		cmd.Env = append(os.Environ(), "FEED_CHILD=1", "FEED_ENDPOINT="+ep, "FEED_TABLE="+table, "FEED_LEASES="+leaseTbl,
+		cmd.Env = append(os.Environ(), "FEED_CHILD=1", "FEED_ENGINE="+map[bool]string{true: "1"}[tg.name == "engine"], "FEED_ENDPOINT="+ep, "FEED_TABLE="+table, "FEED_LEASES="+leaseTbl,
 			"FEED_OWNER="+name, "FEED_OUT="+filepath.Join(dir, name+".out"))
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -138,10 +158,14 @@ func TestThreeProcesses(t *testing.T) {
 	}
 	var handled map[rec][]int64
 	var outLines int
+	perProc := map[string]int{}
+	tenures := map[string]bool{}
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		handled = map[rec][]int64{}
 		outLines = 0
+		clear(perProc)
+		clear(tenures)
 		files, _ := filepath.Glob(filepath.Join(dir, "*.out"))
 		type line struct {
 			fence int64
@@ -164,6 +188,8 @@ func TestThreeProcesses(t *testing.T) {
 				ls = append(ls, l)
 				handled[l.r] = append(handled[l.r], l.fence)
 				outLines++
+				perProc[filepath.Base(f)]++
+				tenures[fmt.Sprint(l.shard, " ", l.fence)] = true
 			}
 			fh.Close()
 			all = append(all, ls)
@@ -189,11 +215,7 @@ func TestThreeProcesses(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	dups, badDups := 0, 0
-	fences := map[int64]bool{}
 	for r, fs := range handled {
-		for _, f := range fs {
-			fences[f] = true
-		}
 		if len(fs) > 1 {
 			dups += len(fs) - 1
 			sort.Slice(fs, func(i, j int) bool { return fs[i] < fs[j] })
@@ -205,8 +227,8 @@ func TestThreeProcesses(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("writes %d, records handled %d of %d, handler lines %d, duplicates %d (all after a takeover: %v), owner tenures (fences) %d, SIGKILLs %d",
-		writes, len(handled), writes, outLines, dups, badDups == 0, len(fences), kills)
+	t.Logf("writes %d, records handled %d of %d, handler lines %d, duplicates %d (all after a takeover: %v), shard tenures (shard, fence) %d, SIGKILLs %d, lines per process %v",
+		writes, len(handled), writes, outLines, dups, badDups == 0, len(tenures), kills, perProc)
 	if len(handled) != writes {
 		t.Fatalf("%d records never handled", writes-len(handled))
 	}
