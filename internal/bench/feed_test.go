@@ -61,6 +61,51 @@ func feedPut(b *testing.B, db *ddbmem.DB, item map[string]types.AttributeValue) 
 	}
 }
 
+// feedRun is a consumer of the engine's table "feed" that hands each
+// decoded post to onPost and reports, through the returned wait, when
+// b.N records were handled; start runs it, wait waits for the records
+// and stops it.
+func feedRun(b *testing.B, db *ddbmem.DB, leases *lease.Manager, onPost func(now int64, p *benchent.Post)) (start, wait func()) {
+	var handled atomic.Int64
+	done := make(chan struct{})
+	c, err := feed.New(db.Streams(), "feed", func(ctx context.Context, bt feed.Batch) error {
+		now := time.Now().UnixNano()
+		for _, r := range bt.Records {
+			ch, ok := feed.As[benchent.Post](&r)
+			if !ok {
+				b.Error("record not decoded")
+				continue
+			}
+			onPost(now, ch.New)
+		}
+		if handled.Add(int64(len(bt.Records))) == int64(b.N) {
+			close(done)
+		}
+		return nil
+	}, func(o *feed.Options) {
+		o.Leases = leases
+		o.PollInterval = time.Millisecond
+		o.Decoders = []feed.Decoder{feed.Entity[benchent.Post]()}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	run := make(chan error)
+	start = func() { go func() { run <- c.Run(ctx) }() }
+	wait = func() {
+		select {
+		case <-done:
+		case <-time.After(60 * time.Second):
+			b.Fatalf("handled %d of %d", handled.Load(), b.N)
+		}
+		b.StopTimer()
+		cancel()
+		<-run
+	}
+	return start, wait
+}
+
 // BenchmarkFeed measures package feed on the engine's in-process Streams.
 //
 // Latency: a writer puts b.N items at 5,000 writes/s; the handler notes
@@ -77,37 +122,14 @@ func BenchmarkFeed(b *testing.B) {
 		db, leases := feedEngine(b, b.N)
 		acks := make([]atomic.Int64, b.N)
 		lat := make([]int64, 0, b.N)
-		var handled atomic.Int64
-		done := make(chan struct{})
-		c, err := feed.New(db.Streams(), "feed", func(ctx context.Context, bt feed.Batch) error {
-			now := time.Now().UnixNano()
-			for _, r := range bt.Records {
-				ch, ok := feed.As[benchent.Post](&r)
-				if !ok {
-					b.Error("record not decoded")
-					continue
-				}
-				if a := acks[ch.New.Views].Load(); a != 0 {
-					lat = append(lat, now-a)
-				} else {
-					lat = append(lat, 0) // handled before the writer saw its ack
-				}
+		start, wait := feedRun(b, db, leases, func(now int64, p *benchent.Post) {
+			if a := acks[p.Views].Load(); a != 0 {
+				lat = append(lat, now-a)
+			} else {
+				lat = append(lat, 0) // handled before the writer saw its ack
 			}
-			if handled.Add(int64(len(bt.Records))) == int64(b.N) {
-				close(done)
-			}
-			return nil
-		}, func(o *feed.Options) {
-			o.Leases = leases
-			o.PollInterval = time.Millisecond
-			o.Decoders = []feed.Decoder{feed.Entity[benchent.Post]()}
 		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		run := make(chan error)
-		go func() { run <- c.Run(ctx) }()
+		start()
 		items := make([]map[string]types.AttributeValue, b.N)
 		for i := range items {
 			items[i] = feedItem(b, i)
@@ -115,22 +137,15 @@ func BenchmarkFeed(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		const every = 200 * time.Microsecond // 5,000 writes/s
-		start := time.Now()
+		t0 := time.Now()
 		for i := range b.N {
-			if d := time.Until(start.Add(time.Duration(i) * every)); d > 0 {
+			if d := time.Until(t0.Add(time.Duration(i) * every)); d > 0 {
 				time.Sleep(d)
 			}
 			feedPut(b, db, items[i])
 			acks[i].Store(time.Now().UnixNano())
 		}
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			b.Fatalf("handled %d of %d", handled.Load(), b.N)
-		}
-		b.StopTimer()
-		cancel()
-		<-run
+		wait()
 		slices.Sort(lat)
 		b.ReportMetric(float64(lat[len(lat)/2]), "p50-ns")
 		b.ReportMetric(float64(lat[min(len(lat)*99/100, len(lat)-1)]), "p99-ns")
@@ -140,38 +155,10 @@ func BenchmarkFeed(b *testing.B) {
 		for i := range b.N {
 			feedPut(b, db, feedItem(b, i))
 		}
-		var handled atomic.Int64
-		done := make(chan struct{})
-		c, err := feed.New(db.Streams(), "feed", func(ctx context.Context, bt feed.Batch) error {
-			for _, r := range bt.Records {
-				if _, ok := feed.As[benchent.Post](&r); !ok {
-					b.Error("record not decoded")
-				}
-			}
-			if handled.Add(int64(len(bt.Records))) == int64(b.N) {
-				close(done)
-			}
-			return nil
-		}, func(o *feed.Options) {
-			o.Leases = leases
-			o.PollInterval = time.Millisecond
-			o.Decoders = []feed.Decoder{feed.Entity[benchent.Post]()}
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		run := make(chan error)
+		start, wait := feedRun(b, db, leases, func(int64, *benchent.Post) {})
 		b.ReportAllocs()
 		b.ResetTimer()
-		go func() { run <- c.Run(ctx) }()
-		select {
-		case <-done:
-		case <-time.After(60 * time.Second):
-			b.Fatalf("handled %d of %d", handled.Load(), b.N)
-		}
-		b.StopTimer()
-		cancel()
-		<-run
+		start()
+		wait()
 	})
 }
