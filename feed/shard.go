@@ -102,10 +102,14 @@ func (w *worker) read(ctx context.Context, stop <-chan struct{}) (release bool) 
 	cp := w.l.Start().Position
 	it := ""
 	fails := 0
+	// pending is the next page, fetched (and converted) while the handler
+	// runs on the current one; it is dropped whenever the loop starts over
+	// from the checkpoint.
+	var pending chan fetched
 	backoff := func() bool {
 		fails++
 		d, _ := retry.Exponential(50*time.Millisecond, 5*time.Second).Backoff(fails)
-		it = ""
+		it, pending = "", nil
 		return pause(ctx, stop, d)
 	}
 	for {
@@ -130,7 +134,14 @@ func (w *worker) read(ctx context.Context, stop <-chan struct{}) (release bool) 
 				continue
 			}
 		}
-		out, err := c.s.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String(it), Limit: aws.Int32(c.o.Limit)})
+		var f fetched
+		if pending != nil {
+			f = <-pending
+			pending = nil
+		} else {
+			f = w.fetch(ctx, it)
+		}
+		out, recs, err := f.out, f.recs, f.err
 		if err != nil {
 			var trimmed *st.TrimmedDataAccessException
 			if errors.As(err, &trimmed) {
@@ -146,9 +157,9 @@ func (w *worker) read(ctx context.Context, stop <-chan struct{}) (release bool) 
 			continue
 		}
 		fails = 0
-		recs := make([]Record, len(out.Records))
-		for i, r := range out.Records {
-			recs[i] = convert(w.shard, r, c.o.TypeAttr, c.dec)
+		if len(recs) > 0 && out.NextShardIterator != nil {
+			pending = make(chan fetched, 1)
+			go func(it string) { pending <- w.fetch(ctx, it) }(*out.NextShardIterator)
 		}
 		now := time.Now()
 		c.metric(w.shard, func(m *ShardMetrics) {
@@ -202,6 +213,27 @@ func (w *worker) read(ctx context.Context, stop <-chan struct{}) (release bool) 
 			return true
 		}
 	}
+}
+
+// fetched is one page of a shard, converted.
+type fetched struct {
+	out  *dynamodbstreams.GetRecordsOutput
+	recs []Record
+	err  error
+}
+
+// fetch reads the page at iterator it and converts its records.
+func (w *worker) fetch(ctx context.Context, it string) fetched {
+	c := w.c
+	out, err := c.s.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String(it), Limit: aws.Int32(c.o.Limit)})
+	if err != nil {
+		return fetched{err: err}
+	}
+	recs := make([]Record, len(out.Records))
+	for i, r := range out.Records {
+		recs[i] = convert(w.shard, r, c.o.TypeAttr, c.dec)
+	}
+	return fetched{out: out, recs: recs}
 }
 
 // handle runs the handler on recs: Attempts tries, then the two halves in
