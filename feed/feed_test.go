@@ -16,6 +16,7 @@ import (
 
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/feed"
+	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -168,3 +169,68 @@ func testPoisonRecord(t *testing.T, tg target) {
 }
 
 var errPoison = errors.New("poison")
+
+// TestDrainHandsOver: a consumer whose Run ctx ends checkpoints and
+// releases its lease, so that another consumer goes on at once (well
+// within the lease duration) from the next record: no record twice, none
+// lost.
+func TestDrainHandsOver(t *testing.T) {
+	tg := engineTarget()
+	table := streamTable(t, tg.db, "feeddrain")
+	leaseTbl := testenv.PKSKTable(t, tg.db, "feeddrainlease")
+	seen := map[string]int{}
+	var mu sync.Mutex
+	h := func(ctx context.Context, b feed.Batch) error {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, r := range b.Records {
+			seen[r.Keys["PK"].(*types.AttributeValueMemberS).Value+"/"+r.New["v"].(*types.AttributeValueMemberN).Value]++
+		}
+		return nil
+	}
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(seen)
+	}
+	mk := func(owner string) *feed.Consumer {
+		c, err := feed.New(tg.streams, table, h, func(o *feed.Options) {
+			o.Leases = leases(t, tg.db, leaseTbl, owner)
+			o.PollInterval = time.Millisecond
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a := mk("a")
+	actx, stopA := context.WithCancel(context.Background())
+	adone := make(chan error)
+	go func() { adone <- a.Run(actx) }()
+	putN(t, tg.db, table, "first", 300)
+	waitFor(t, 10*time.Second, "300 records", func() bool { return count() >= 300 })
+	stopA()
+	if err := <-adone; err != nil {
+		t.Fatal(err)
+	}
+	b := mk("b")
+	bctx, stopB := context.WithCancel(context.Background())
+	bdone := make(chan error)
+	started := time.Now()
+	go func() { bdone <- b.Run(bctx) }()
+	putN(t, tg.db, table, "second", 300)
+	waitFor(t, 10*time.Second, "600 records", func() bool { return count() >= 600 })
+	took := time.Since(started)
+	stopB()
+	<-bdone
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("%s handled %d times", k, n)
+		}
+	}
+	m := b.Metrics()[0]
+	t.Logf("second consumer went on after %v (lease duration 2 s), takeovers %d, handled %d", took, m.Takeovers, m.Handled)
+	if took > time.Second || m.Takeovers != 0 || m.Handled != 300 {
+		t.Fatalf("handover: %v, metrics %+v", took, m)
+	}
+}
