@@ -234,3 +234,82 @@ func TestDrainHandsOver(t *testing.T) {
 		t.Fatalf("handover: %v, metrics %+v", took, m)
 	}
 }
+
+// TestDecode: a record of a registered Type comes as a typed change, one
+// of another Type raw, and one whose image does not decode with
+// DecodeErr matching feed.ErrDecode.
+func TestDecode(t *testing.T) {
+	tg := engineTarget()
+	table := streamTable(t, tg.db, "feeddecode")
+	put := func(item map[string]types.AttributeValue) {
+		if _, err := tg.db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	good := post{ID: "p1", CategoryID: "c1", Title: "t", Views: 3}
+	item, err := good.MarshalItem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(item)
+	put(map[string]types.AttributeValue{"PK": s("U#1"), "SK": s("A"), "Type": s("USER")})
+	put(map[string]types.AttributeValue{"PK": s("CATEGORY#c1"), "SK": s("POST#p2"), "Type": s("POST"), "views": s("not a number")})
+	col := &collector{}
+	c, err := feed.New(tg.streams, table, col.handle, func(o *feed.Options) {
+		o.Leases = leaseTable(t, tg.db)
+		o.Decoders = []feed.Decoder{feed.Entity[post]()}
+		o.PollInterval = time.Millisecond
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- c.Run(ctx) }()
+	waitFor(t, 10*time.Second, "3 records", func() bool { return col.len() >= 3 })
+	cancel()
+	<-done
+	ch, ok := feed.As[post](&col.seen[0])
+	if !ok || ch.Old != nil || ch.New == nil || ch.New.Views != 3 || col.seen[0].Event != feed.Insert {
+		t.Fatalf("typed change: %+v %v", ch, ok)
+	}
+	if _, ok := feed.As[post](&col.seen[1]); ok || col.seen[1].Type != "USER" || col.seen[1].Change != nil {
+		t.Fatalf("raw record: %+v", col.seen[1])
+	}
+	if r := col.seen[2]; r.Change != nil || !errors.Is(r.DecodeErr, feed.ErrDecode) {
+		t.Fatalf("bad image: %+v", r)
+	}
+}
+
+func TestNewInvalid(t *testing.T) {
+	tg := engineTarget()
+	h := func(context.Context, feed.Batch) error { return nil }
+	ls := leaseTable(t, tg.db)
+	for _, tc := range []struct {
+		name  string
+		s     feed.Streams
+		table string
+		h     feed.Handler
+		opt   func(*feed.Options)
+	}{
+		{"no leases", tg.streams, "t", h, func(o *feed.Options) {}},
+		{"no handler", tg.streams, "t", nil, func(o *feed.Options) { o.Leases = ls }},
+		{"no streams client", nil, "t", h, func(o *feed.Options) { o.Leases = ls }},
+		{"no table", tg.streams, "", h, func(o *feed.Options) { o.Leases = ls }},
+		{"negative limit", tg.streams, "t", h, func(o *feed.Options) { o.Leases, o.Limit = ls, -1 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := feed.New(tc.s, tc.table, tc.h, tc.opt); !errors.Is(err, feed.ErrInvalidOptions) {
+				t.Fatalf("got %v", err)
+			}
+		})
+	}
+	c, err := feed.New(tg.streams, "missing", h, func(o *feed.Options) { o.Leases = ls })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Run(context.Background()); !errors.Is(err, feed.ErrNoStream) {
+		t.Fatalf("Run on a table without a stream: %v", err)
+	}
+}

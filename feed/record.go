@@ -2,6 +2,7 @@ package feed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -69,6 +70,10 @@ type Record struct {
 	DecodeErr error
 }
 
+// ErrDecode is wrapped by Record.DecodeErr when an image of a registered
+// Type does not decode (the codec's error is wrapped too).
+var ErrDecode = errors.New("feed: record does not decode")
+
 // Change is a typed change of an entity T: its images before and after
 // the write, nil where the record carries none.
 type Change[T any] struct {
@@ -104,7 +109,7 @@ func Entity[T any, PT interface {
 		}
 		v := new(T)
 		if err := PT(v).UnmarshalItem(m); err != nil {
-			return nil, fmt.Errorf("feed: decode %s: %w", typ, err)
+			return nil, fmt.Errorf("%w: %s: %w", ErrDecode, typ, err)
 		}
 		return v, nil
 	}
