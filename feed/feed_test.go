@@ -92,9 +92,9 @@ func testConsumeInOrder(t *testing.T, tg target) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- c.Run(ctx) }()
-	waitFor(t, 20*time.Second, "50 records", func() bool { return col.len() >= 50 })
+	waitFor(t, 2*time.Minute, "50 records", func() bool { return col.len() >= 50 })
 	putN(t, tg.db, table, "item2", 10)
-	waitFor(t, 20*time.Second, "60 records", func() bool { return col.len() >= 60 })
+	waitFor(t, 2*time.Minute, "60 records", func() bool { return col.len() >= 60 })
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ func testPoisonRecord(t *testing.T, tg target) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- c.Run(ctx) }()
-	waitFor(t, 20*time.Second, "39 records", func() bool { return col.len() >= 39 })
+	waitFor(t, 2*time.Minute, "39 records", func() bool { return col.len() >= 39 })
 	cancel()
 	<-done
 	if len(dead) != 1 || dead[0].New["v"].(*types.AttributeValueMemberN).Value != "17" || !errors.Is(deadErr, errPoison) {

@@ -239,7 +239,7 @@ func runCacheHistory(t *testing.T, tg target, writes, reads int) {
 	monStop.Store(true)
 	<-monDone
 	// wait until the feed delivered every acknowledged write
-	waitFor(t, 60*time.Second, "the feed to deliver every write", func() bool {
+	waitFor(t, 3*time.Minute, "the feed to deliver every write", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		for i := range acks {
