@@ -13,6 +13,9 @@
 //     distributed lock (lock), DynamoDB-backed idempotency (idempotency)
 //     and an at-least-once consumer loop with an in-process queue
 //     (consumer);
+//   - a consumer of a table's DynamoDB stream shared across processes,
+//     which also keeps the cached stores right for writes that bypass them
+//     (feed, with cachestore.Invalidator);
 //   - an embedded in-process DynamoDB engine (ddbmem) so examples and unit
 //     tests run with no server.
 //
