@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/tablekit/tablekit/internal/ddbexpr"
 )
 
 // This file keeps the DynamoDB Streams of the engine's tables: the
@@ -386,7 +387,7 @@ func (s *stream) shard(id string) *shard {
 // item; the caller holds t.mu.
 func (t *table) streamHook(pk string, old, it item) {
 	s := t.stream
-	if old == nil && it == nil || old != nil && it != nil && sameItem(old, it) {
+	if old == nil && it == nil || old != nil && it != nil && sameStored(old, it) {
 		return // nothing deleted, or a write that changes nothing
 	}
 	kind := recModify
@@ -430,6 +431,36 @@ func (t *table) streamHook(pk string, old, it item) {
 		s.rollShard(i, now)
 	}
 	s.mu.Unlock()
+}
+
+// sameStored reports whether two stored items hold the same attributes
+// and values. Stored numbers are canonical, so scalars compare by their
+// text; sets, lists and maps by ddbexpr.Equal.
+func sameStored(a, b item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok {
+			return false
+		}
+		switch x := v.(type) {
+		case *types.AttributeValueMemberS:
+			if y, ok := w.(*types.AttributeValueMemberS); !ok || x.Value != y.Value {
+				return false
+			}
+		case *types.AttributeValueMemberN:
+			if y, ok := w.(*types.AttributeValueMemberN); !ok || x.Value != y.Value {
+				return false
+			}
+		default:
+			if !ddbexpr.Equal(v, w) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // RolloverStream closes every open shard of the stream of table and
