@@ -17,6 +17,9 @@
 //     (lease), and live-table evolution: backfill, rename, re-key,
 //     transform and a doctor, resumable and throttled, with a command
 //     (evolve, evolve/evolvecmd);
+//   - a consumer of a table's DynamoDB stream shared across processes,
+//     which also keeps the cached stores right for writes that bypass them
+//     (feed, with cachestore.Invalidator);
 //   - an embedded in-process DynamoDB engine (ddbmem) so examples and unit
 //     tests run with no server.
 //
