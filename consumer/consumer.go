@@ -114,6 +114,17 @@ type Options[T any] struct {
 	// Batch is the most messages asked of one Receive. Default 10 (SQS's
 	// limit), never more than the free handler slots.
 	Batch int
+	// Heartbeat, when positive, keeps a delivery hidden while its handler
+	// runs longer than the queue's visibility timeout: every Heartbeat the
+	// loop sets the message's visibility to HeartbeatVisibility from now
+	// (ChangeVisibility), until the handler returns. A failed heartbeat
+	// counts in Metrics.AckFailed and Metrics.HeartbeatFailed; the
+	// handler is not interrupted. Default 0: no heartbeat, set it below
+	// the queue's visibility timeout.
+	Heartbeat time.Duration
+	// HeartbeatVisibility is the visibility a heartbeat sets. Default
+	// 3 × Heartbeat.
+	HeartbeatVisibility time.Duration
 }
 
 // Metrics are a Consumer's counters since New.
@@ -134,6 +145,9 @@ type Metrics struct {
 	Abandoned int64
 	// AckFailed counts failed Delete and ChangeVisibility calls.
 	AckFailed int64
+	// Heartbeats counts the visibility extensions of Options.Heartbeat,
+	// HeartbeatFailed the failed ones.
+	Heartbeats, HeartbeatFailed int64
 	// InFlight is the number of handlers running now.
 	InFlight int64
 }
@@ -147,6 +161,7 @@ type Consumer[T any] struct {
 	o Options[T]
 
 	received, succeeded, replayed, dropped, retried, deadLettered, hookFailed, abandoned, ackFailed, inFlight atomic.Int64
+	heartbeats, heartbeatFailed                                                                               atomic.Int64
 }
 
 // New returns a Consumer of q running h. It returns an error matching
@@ -159,8 +174,11 @@ func New[T any](q Queue[T], h Handler[T], optFns ...func(*Options[T])) (*Consume
 	for _, fn := range optFns {
 		fn(&o)
 	}
-	if o.Concurrency < 0 || o.MaxReceives < 0 || o.Drain < 0 || o.AckTimeout < 0 || o.Batch < 0 {
-		return nil, fmt.Errorf("%w: negative Concurrency, MaxReceives, Drain, AckTimeout or Batch", ErrInvalidOptions)
+	if o.Concurrency < 0 || o.MaxReceives < 0 || o.Drain < 0 || o.AckTimeout < 0 || o.Batch < 0 || o.Heartbeat < 0 || o.HeartbeatVisibility < 0 {
+		return nil, fmt.Errorf("%w: negative Concurrency, MaxReceives, Drain, AckTimeout, Batch, Heartbeat or HeartbeatVisibility", ErrInvalidOptions)
+	}
+	if o.HeartbeatVisibility == 0 {
+		o.HeartbeatVisibility = 3 * o.Heartbeat
 	}
 	if o.Concurrency == 0 {
 		o.Concurrency = 4
@@ -189,7 +207,7 @@ func (c *Consumer[T]) Metrics() Metrics {
 		Received: c.received.Load(), Succeeded: c.succeeded.Load(), Replayed: c.replayed.Load(),
 		Dropped: c.dropped.Load(), Retried: c.retried.Load(), DeadLettered: c.deadLettered.Load(),
 		HookFailed: c.hookFailed.Load(), Abandoned: c.abandoned.Load(), AckFailed: c.ackFailed.Load(),
-		InFlight: c.inFlight.Load(),
+		InFlight: c.inFlight.Load(), Heartbeats: c.heartbeats.Load(), HeartbeatFailed: c.heartbeatFailed.Load(),
 	}
 }
 
@@ -276,7 +294,9 @@ func (c *Consumer[T]) ackCtx(ctx context.Context) (context.Context, context.Canc
 
 // handle runs one delivery to its end: delete, retry or dead letter.
 func (c *Consumer[T]) handle(ctx context.Context, m Message[T]) {
+	stop := c.heartbeat(ctx, m)
 	replayed, err := c.run(ctx, m)
+	stop()
 	switch {
 	case err == nil || errors.Is(err, ErrDrop):
 		switch {
@@ -313,6 +333,36 @@ func (c *Consumer[T]) handle(ctx context.Context, m Message[T]) {
 		}
 	}
 	c.delete(ctx, m)
+}
+
+// heartbeat starts the visibility heartbeat of m (Options.Heartbeat) and
+// returns the function that stops it and waits for it.
+func (c *Consumer[T]) heartbeat(ctx context.Context, m Message[T]) (stop func()) {
+	if c.o.Heartbeat <= 0 {
+		return func() {}
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(c.o.Heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			actx, cancel := c.ackCtx(ctx)
+			err := c.q.ChangeVisibility(actx, m.Handle, c.o.HeartbeatVisibility)
+			cancel()
+			c.heartbeats.Add(1)
+			if err != nil {
+				c.heartbeatFailed.Add(1)
+				c.ackFailed.Add(1)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 func (c *Consumer[T]) delete(ctx context.Context, m Message[T]) {
