@@ -50,9 +50,7 @@ type Message[T any] struct {
 }
 
 // Queue is the narrow queue interface the loop needs; [MemQueue]
-// implements it, and an SQS adapter is a few lines (ReceiveMessage with
-// the ApproximateReceiveCount attribute, DeleteMessage,
-// ChangeMessageVisibility).
+// implements it, and package consumer/sqsqueue on Amazon SQS.
 type Queue[T any] interface {
 	// Receive returns up to max messages, hiding each for the queue's
 	// visibility timeout; it may wait (long polling) and return none.
@@ -125,6 +123,52 @@ type Options[T any] struct {
 	// HeartbeatVisibility is the visibility a heartbeat sets. Default
 	// 3 × Heartbeat.
 	HeartbeatVisibility time.Duration
+	// Tracer observes each delivery (package otelkit has one for
+	// OpenTelemetry). Default none.
+	Tracer Tracer
+}
+
+// Tracer observes the deliveries of a [Consumer], in the style of
+// entity.Tracer: DeliveryStart is called before the handler with the
+// handler's ctx and returns the ctx the handler runs with (a tracer can
+// start a span there); DeliveryEnd is called with that ctx once the
+// delivery's outcome is known (after its Delete or ChangeVisibility).
+// Both are called on the delivery's goroutine and must be safe for
+// concurrent use.
+type Tracer interface {
+	DeliveryStart(ctx context.Context, ev DeliveryStartEvent) context.Context
+	DeliveryEnd(ctx context.Context, ev DeliveryEvent)
+}
+
+// DeliveryStartEvent describes a delivery about to be handled.
+type DeliveryStartEvent struct {
+	MessageID    string
+	ReceiveCount int
+	SentAt       time.Time // zero when the queue did not say
+}
+
+// Outcomes of a delivery ([DeliveryEvent].Outcome).
+const (
+	OutcomeSucceeded    = "succeeded"
+	OutcomeReplayed     = "replayed"
+	OutcomeDropped      = "dropped"
+	OutcomeRetried      = "retried"
+	OutcomeDeadLettered = "dead_lettered"
+	OutcomeHookFailed   = "hook_failed"
+	OutcomeAbandoned    = "abandoned"
+)
+
+// DeliveryEvent describes the end of a delivery.
+type DeliveryEvent struct {
+	MessageID    string
+	ReceiveCount int
+	SentAt       time.Time
+	// Outcome is one of the Outcome constants.
+	Outcome string
+	// Duration is the handler's run time.
+	Duration time.Duration
+	// Err is the handler's error (nil on success and replay).
+	Err error
 }
 
 // Metrics are a Consumer's counters since New.
@@ -294,26 +338,43 @@ func (c *Consumer[T]) ackCtx(ctx context.Context) (context.Context, context.Canc
 
 // handle runs one delivery to its end: delete, retry or dead letter.
 func (c *Consumer[T]) handle(ctx context.Context, m Message[T]) {
+	tr := c.o.Tracer
+	if tr == nil {
+		_, _ = c.handleTraced(ctx, m)
+		return
+	}
+	ctx = tr.DeliveryStart(ctx, DeliveryStartEvent{MessageID: m.ID, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
+	start := time.Now()
+	outcome, err := c.handleTraced(ctx, m)
+	tr.DeliveryEnd(ctx, DeliveryEvent{MessageID: m.ID, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt, Outcome: outcome, Duration: time.Since(start), Err: err})
+}
+
+// handleTraced runs one delivery and returns its outcome and the
+// handler's error.
+func (c *Consumer[T]) handleTraced(ctx context.Context, m Message[T]) (string, error) {
 	stop := c.heartbeat(ctx, m)
 	replayed, err := c.run(ctx, m)
 	stop()
 	switch {
 	case err == nil || errors.Is(err, ErrDrop):
+		outcome := OutcomeSucceeded
 		switch {
 		case err != nil:
 			c.dropped.Add(1)
+			outcome = OutcomeDropped
 		case replayed:
 			c.replayed.Add(1)
+			outcome = OutcomeReplayed
 		default:
 			c.succeeded.Add(1)
 		}
 		c.delete(ctx, m)
-		return
+		return outcome, err
 	case ctx.Err() != nil:
 		// Shutting down: leave the message hidden; the queue brings it
 		// back after its visibility timeout (as after a crash).
 		c.abandoned.Add(1)
-		return
+		return OutcomeAbandoned, err
 	}
 	wait, more := c.o.Retry.Backoff(m.ReceiveCount)
 	if more && m.ReceiveCount < c.o.MaxReceives {
@@ -323,16 +384,17 @@ func (c *Consumer[T]) handle(ctx context.Context, m Message[T]) {
 		if verr := c.q.ChangeVisibility(actx, m.Handle, wait); verr != nil {
 			c.ackFailed.Add(1)
 		}
-		return
+		return OutcomeRetried, err
 	}
 	c.deadLettered.Add(1)
 	if c.o.DeadLetter != nil {
 		if herr := c.o.DeadLetter(ctx, m, err); herr != nil {
 			c.hookFailed.Add(1)
-			return // another delivery calls the hook again
+			return OutcomeHookFailed, err // another delivery calls the hook again
 		}
 	}
 	c.delete(ctx, m)
+	return OutcomeDeadLettered, err
 }
 
 // heartbeat starts the visibility heartbeat of m (Options.Heartbeat) and

@@ -386,4 +386,3 @@ func countOnes(s []int) int {
 	}
 	return n
 }
-
