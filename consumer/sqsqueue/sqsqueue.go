@@ -44,6 +44,7 @@ type Client interface {
 	DeleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBatchInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error)
 	ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput, optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error)
 	ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput, optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error)
+	GetQueueAttributes(ctx context.Context, in *sqs.GetQueueAttributesInput, optFns ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error)
 }
 
 var _ Client = (*sqs.Client)(nil)
@@ -430,6 +431,43 @@ func (b *batcher) do(ctx context.Context, e entry) error {
 			b.busy = false
 			b.mu.Unlock()
 			return e.err
+		}
+	}
+}
+
+// Len returns SQS's approximate counts of the queue's messages: those
+// waiting (ApproximateNumberOfMessages) and those received and not yet
+// deleted or visible again (ApproximateNumberOfMessagesNotVisible). goaws
+// counts hidden messages in both. Errors as Receive.
+func (q *Queue[T]) Len(ctx context.Context) (waiting, inFlight int, err error) {
+	q.requests.Add(1)
+	out, err := q.c.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: &q.o.QueueURL, AttributeNames: []types.QueueAttributeName{
+		types.QueueAttributeNameApproximateNumberOfMessages, types.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+	if err != nil {
+		return 0, 0, translate("get queue attributes", err)
+	}
+	waiting, _ = strconv.Atoi(out.Attributes[string(types.QueueAttributeNameApproximateNumberOfMessages)])
+	inFlight, _ = strconv.Atoi(out.Attributes[string(types.QueueAttributeNameApproximateNumberOfMessagesNotVisible)])
+	return waiting, inFlight, nil
+}
+
+// WaitEmpty returns nil once [Queue.Len] reports no message waiting or
+// in flight (polling every 50 ms), or the ctx's error, or Len's.
+func (q *Queue[T]) WaitEmpty(ctx context.Context) error {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		w, f, err := q.Len(ctx)
+		if err != nil {
+			return err
+		}
+		if w == 0 && f == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
 		}
 	}
 }
