@@ -12,7 +12,8 @@
 //     store with derived caches that writes keep right (cachestore), a fenced
 //     distributed lock (lock), DynamoDB-backed idempotency (idempotency)
 //     and an at-least-once consumer loop with an in-process queue
-//     (consumer);
+//     (consumer) and one on Amazon SQS (consumer/sqsqueue);
+//   - OpenTelemetry spans and metrics (otelkit);
 //   - an embedded in-process DynamoDB engine (ddbmem) so examples and unit
 //     tests run with no server.
 //
