@@ -1,6 +1,7 @@
 package lock_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -189,12 +190,11 @@ func TestObtainRidesOutFaults(t *testing.T) {
 		})
 	}
 	var (
-		inside, overlaps, releaseErrs atomic.Int32
-		mu                            sync.Mutex
-		fences                        []int64
-		wg                            sync.WaitGroup
-		errMu                         sync.Mutex
-		errs                          []error
+		hs          holders
+		releaseErrs atomic.Int32
+		wg          sync.WaitGroup
+		errMu       sync.Mutex
+		errs        []error
 	)
 	fail := func(err error) { errMu.Lock(); errs = append(errs, err); errMu.Unlock() }
 	start := time.Now()
@@ -210,20 +210,9 @@ func TestObtainRidesOutFaults(t *testing.T) {
 					fail(err)
 					continue
 				}
-				if inside.Add(1) != 1 {
-					overlaps.Add(1)
-				}
-				mu.Lock()
-				fences = append(fences, l.Fence())
-				mu.Unlock()
-				v, err := cs.get(ctx)
-				if err == nil {
-					err = cs.set(ctx, v+1)
-				}
-				if err != nil {
+				if err := hs.increment(ctx, l, cs); err != nil {
 					fail(err)
 				}
-				inside.Add(-1)
 				if err := l.Release(ctx); err != nil {
 					if errors.Is(err, lock.ErrNotHeld) || !cache.Transient(errors.Unwrap(err)) {
 						fail(err)
@@ -243,6 +232,38 @@ func TestObtainRidesOutFaults(t *testing.T) {
 	if proxy.delayed.Load() == 0 || proxy.dropped.Load() == 0 {
 		t.Errorf("the proxy injected no fault: the test proved nothing")
 	}
+	hs.check(t, ctx, cs, total)
+}
+
+// holders records the holders of a counter test: overlapping holders and
+// the fencing number of each, in the order they took the lock.
+type holders struct {
+	inside, overlaps atomic.Int32
+	mu               sync.Mutex
+	fences           []int64
+}
+
+// increment is one holder's critical section: it records l and adds one
+// to the counter with a plain read and write.
+func (h *holders) increment(ctx context.Context, l *lock.Lock, cs counterStore) error {
+	if h.inside.Add(1) != 1 {
+		h.overlaps.Add(1)
+	}
+	defer h.inside.Add(-1)
+	h.mu.Lock()
+	h.fences = append(h.fences, l.Fence())
+	h.mu.Unlock()
+	v, err := cs.get(ctx)
+	if err == nil {
+		err = cs.set(ctx, v+1)
+	}
+	return err
+}
+
+// check asserts the counter ended at total, no holders overlapped and the
+// fencing numbers strictly grew.
+func (h *holders) check(t *testing.T, ctx context.Context, cs counterStore, total int) {
+	t.Helper()
 	got, err := cs.get(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -250,15 +271,15 @@ func TestObtainRidesOutFaults(t *testing.T) {
 	if got != total {
 		t.Errorf("counter = %d, want %d", got, total)
 	}
-	if n := overlaps.Load(); n != 0 {
+	if n := h.overlaps.Load(); n != 0 {
 		t.Errorf("%d overlapping holders", n)
 	}
-	if len(fences) != total {
-		t.Fatalf("%d fences recorded, want %d", len(fences), total)
+	if len(h.fences) != total {
+		t.Fatalf("%d fences recorded, want %d", len(h.fences), total)
 	}
-	for i := 1; i < len(fences); i++ {
-		if fences[i] <= fences[i-1] {
-			t.Fatalf("fence %d after %d (holder %d)", fences[i], fences[i-1], i)
+	for i := 1; i < len(h.fences); i++ {
+		if h.fences[i] <= h.fences[i-1] {
+			t.Fatalf("fence %d after %d (holder %d)", h.fences[i], h.fences[i-1], i)
 		}
 	}
 }
