@@ -214,10 +214,10 @@ func runCacheHistory(t *testing.T, tg target, writes, reads int) {
 			defer wg.Done()
 			s := stores[r%2]
 			var mine []cachedRead
-			for !stop.Load() || readsDone.Load() < int64(reads) {
-				if readsDone.Add(1) > int64(reads) && stop.Load() {
-					break
-				}
+			// reads: at least reads in all, more while the writer runs,
+			// never more than 4×reads (a slow server must not make the
+			// run longer than its writes)
+			for n := readsDone.Add(1); n <= int64(reads) || (!stop.Load() && n <= int64(4*reads)); n = readsDone.Add(1) {
 				k := rand.IntN(items)
 				start := time.Now()
 				p, err := s.Get(ctx, keys[k])
