@@ -143,7 +143,8 @@
 // a complete AWS signature version 4, in the Authorization header or the
 // query string (else a MissingAuthenticationTokenException or an
 // IncompleteSignatureException, as from DynamoDB), which is not verified:
-// any credentials and region work. Bodies over 16 MB get a 413.
+// any credentials and region work. Bodies over 16 MB get DynamoDB's 413:
+// an empty chunked body whose only headers are x-amzn-RequestId and Date.
 //
 // The endpoint is built for speed on loopback. [Serve] answers the
 // requests DynamoDB clients send (a POST with a Content-Length body) in

@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -481,5 +483,48 @@ func TestServerZeroCounts(t *testing.T) {
 		if diff := cmp.Diff(map[string]any{"Count": 0.0, "ScannedCount": 0.0, "Items": []any{}}, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.target, diff)
 		}
+	}
+}
+
+// TestServerTooLarge: the 413 to a body over 16 MB, sized or chunked, is
+// DynamoDB's: an empty chunked body whose only headers are
+// X-Amzn-Requestid and Date (see the package doc, "HTTP endpoint").
+func TestServerTooLarge(t *testing.T) {
+	srv := serve(t)
+	big := `{"TableName":"` + strings.Repeat("a", 16<<20) + `"}`
+	for _, c := range []struct {
+		name string
+		body io.Reader
+	}{
+		{"sized", strings.NewReader(big)},
+		{"chunked", io.MultiReader(strings.NewReader(big))}, // no length: sent chunked
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, err := http.NewRequest("POST", srv.URL(), c.body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
+			req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+			req.Header.Set("Authorization", sigV4)
+			req.Header.Set("X-Amz-Date", "20260101T000000Z")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			var names []string
+			for k := range resp.Header {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			if resp.StatusCode != 413 || len(body) != 0 || !slices.Equal(resp.TransferEncoding, []string{"chunked"}) {
+				t.Errorf("got %d, body of %d bytes, Transfer-Encoding %v; want 413, empty, chunked", resp.StatusCode, len(body), resp.TransferEncoding)
+			}
+			if diff := cmp.Diff([]string{"Date", "X-Amzn-Requestid"}, names); diff != "" {
+				t.Errorf("headers (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -488,6 +488,9 @@ func describeType(v types.AttributeValue) string { return ddbexpr.TypeName(v) }
 
 // checkKeyValue validates one key attribute value of an item.
 func checkKeyValue(k keyAttr, v types.AttributeValue) error {
+	if !scalarKeyType(v) {
+		return errKeyValueType
+	}
 	if string(k.typ) != describeType(v) {
 		// DynamoDB says "Type mismatch for key pk expected: S actual: N";
 		// DynamoDB Local (the conformance oracle) leaves the details out.
@@ -568,6 +571,27 @@ func (t *table) checkItemKeys(it item, update bool) error {
 // Local (the conformance oracle) says this.
 var errKeyType = validation(keyTypeMismatchMsg)
 
+// errKeyValueType is the error of a key attribute whose value is not of
+// a type a key can have (S, N or B): a set, list, map, BOOL or NULL.
+// DynamoDB Local checks it before the key schema, and so before a
+// transaction runs (see txnCases); DynamoDB's texts are "The provided
+// key element does not match the schema" and "Type mismatch for key pk
+// expected: S actual: SS", neither of which Local uses.
+var errKeyValueType = validation("Invalid attribute value type")
+
+// scalarKeyType reports whether v is of a type a key attribute can have.
+func scalarKeyType(v types.AttributeValue) bool {
+	switch v.(type) {
+	case *types.AttributeValueMemberS, *types.AttributeValueMemberN, *types.AttributeValueMemberB:
+		return true
+	}
+	return false
+}
+
+// errKeyCount is the message of a Key with too many or too few
+// attributes.
+const errKeyCount = "The number of conditions on the keys is invalid"
+
 // parseKey validates a Key parameter and returns its encoded parts.
 func (t *table) parseKey(key item) (string, string, error) {
 	n := 1
@@ -575,7 +599,7 @@ func (t *table) parseKey(key item) (string, string, error) {
 		n = 2
 	}
 	if len(key) != n {
-		return "", "", validation("The number of conditions on the keys is invalid")
+		return "", "", validation(errKeyCount)
 	}
 	for _, k := range []keyAttr{t.pk, t.sk} {
 		if k.name == "" {
@@ -587,6 +611,9 @@ func (t *table) parseKey(key item) (string, string, error) {
 		}
 		if isNil(v) {
 			return "", "", validation(errEmptyValue)
+		}
+		if !scalarKeyType(v) {
+			return "", "", errKeyValueType
 		}
 		if string(k.typ) != describeType(v) {
 			return "", "", errKeyType

@@ -170,7 +170,10 @@ func isNil(v types.AttributeValue) bool {
 	case *types.AttributeValueMemberN:
 		return x == nil
 	case *types.AttributeValueMemberB:
-		return x == nil
+		// A nil Value is sent as no value at all ({"B": null}): DynamoDB
+		// answers that the attribute value is empty. An empty non-nil
+		// slice is the empty binary.
+		return x == nil || x.Value == nil
 	case *types.AttributeValueMemberBOOL:
 		return x == nil
 	case *types.AttributeValueMemberNULL:
