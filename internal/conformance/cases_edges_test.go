@@ -176,3 +176,59 @@ func withBWCapacity(rcc types.ReturnConsumedCapacity, in *dynamodb.BatchWriteIte
 	in.ReturnConsumedCapacity = rcc
 	return in
 }
+
+// lsiSizeTable has an LSI projecting everything (on l) and one
+// projecting keys only (on k).
+func lsiSizeTable() *dynamodb.CreateTableInput {
+	t := tPKSK()
+	t = withLSI(t, "lAll", hs("l", "S"), projection(types.ProjectionTypeAll))
+	t = withLSI(t, "lKeys", hs("k", "S"), projection(types.ProjectionTypeKeysOnly))
+	return t
+}
+
+const (
+	localUpdSize = "DynamoDB Local leaves the LSI entries out of an update's size"
+	updSizeErr   = `{"Err":{"Kind":"Validation","Code":"ValidationException","Message":"Item size to update has exceeded the maximum allowed size"}}`
+)
+
+func init() {
+	edgeCases = append(edgeCases,
+		// 7. The 400 KB limit counts, on a table with LSIs, the item and
+		// its entries in the LSIs it enters (ServiceQuotas.html,
+		// "Item size for tables with local secondary indexes"): an item
+		// of 250 KB entering an LSI that projects everything is too
+		// large; outside the index it is not.
+		tc{name: "item size with local secondary indexes", tables: tables(lsiSizeTable()), steps: []step{
+			failMsg(eValid, put(I{"pk": S("a"), "sk": S("1"), "l": S("x"), "q": S(bigString(250_000))})),
+			do(put(I{"pk": S("a"), "sk": S("2"), "q": S(bigString(250_000))})),
+			do(put(I{"pk": S("a"), "sk": S("3"), "l": S("x"), "q": S(bigString(190_000))})),
+			do(put(I{"pk": S("a"), "sk": S("4"), "k": S("x"), "q": S(bigString(399_000))})),
+			failMsg(eValid, put(I{"pk": S("a"), "sk": S("5"), "k": S("x"), "q": S(bigString(409_590))})),
+			// DynamoDB Local checks the LSI entries on PutItem only.
+			docStep(failMsg(eValid, upd(pks("a", "2"), "SET l = :l", vals{":l": S("x")})), localUpdSize, updSizeErr),
+			docStep(failMsg(eValid, upd(pks("a", "3"), "SET r = :r", vals{":r": S(bigString(30_000))})), localUpdSize, updSizeErr),
+			do(upd(pks("a", "3"), "SET r = :r", vals{":r": S(bigString(5_000))})),
+			failMsg(eValid, txWrites(twPut("T", I{"pk": S("a"), "sk": S("6"), "l": S("x"), "q": S(bigString(250_000))}))),
+			failMsg(eValid, bw(map[string][]types.WriteRequest{"T": {putReq(I{"pk": S("a"), "sk": S("7"), "l": S("x"), "q": S(bigString(250_000))})}})),
+		}},
+	)
+}
+
+func init() {
+	edgeCases = append(edgeCases,
+		// 8. A nested SET below a list element that does not exist is an
+		// invalid path (only the last element of a path may be appended);
+		// SET past the end of a list appends, and UPDATED_NEW returns the
+		// element at its new index (see also fidelity's "Update/SET past
+		// the end of a list").
+		tc{name: "nested SET on list growth", tables: tables(tPK()), items: []I{{"pk": S("a"), "a": M(I{"b": L(M(I{"c": N("1")}))})}}, steps: []step{
+			fail(eValid, upd(pk("a"), "SET a.b[2].c = :v", vals{":v": N("2")})),
+			fail(eValid, upd(pk("a"), "SET a.b[1].c = :v", vals{":v": N("2")})),
+			docStep(do(updRV(pk("a"), "SET a.b[4] = :m", vals{":m": M(I{"c": N("3")})}, types.ReturnValueUpdatedNew)), localNothingAppended,
+				`{"Out":{"Attributes":{"a":{"M":{"b":{"L":[{"M":{"c":{"N":"3"}}}]}}}}}}`),
+			docStep(do(updRV(pk("a"), "SET a.b[1].c = :v", vals{":v": N("4")}, types.ReturnValueUpdatedOld)), localWholeTopLevel,
+				`{"Out":{"Attributes":{"a":{"M":{"b":{"L":[{"M":{"c":{"N":"3"}}}]}}}}}}`),
+			do(get(pk("a"))),
+		}},
+	)
+}

@@ -248,9 +248,20 @@ var fidelityCases = []tc{
 	// ReturnValues for a SET past the end of a list (the value is
 	// appended).
 	{name: "Update/SET past the end of a list", tables: tables(tPK()), items: []I{{"pk": S("a"), "l": L(S("x"), S("y"))}, {"pk": S("b"), "l": L(S("x"))}, {"pk": S("c"), "l": L()}}, steps: []step{
-		do(updRV(pk("a"), "SET l[5] = :v", vals{":v": S("z")}, types.ReturnValueUpdatedNew)),
+		// The appended element is updated: UPDATED_NEW has it, at its
+		// index in the new list (issue 22, item 8: "If the element does
+		// not already exist, SET appends the new element at the end of
+		// the list", Expressions.UpdateExpressions.html#Expressions.UpdateExpressions.SET.AddingListElements).
+		docStep(do(updRV(pk("a"), "SET l[5] = :v", vals{":v": S("z")}, types.ReturnValueUpdatedNew)), localNothingAppended,
+			`{"Out":{"Attributes":{"l":{"L":[{"S":"z"}]}}}}`),
 		do(updRV(pk("a"), "SET l[9] = :v", vals{":v": S("w")}, types.ReturnValueUpdatedOld)),
-		do(updRV(pk("b"), "SET l[3] = :v, l[7] = :w", vals{":v": S("z"), ":w": S("w")}, types.ReturnValueUpdatedNew)),
+		docStep(do(updRV(pk("b"), "SET l[3] = :v, l[7] = :w", vals{":v": S("z"), ":w": S("w")}, types.ReturnValueUpdatedNew)), localWholeTopLevel,
+			`{"Out":{"Attributes":{"l":{"L":[{"S":"z"},{"S":"w"}]}}}}`),
+		// Elements appended by one SET are added in order of their
+		// index, not of the expression ("If you add multiple elements in
+		// a single SET operation, the elements are sorted in order by
+		// element number", the same page).
+		do(updRV(pk("b"), "SET l[9] = :v, l[8] = :w", vals{":v": S("nine"), ":w": S("eight")}, types.ReturnValueAllNew)),
 		do(updRV(pk("c"), "SET l[2] = :v", vals{":v": S("z")}, types.ReturnValueAllNew)),
 		// l is [z]: l[1] is appended, and is l[1] in the new item (see
 		// "Update/ReturnValues of nested paths").
@@ -407,3 +418,5 @@ func nestedL(depth int) types.AttributeValue {
 	}
 	return v
 }
+
+const localNothingAppended = "DynamoDB Local returns nothing for an element appended by a SET past the end of a list"
