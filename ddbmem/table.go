@@ -528,11 +528,8 @@ func (t *table) checkItemKeys(it item, update bool) error {
 			return err
 		}
 	}
-	if len(keyEnc(it[t.pk.name])) > 2048 {
-		return validation("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
-	}
-	if t.sk.name != "" && len(keyEnc(it[t.sk.name])) > 1024 {
-		return validation("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+	if err := t.checkKeySize(it); err != nil {
+		return err
 	}
 	for _, ix := range t.indexes {
 		for _, k := range []keyAttr{ix.pk, ix.sk} {
@@ -564,6 +561,31 @@ func (t *table) checkItemKeys(it item, update bool) error {
 		}
 	}
 	return nil
+}
+
+// checkKeySize checks the sizes of the table key attributes of it (an
+// item or a Key): partition keys up to 2048 bytes, sort keys up to 1024,
+// with DynamoDB's messages (DynamoDB Local words them otherwise).
+func (t *table) checkKeySize(it item) error {
+	if keyBytes(it[t.pk.name]) > 2048 {
+		return validation("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
+	}
+	if t.sk.name != "" && keyBytes(it[t.sk.name]) > 1024 {
+		return validation("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+	}
+	return nil
+}
+
+// keyBytes is the size of a key value: the bytes of a string or binary;
+// a number (at most 38 digits) is always small enough.
+func keyBytes(v types.AttributeValue) int {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(x.Value)
+	case *types.AttributeValueMemberB:
+		return len(x.Value)
+	}
+	return 0
 }
 
 // errKeyType is the error of a Key attribute of the wrong type. DynamoDB
@@ -632,6 +654,9 @@ func (t *table) parseKey(key item) (string, string, error) {
 				return "", "", validation(err.Error())
 			}
 		}
+	}
+	if err := t.checkKeySize(key); err != nil {
+		return "", "", err
 	}
 	pk, sk := t.tableKey(key)
 	return pk, sk, nil

@@ -232,3 +232,29 @@ func init() {
 		}},
 	)
 }
+
+func init() {
+	withProj := func(t *dynamodb.CreateTableInput, p *types.Projection, local bool) *dynamodb.CreateTableInput {
+		if local {
+			return withLSI(t, "lIdx", hs("l", "S"), p)
+		}
+		return withGSI(t, "gIdx", hs("g", "S"), attr{}, p)
+	}
+	undefined := withGSI(tPKSK(), "gIdx", hs("g", "S"), attr{}, projection(types.ProjectionTypeAll))
+	undefined.AttributeDefinitions = undefined.AttributeDefinitions[1:] // g is not defined
+	edgeCases = append(edgeCases,
+		// Messages: DynamoDB's texts, which dynalite's suite records, where
+		// DynamoDB Local words its own (localOnlyMessages): duplicate
+		// set elements, key sizes, CreateTable's checks.
+		tc{name: "messages", tables: tables(tPKSK()), steps: []step{
+			failMsg(eValid, put(I{"pk": S("a"), "sk": S("1"), "bs": BS([]byte("b"), []byte("b"))})),
+			failMsg(eValid, put(I{"pk": S("a"), "sk": S("1"), "ss": SS("a", "a")})),
+			failMsg(eValid, get(I{"pk": S(bigString(2049)), "sk": S("1")})),
+			failMsg(eValid, get(I{"pk": S("a"), "sk": S(bigString(1025))})),
+			failMsg(eValid, del(I{"pk": S(bigString(2049)), "sk": S("1")})),
+			failMsg(eValid, withProj(table("P1", hs("pk", "S"), hs("sk", "S")), projection(types.ProjectionTypeAll, "a"), false)),
+			failMsg(eValid, withProj(table("P2", hs("pk", "S"), hs("sk", "S")), projection(types.ProjectionTypeKeysOnly, "a"), true)),
+			failMsg(eValid, undefined),
+		}},
+	)
+}
