@@ -155,7 +155,11 @@
 // version: an item read over the endpoint costs about its size again in
 // memory. [NewEndpointClient] builds an SDK client without the parts of
 // the SDK's pipeline that only matter against AWS, with a lean transport
-// for loopback URLs; [Server.Client] uses it.
+// for http:// URLs; [Server.Client] uses it. The SDK's own client, on
+// net/http's transport, can fail a request now and then with "use of
+// closed network connection" against a server that answers this fast
+// (aws-sdk-go-v2#2737); the clients this package builds do not (README.md
+// says what to do with the SDK's own client).
 //
 // # Faults
 //
