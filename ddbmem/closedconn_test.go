@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/ddbmem"
+	"github.com/tablekit/tablekit/internal/testenv"
 )
 
 // mixedRequests sends n requests (PutItem, GetItem, Query, Scan,
@@ -85,7 +86,7 @@ func TestEndpointClientsNoClosedConnections(t *testing.T) {
 	}
 	defer srv.Close()
 	table := "closedconn"
-	if err := createKeyTable(srv.Client(), table); err != nil {
+	if err := testenv.CreateKeyTable(context.Background(), srv.Client(), table, "pk", "sk"); err != nil {
 		t.Fatal(err)
 	}
 	// 12,000 takes 80 s per client under -race on a loaded machine: the
@@ -133,20 +134,5 @@ func TestEndpointClientsNoClosedConnections(t *testing.T) {
 	}
 }
 
-func createKeyTable(c *dynamodb.Client, name string) error {
-	_, err := c.CreateTable(context.Background(), &dynamodb.CreateTableInput{
-		TableName:   &name,
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
-		},
-	})
-	return err
-}
-
+// scanLimit is the Limit of the Scans mixedRequests sends.
 var scanLimit int32 = 50

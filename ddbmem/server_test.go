@@ -32,7 +32,20 @@ const sigV4 = "AWS4-HMAC-SHA256 Credential=x/20260101/us-east-1/dynamodb/aws4_re
 // type and returns the status, headers and body.
 func rawCall(t *testing.T, url, method, target, ct, auth, body string) (int, http.Header, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	resp := do(t, newRequest(t, url, method, target, ct, auth, strings.NewReader(body)))
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// newRequest is a request with the given target, content type and
+// Authorization header (and then an X-Amz-Date).
+func newRequest(t *testing.T, url, method, target, ct, auth string, body io.Reader) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,16 +59,16 @@ func rawCall(t *testing.T, url, method, target, ct, auth, body string) (int, htt
 		req.Header.Set("Authorization", auth)
 		req.Header.Set("X-Amz-Date", "20260101T000000Z")
 	}
+	return req
+}
+
+func do(t *testing.T, req *http.Request) *http.Response {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, string(b)
+	return resp
 }
 
 // pkTable is the CreateTable input of table name, keyed by the string pk,
@@ -500,18 +513,7 @@ func TestServerTooLarge(t *testing.T) {
 		{"chunked", io.MultiReader(strings.NewReader(big))}, // no length: sent chunked
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			req, err := http.NewRequest("POST", srv.URL(), c.body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
-			req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-			req.Header.Set("Authorization", sigV4)
-			req.Header.Set("X-Amz-Date", "20260101T000000Z")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := do(t, newRequest(t, srv.URL(), "POST", "DynamoDB_20120810.ListTables", "application/x-amz-json-1.0", sigV4, c.body))
 			defer resp.Body.Close()
 			body, _ := io.ReadAll(resp.Body)
 			var names []string
