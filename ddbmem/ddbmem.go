@@ -44,15 +44,19 @@
 // Numbers are exact decimals of up to 38 digits, stored and returned in
 // DynamoDB's canonical form ("1.50" reads back as "1.5"). Sort keys order
 // S and B byte-wise and N numerically. Items are limited to 400 KB
-// computed as DynamoDB does (attribute names plus values); batches to 25
+// computed as DynamoDB does (attribute names plus values; on a table with
+// local secondary indexes, the item plus its entries in them); batches to 25
 // writes and 100 reads; transactions to 100 actions on distinct items.
 // Attribute names are under 64 KB, values nest at most 32 levels (31
 // lists or maps), a condition or filter uses at most 300 operators and
 // functions, and number text has no surrounding whitespace. A read of a
-// local secondary index that needs attributes the index does not project
-// (in its projection or its filter) fetches the items from the table; a
-// Scan of a global secondary index filters what the index holds, so
-// attributes it does not project are missing.
+// local secondary index that returns attributes the index does not
+// project (Select ALL_ATTRIBUTES, or a projection naming them), or a
+// Scan of it whose filter names them, fetches the items from the table;
+// a Query of a secondary index whose filter names attributes the index
+// does not project is a ValidationException, as in DynamoDB; a Scan of
+// a global secondary index filters what the index holds, so attributes
+// it does not project are missing.
 // Scan order is the order of a hash of the partition key, stable while
 // the table is unchanged; it is not DynamoDB's order (nor DynamoDB
 // Local's), so code and tests must not depend on it, as with DynamoDB.
@@ -197,7 +201,8 @@
 // a complete AWS signature version 4, in the Authorization header or the
 // query string (else a MissingAuthenticationTokenException or an
 // IncompleteSignatureException, as from DynamoDB), which is not verified:
-// any credentials and region work. Bodies over 16 MB get a 413.
+// any credentials and region work. Bodies over 16 MB get DynamoDB's 413:
+// an empty chunked body whose only headers are x-amzn-RequestId and Date.
 //
 // The endpoint is built for speed on loopback. [Serve] answers the
 // requests DynamoDB clients send (a POST with a Content-Length body) in
@@ -208,7 +213,11 @@
 // version: an item read over the endpoint costs about its size again in
 // memory. [NewEndpointClient] builds an SDK client without the parts of
 // the SDK's pipeline that only matter against AWS, with a lean transport
-// for loopback URLs; [Server.Client] uses it.
+// for http:// URLs; [Server.Client] uses it. The SDK's own client, on
+// net/http's transport, can fail a request now and then with "use of
+// closed network connection" against a server that answers this fast
+// (aws-sdk-go-v2#2737); the clients this package builds do not (README.md
+// says what to do with the SDK's own client).
 //
 // # Faults
 //

@@ -509,6 +509,9 @@ func describeType(v types.AttributeValue) string { return ddbexpr.TypeName(v) }
 
 // checkKeyValue validates one key attribute value of an item.
 func checkKeyValue(k keyAttr, v types.AttributeValue) error {
+	if !scalarKeyType(v) {
+		return errKeyValueType
+	}
 	if string(k.typ) != describeType(v) {
 		// DynamoDB says "Type mismatch for key pk expected: S actual: N";
 		// DynamoDB Local (the conformance oracle) leaves the details out.
@@ -546,11 +549,8 @@ func (t *table) checkItemKeys(it item, update bool) error {
 			return err
 		}
 	}
-	if len(keyEnc(it[t.pk.name])) > 2048 {
-		return validation("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
-	}
-	if t.sk.name != "" && len(keyEnc(it[t.sk.name])) > 1024 {
-		return validation("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+	if err := t.checkKeySize(it); err != nil {
+		return err
 	}
 	for _, ix := range t.indexes {
 		for _, k := range []keyAttr{ix.pk, ix.sk} {
@@ -584,10 +584,56 @@ func (t *table) checkItemKeys(it item, update bool) error {
 	return nil
 }
 
+// checkKeySize checks the sizes of the table key attributes of it (an
+// item or a Key): partition keys up to 2048 bytes, sort keys up to 1024,
+// with DynamoDB's messages (DynamoDB Local words them otherwise).
+func (t *table) checkKeySize(it item) error {
+	if keyBytes(it[t.pk.name]) > 2048 {
+		return validation("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
+	}
+	if t.sk.name != "" && keyBytes(it[t.sk.name]) > 1024 {
+		return validation("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+	}
+	return nil
+}
+
+// keyBytes is the size of a key value: the bytes of a string or binary;
+// a number (at most 38 digits) is always small enough.
+func keyBytes(v types.AttributeValue) int {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(x.Value)
+	case *types.AttributeValueMemberB:
+		return len(x.Value)
+	}
+	return 0
+}
+
 // errKeyType is the error of a Key attribute of the wrong type. DynamoDB
 // says "The provided key element does not match the schema"; DynamoDB
 // Local (the conformance oracle) says this.
 var errKeyType = validation(keyTypeMismatchMsg)
+
+// errKeyValueType is the error of a key attribute whose value is not of
+// a type a key can have (S, N or B): a set, list, map, BOOL or NULL.
+// DynamoDB Local checks it before the key schema, and so before a
+// transaction runs (see txnCases); DynamoDB's texts are "The provided
+// key element does not match the schema" and "Type mismatch for key pk
+// expected: S actual: SS", neither of which Local uses.
+var errKeyValueType = validation("Invalid attribute value type")
+
+// scalarKeyType reports whether v is of a type a key attribute can have.
+func scalarKeyType(v types.AttributeValue) bool {
+	switch v.(type) {
+	case *types.AttributeValueMemberS, *types.AttributeValueMemberN, *types.AttributeValueMemberB:
+		return true
+	}
+	return false
+}
+
+// errKeyCount is the message of a Key with too many or too few
+// attributes.
+const errKeyCount = "The number of conditions on the keys is invalid"
 
 // parseKey validates a Key parameter and returns its encoded parts.
 func (t *table) parseKey(key item) (string, string, error) {
@@ -596,7 +642,7 @@ func (t *table) parseKey(key item) (string, string, error) {
 		n = 2
 	}
 	if len(key) != n {
-		return "", "", validation("The number of conditions on the keys is invalid")
+		return "", "", validation(errKeyCount)
 	}
 	for _, k := range []keyAttr{t.pk, t.sk} {
 		if k.name == "" {
@@ -608,6 +654,9 @@ func (t *table) parseKey(key item) (string, string, error) {
 		}
 		if isNil(v) {
 			return "", "", validation(errEmptyValue)
+		}
+		if !scalarKeyType(v) {
+			return "", "", errKeyValueType
 		}
 		if string(k.typ) != describeType(v) {
 			return "", "", errKeyType
@@ -626,6 +675,9 @@ func (t *table) parseKey(key item) (string, string, error) {
 				return "", "", validation(err.Error())
 			}
 		}
+	}
+	if err := t.checkKeySize(key); err != nil {
+		return "", "", err
 	}
 	pk, sk := t.tableKey(key)
 	return pk, sk, nil
