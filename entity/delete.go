@@ -22,7 +22,7 @@ func (s *Store[T, PT]) Delete(ctx context.Context, key Key, optFns ...func(*Call
 		*o.DryRun = Request{Op: "DeleteItem", Input: in}
 		return nil
 	}
-	if _, err := send(ctx, s.t, s.t.tracer(&o), "DeleteItem", "", in, s.t.client.DeleteItem); err != nil {
+	if _, err := send(ctx, s.t, s.t.tracer(&o), "DeleteItem", "", in, s.t.client.DeleteItem, s.t.sdkOpts...); err != nil {
 		return s.fail("Delete", key, &o, false, err)
 	}
 	return nil

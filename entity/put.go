@@ -59,7 +59,7 @@ func (s *Store[T, PT]) put(ctx context.Context, op string, v *T, o CallOptions, 
 		*o.DryRun = Request{Op: "PutItem", Input: in}
 		return nil
 	}
-	if _, err := send(ctx, s.t, s.t.tracer(&o), "PutItem", "", in, s.t.client.PutItem); err != nil {
+	if _, err := send(ctx, s.t, s.t.tracer(&o), "PutItem", "", in, s.t.client.PutItem, s.t.sdkOpts...); err != nil {
 		return s.fail(op, key, &o, create, err)
 	}
 	if s.schema.CreatedAttr != "" || s.schema.UpdatedAttr != "" || s.schema.VersionAttr != "" {
