@@ -148,7 +148,9 @@ func TestParityWrites(t *testing.T) {
 		`{"Attributes":{"PK":{"S":"x"}},"Count":1}`,
 	} {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			type pair struct{ std, fast map[string]types.AttributeValue }
+			type pair struct {
+				std, fast map[string]types.AttributeValue
+			}
 			var got []pair
 			u1, err1 := client(body).UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("t"), Key: key})
 			u2, err2 := client(body).UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("t"), Key: key}, ddbjson.Use)
