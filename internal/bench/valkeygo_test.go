@@ -180,6 +180,7 @@ func benchValkeyGo(b *testing.B) {
 		calls := serverCalls(b, raw)
 		b.ReportAllocs()
 		b.ResetTimer()
+		stopCPU := reportCPU(b)
 		for i := 0; i < b.N; i++ {
 			v, err := get()
 			if err != nil || len(v) != 1024 {
@@ -187,6 +188,7 @@ func benchValkeyGo(b *testing.B) {
 			}
 		}
 		b.StopTimer()
+		stopCPU()
 		b.ReportMetric(float64(serverCalls(b, raw)-calls)/float64(b.N), "roundtrips/op")
 	})
 
@@ -204,6 +206,7 @@ func benchValkeyGo(b *testing.B) {
 		calls := serverCalls(b, raw)
 		b.ReportAllocs()
 		b.ResetTimer()
+		stopCPU := reportCPU(b)
 		for i := 0; i < b.N; i++ {
 			v, err := nc.Get(ctx, key)
 			if err != nil || len(v) != 1024 {
@@ -211,6 +214,7 @@ func benchValkeyGo(b *testing.B) {
 			}
 		}
 		b.StopTimer()
+		stopCPU()
 		trips := serverCalls(b, raw) - calls
 		st, _ := nc.NearStats()
 		b.ReportMetric(float64(trips)/float64(b.N), "roundtrips/op")
