@@ -23,6 +23,7 @@ type granule struct {
 	id int64 // end of the granule, in granules since the epoch
 	at time.Time
 	ch chan struct{}
+	bg granuleCtx // the granule's context on context.Background()
 }
 
 func newDeadlines(timeout time.Duration) *deadlines {
@@ -39,6 +40,9 @@ func (d *deadlines) ctx(parent context.Context) context.Context {
 	if g == nil || g.id != id {
 		g = d.granule(id)
 	}
+	if parent == context.Background() {
+		return &g.bg // the common parent: one context per granule
+	}
 	return &granuleCtx{Context: parent, g: g}
 }
 
@@ -50,6 +54,7 @@ func (d *deadlines) granule(id int64) *granule {
 	}
 	at := time.Unix(0, id*int64(d.gran))
 	g := &granule{id: id, at: at, ch: make(chan struct{})}
+	g.bg = granuleCtx{Context: context.Background(), g: g}
 	time.AfterFunc(time.Until(at), func() { close(g.ch) })
 	d.cur.Store(g)
 	return g

@@ -258,6 +258,56 @@ func (s *nearStore) peek(key string) (val valkey.ValkeyMessage, ok bool) {
 	return val, ok
 }
 
+// peekString is peek for [Cache.Get]'s hit path: key is the namespaced
+// key in a caller's buffer (the lookup does not copy it) and ms the
+// current time in unix milliseconds. Only a live string copy is a hit,
+// counted here; anything else (no copy, a pending read, a cached nil or
+// error) is left to the ordinary path, uncounted.
+func (s *nearStore) peekString(key []byte, ms int64) (val string, ok bool) {
+	s.mu.RLock()
+	if e := s.m[string(key)]["GET"]; e != nil && !e.pending && ms < e.xat {
+		if v, err := e.val.ToString(); err == nil {
+			e.used.Store(true)
+			val, ok = v, true
+		}
+	}
+	s.mu.RUnlock()
+	if ok {
+		s.hits.Add(1)
+	}
+	return val, ok
+}
+
+// nearHit is [Cache.Get]'s hit path on a near cache: what a read through
+// Cache.do that the near cache answers does (the same checks, counters
+// and latency), without building the namespaced key, so a hit allocates
+// nothing. ok is false when the read must take the ordinary path: no near
+// cache, no live string copy, a closed cache, a cancelled ctx, an invalid
+// key, or a breaker that has seen failures.
+func (c *Cache) nearHit(ctx context.Context, key string) (string, bool) {
+	co := c.core
+	v, isVG := co.conn.(*vgConn)
+	if !isVG || v.near == nil || v.closed.Load() || co.breaker.failures.Load() != 0 || ctx.Err() != nil {
+		return "", false
+	}
+	var buf [192]byte
+	if len(c.prefix)+len(key) > len(buf) || c.validKey(key) != nil {
+		return "", false
+	}
+	full := append(append(buf[:0], c.prefix...), key...)
+	start := time.Now()
+	val, ok := v.near.peekString(full, start.UnixMilli())
+	if !ok {
+		return "", false
+	}
+	m := &co.metrics
+	m.total.Add(1)
+	m.latencyNanos.Add(int64(time.Since(start)))
+	m.success.Add(1)
+	m.hits.Add(1)
+	return val, true
+}
+
 // forget drops the completed entries of keys this process just wrote (or
 // tried to). The server's push for such a write follows the write's reply
 // on the reading connection (it is the same connection: one per node), so

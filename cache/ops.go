@@ -51,6 +51,9 @@ func (c *Cache) write(ctx context.Context, key string, op func(ctx context.Conte
 
 // Get returns the string at key, or ErrMiss.
 func (c *Cache) Get(ctx context.Context, key string) (string, error) {
+	if v, ok := c.nearHit(ctx, key); ok {
+		return v, nil
+	}
 	var v string
 	err := c.read(ctx, key, func(ctx context.Context, conn Conn, full string) (ok bool, e error) {
 		v, ok, e = conn.Get(ctx, full)

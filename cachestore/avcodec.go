@@ -98,6 +98,11 @@ func appendAV(b []byte, v types.AttributeValue) ([]byte, error) {
 type reader struct {
 	s   string
 	err error
+	// The S and N values of an item are allocated together, in slabs of
+	// the item's attribute count, instead of one by one.
+	ss []types.AttributeValueMemberS
+	ns []types.AttributeValueMemberN
+	n  int // the slab size: the top-level item's attribute count
 }
 
 func (r *reader) uvarint() int {
@@ -136,6 +141,9 @@ func (r *reader) byte() byte {
 
 func (r *reader) item() map[string]types.AttributeValue {
 	n := r.uvarint()
+	if r.n == 0 {
+		r.n = n
+	}
 	m := make(map[string]types.AttributeValue, n)
 	for i := 0; i < n && r.err == nil; i++ {
 		k := r.str()
@@ -156,9 +164,17 @@ func (r *reader) strs() []string {
 func (r *reader) av() types.AttributeValue {
 	switch r.byte() {
 	case tS:
-		return &types.AttributeValueMemberS{Value: r.str()}
+		if len(r.ss) == cap(r.ss) {
+			r.ss = make([]types.AttributeValueMemberS, 0, max(r.n, 1))
+		}
+		r.ss = append(r.ss, types.AttributeValueMemberS{Value: r.str()})
+		return &r.ss[len(r.ss)-1]
 	case tN:
-		return &types.AttributeValueMemberN{Value: r.str()}
+		if len(r.ns) == cap(r.ns) {
+			r.ns = make([]types.AttributeValueMemberN, 0, max(r.n, 1))
+		}
+		r.ns = append(r.ns, types.AttributeValueMemberN{Value: r.str()})
+		return &r.ns[len(r.ns)-1]
 	case tB:
 		return &types.AttributeValueMemberB{Value: []byte(r.str())}
 	case tBool:

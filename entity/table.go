@@ -68,7 +68,9 @@ type Options struct {
 	// Now is the clock of the automatic timestamps; nil means time.Now.
 	Now func() time.Time
 	// StandardDecoder turns off the runtime's fast decoder of item-bearing
-	// responses (GetItem, Query, Scan), which is on by default with
+	// responses (GetItem, Query, Scan, and the PutItem, UpdateItem and
+	// DeleteItem of a Store, whose returned attributes it decodes), which
+	// is on by default with
 	// *dynamodb.Client: it builds the same values as the SDK's decoder
 	// (and falls back to it for anything unusual) with far fewer
 	// allocations, its strings sharing the response's memory.
@@ -145,7 +147,8 @@ func NewTable(client Client, name string, optFns ...func(*Options)) *Table {
 }
 
 // SDKOptions returns the per-call options the runtime passes to the
-// client's read calls (the fast response decoder unless
+// client's read calls and a Store's single-item writes (the fast response
+// decoder unless
 // Options.StandardDecoder). Packages built on the runtime pass them too.
 func (t *Table) SDKOptions() []func(*dynamodb.Options) {
 	return t.sdkOpts

@@ -55,7 +55,7 @@ func (s *Store[T, PT]) Update(ctx context.Context, key Key, changes Changes[T], 
 	if len(s.schema.Unique) > 0 && s.touchesUnique(changes) {
 		return s.updateUnique(ctx, key, in, &o)
 	}
-	out, err := send(ctx, s.t, s.t.tracer(&o), "UpdateItem", "", in, s.t.client.UpdateItem)
+	out, err := send(ctx, s.t, s.t.tracer(&o), "UpdateItem", "", in, s.t.client.UpdateItem, s.t.sdkOpts...)
 	if err != nil {
 		return v, s.fail("Update", key, &o, false, err)
 	}
@@ -91,7 +91,7 @@ func (s *Store[T, PT]) updateInput(key Key, changes Changes[T], o *CallOptions) 
 		return nil, &ValidationError{Op: op, Type: sc.Type, Err: errors.New("no changes")}
 	}
 	var (
-		ub        expression.UpdateBuilder
+		acts      = make([]updAction, 0, len(changes)+4)
 		vals      = map[string]types.AttributeValue{}
 		touched   = map[string]bool{}
 		removed   = map[string]bool{}
@@ -122,7 +122,6 @@ func (s *Store[T, PT]) updateInput(key Key, changes Changes[T], o *CallOptions) 
 			return nil, &ValidationError{Op: op, Type: sc.Type, Field: c.name, Err: errors.New("attribute changed twice")}
 		}
 		touched[c.name] = true
-		name := expression.Name(c.name)
 		switch c.kind {
 		case changeSet:
 			av := c.val.(types.AttributeValue)
@@ -130,31 +129,30 @@ func (s *Store[T, PT]) updateInput(key Key, changes Changes[T], o *CallOptions) 
 			if isEmptyAttr(av) {
 				removed[c.name] = true
 			}
-			ub = ub.Set(name, expression.Value(av))
+			acts = append(acts, updAction{mode: updSet, name: c.name, val: av})
 		case changeAdd:
 			uncertain[c.name] = true
-			ub = ub.Add(name, expression.Value(c.val))
+			acts = append(acts, updAction{mode: updAdd, name: c.name, val: c.val.(types.AttributeValue)})
 		case changeSetIfNotExists:
 			uncertain[c.name] = true
-			ub = ub.Set(name, name.IfNotExists(expression.Value(c.val)))
+			acts = append(acts, updAction{mode: updSet, name: c.name, val: c.val.(types.AttributeValue), ifNotExists: true})
 		case changeRemove:
 			removed[c.name] = true
-			ub = ub.Remove(name)
+			acts = append(acts, updAction{mode: updRemove, name: c.name})
 		}
 	}
-	now := s.now()
-	ub = ub.Set(expression.Name(s.t.opts.TypeAttr), expression.Value(str(sc.Type)))
+	now := str(s.now())
+	acts = append(acts, updAction{mode: updSet, name: s.t.opts.TypeAttr, val: str(sc.Type)})
 	if sc.UpdatedAttr != "" {
-		vals[sc.UpdatedAttr] = str(now)
+		vals[sc.UpdatedAttr] = now
 		touched[sc.UpdatedAttr] = true
-		ub = ub.Set(expression.Name(sc.UpdatedAttr), expression.Value(str(now)))
+		acts = append(acts, updAction{mode: updSet, name: sc.UpdatedAttr, val: now})
 	}
 	if sc.CreatedAttr != "" {
-		n := expression.Name(sc.CreatedAttr)
-		ub = ub.Set(n, n.IfNotExists(expression.Value(str(now))))
+		acts = append(acts, updAction{mode: updSet, name: sc.CreatedAttr, val: now, ifNotExists: true})
 	}
 	if sc.VersionAttr != "" {
-		ub = ub.Set(expression.Name(sc.VersionAttr), expression.Value(&types.AttributeValueMemberN{Value: strconv.FormatInt(o.Version+1, 10)}))
+		acts = append(acts, updAction{mode: updSet, name: sc.VersionAttr, val: &types.AttributeValueMemberN{Value: strconv.FormatInt(o.Version+1, 10)}})
 	}
 	// Index keys: when a source of a key changed, recompute it. For a
 	// sparse index recompute every key of the index, as the item may just
@@ -185,7 +183,7 @@ func (s *Store[T, PT]) updateInput(key Key, changes Changes[T], o *CallOptions) 
 			}
 			if gone && group[0].Sparse {
 				for _, k := range group {
-					ub = ub.Remove(expression.Name(k.Attr))
+					acts = append(acts, updAction{mode: updRemove, name: k.Attr})
 				}
 				continue
 			}
@@ -205,25 +203,35 @@ func (s *Store[T, PT]) updateInput(key Key, changes Changes[T], o *CallOptions) 
 				if err != nil {
 					return nil, &ValidationError{Op: op, Type: sc.Type, Field: k.Attr, Err: partialIndexKey(k, vals, touched, err)}
 				}
-				ub = ub.Set(expression.Name(k.Attr), expression.Value(str(kv)))
+				acts = append(acts, updAction{mode: updSet, name: k.Attr, val: str(kv)})
 			}
 		}
-	}
-	c, _ := s.condition(o, mustExist)
-	b := expression.NewBuilder().WithUpdate(ub).WithCondition(c)
-	e, err := b.Build()
-	if err != nil {
-		return nil, &ValidationError{Op: op, Type: sc.Type, Err: err}
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                           &s.t.name,
 		Key:                                 s.t.KeyMap(key),
-		UpdateExpression:                    e.Update(),
-		ConditionExpression:                 e.Condition(),
-		ExpressionAttributeNames:            e.Names(),
-		ExpressionAttributeValues:           e.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
+	simple := s.fastCond(o)
+	for i := 0; simple && i < len(acts); i++ {
+		simple = simpleName(acts[i].name)
+	}
+	if simple {
+		// The condition is aliased first, as the expression package does.
+		parts, n := s.condParts(o, mustExist)
+		var w exprWriter
+		in.ConditionExpression = w.condition(parts[:n])
+		in.UpdateExpression = w.update(acts)
+		in.ExpressionAttributeNames, in.ExpressionAttributeValues = w.maps()
+		return in, nil
+	}
+	c, _ := s.condition(o, mustExist)
+	e, err := expression.NewBuilder().WithUpdate(updBuilder(acts)).WithCondition(c).Build()
+	if err != nil {
+		return nil, &ValidationError{Op: op, Type: sc.Type, Err: err}
+	}
+	in.UpdateExpression, in.ConditionExpression = e.Update(), e.Condition()
+	in.ExpressionAttributeNames, in.ExpressionAttributeValues = e.Names(), e.Values()
 	return in, nil
 }
 

@@ -148,8 +148,8 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 		ttl = DefaultTTL
 	}
 	o := lk.opts
-	for _, fn := range optFns {
-		fn(&o)
+	if len(optFns) > 0 {
+		o = withOptions(o, optFns) // o stays on the stack without them
 	}
 	strategy := o.Retry
 	if strategy == nil {
@@ -279,6 +279,17 @@ func (lk *Locker) transient(err error) bool {
 		return c.Transient(err)
 	}
 	return Transient(err)
+}
+
+// withOptions returns o after optFns. It is not inlined, so that only a
+// call with options moves its Options to the heap.
+//
+//go:noinline
+func withOptions(o Options, optFns []func(*Options)) Options {
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	return o
 }
 
 // leave tells a queueing backend that req waits no more (best effort).

@@ -120,6 +120,7 @@ func BenchmarkEntity(b *testing.B) {
 	key, _ := codex.PostKey("c001", entPost(0).ID)
 	pk, _ := codex.PostPK("c001")
 	b.Run("Put", func(b *testing.B) {
+		defer reportCPU(b)()
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			p := entPost(0)
@@ -129,6 +130,7 @@ func BenchmarkEntity(b *testing.B) {
 		}
 	})
 	b.Run("Get", func(b *testing.B) {
+		defer reportCPU(b)()
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			p, err := posts.Get(ctx, key)
@@ -153,6 +155,7 @@ func BenchmarkEntity(b *testing.B) {
 	// Update changes one attribute of the same item, without a cache: the
 	// request is built, sent and the returned item decoded.
 	b.Run("Update", func(b *testing.B) {
+		defer reportCPU(b)()
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			p, err := posts.Update(ctx, key, entity.Changes[codex.Post]{entity.Set(codex.PostTitle, "새 제목 / new title")})
@@ -162,6 +165,7 @@ func BenchmarkEntity(b *testing.B) {
 		}
 	})
 	b.Run("Query20", func(b *testing.B) {
+		defer reportCPU(b)()
 		b.ReportAllocs()
 		q := query.New[codex.Post](tbl, "posts-of-category").Partition(pk).Sort(query.BeginsWith(codex.PostSKPrefix))
 		for i := 0; i < b.N; i++ {

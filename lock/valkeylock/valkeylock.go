@@ -46,6 +46,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tablekit/tablekit/cache"
@@ -78,6 +79,24 @@ type Options struct {
 type Backend struct {
 	c      Client
 	prefix string // "" or "app:env:" ; the lock key is prefix + "lock:" + key
+	lastMS atomic.Pointer[msArg]
+}
+
+// msArg is a TTL formatted for a script, kept by Backend.ms: lockers
+// mostly use one TTL, which is then formatted once.
+type msArg struct {
+	d time.Duration
+	s string
+}
+
+// ms is ms(d), reusing the last TTL's string.
+func (b *Backend) ms(d time.Duration) string {
+	if p := b.lastMS.Load(); p != nil && p.d == d {
+		return p.s
+	}
+	p := &msArg{d: d, s: ms(d)}
+	b.lastMS.Store(p)
+	return p.s
 }
 
 var _ lock.Backend = (*Backend)(nil)
@@ -129,16 +148,20 @@ func (b *Backend) keys(key string) (lockKey, fenceKey string, err error) {
 	if key == "" {
 		return "", "", fmt.Errorf("%w: empty key", lock.ErrInvalidKey)
 	}
-	lockKey = b.Key(key)
-	if hasHashTag(lockKey) {
+	// The prefix holds no brace, so the lock key has a hash tag, or a
+	// '}', exactly when key has.
+	if hasHashTag(key) {
+		lockKey = b.Key(key)
 		open := strings.IndexByte(lockKey, '{')
 		close := open + 1 + strings.IndexByte(lockKey[open+1:], '}')
 		return lockKey, lockKey[open:close+1] + ":fence:" + lockKey, nil
 	}
-	if strings.IndexByte(lockKey, '}') >= 0 {
+	if strings.IndexByte(key, '}') >= 0 {
 		return "", "", fmt.Errorf("%w: %q has a '}' but no hash tag", lock.ErrInvalidKey, key)
 	}
-	return lockKey, "{" + lockKey + "}:fence", nil
+	// One string holds both: the lock key is a part of the fence key.
+	fenceKey = "{" + b.prefix + "lock:" + key + "}:fence"
+	return fenceKey[1 : len(fenceKey)-len("}:fence")], fenceKey, nil
 }
 
 // hasHashTag reports whether the cluster slot of k is computed from a hash
@@ -195,7 +218,9 @@ func (b *Backend) Acquire(ctx context.Context, req *lock.AcquireRequest) (lock.L
 	if err != nil {
 		return nil, err
 	}
-	res, err := b.c.Eval(ctx, acquireScript, []string{lk, fk}, []string{req.Token, ms(req.TTL)})
+	kv := [...]string{lk, fk, req.Token, b.ms(req.TTL)}
+	s := kv[:] // keys and args share one array
+	res, err := b.c.Eval(ctx, acquireScript, s[:2:2], s[2:])
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +265,9 @@ func (b *Backend) IsLocked(ctx context.Context, key string) (bool, error) {
 }
 
 func (b *Backend) release(ctx context.Context, lockKey, token string) (bool, error) {
-	res, err := b.c.Eval(ctx, releaseScript, []string{lockKey}, []string{token})
+	kv := [...]string{lockKey, token}
+	s := kv[:]
+	res, err := b.c.Eval(ctx, releaseScript, s[:1:1], s[1:])
 	if err != nil {
 		return false, err
 	}

@@ -1,5 +1,6 @@
 // Package ddbjson is a fast decoder of the DynamoDB JSON responses that
-// carry items (Query, Scan, GetItem), plugged into the aws SDK as a
+// carry items (Query, Scan, GetItem, and the returned attributes of
+// PutItem, UpdateItem and DeleteItem), plugged into the aws SDK as a
 // wrapper of its protocol. It builds exactly the values the SDK's own
 // decoder builds, with far fewer allocations: the payload is converted to
 // one string and every unescaped string value is a substring of it.
@@ -48,7 +49,8 @@ func (p Protocol) DeserializeResponse(ctx context.Context, schema *smithy.Operat
 		return p.ClientProtocol.DeserializeResponse(ctx, schema, reg, resp, out)
 	}
 	switch out.(type) {
-	case *dynamodb.QueryOutput, *dynamodb.GetItemOutput, *dynamodb.ScanOutput:
+	case *dynamodb.QueryOutput, *dynamodb.GetItemOutput, *dynamodb.ScanOutput,
+		*dynamodb.UpdateItemOutput, *dynamodb.PutItemOutput, *dynamodb.DeleteItemOutput:
 	default:
 		return p.ClientProtocol.DeserializeResponse(ctx, schema, reg, resp, out)
 	}
@@ -80,8 +82,10 @@ func readBody(resp *smithyhttp.Response) ([]byte, error) {
 // errFallback means "let the SDK decode this".
 var errFallback = errors.New("ddbjson: not handled")
 
-// Decode fills out (*dynamodb.QueryOutput, *dynamodb.ScanOutput or
-// *dynamodb.GetItemOutput) from a successful response payload. It returns
+// Decode fills out (*dynamodb.QueryOutput, *dynamodb.ScanOutput,
+// *dynamodb.GetItemOutput, or the Attributes of *dynamodb.UpdateItemOutput,
+// *dynamodb.PutItemOutput and *dynamodb.DeleteItemOutput) from a
+// successful response payload. It returns
 // an error, leaving out in an unspecified state, for anything it does not
 // handle.
 func Decode(payload []byte, out any) error {
@@ -96,7 +100,7 @@ func Decode(payload []byte, out any) error {
 	}
 	var (
 		items          []map[string]types.AttributeValue
-		item           map[string]types.AttributeValue
+		item, attrs    map[string]types.AttributeValue
 		last           map[string]types.AttributeValue
 		count, scanned int32
 	)
@@ -129,6 +133,10 @@ func Decode(payload []byte, out any) error {
 			if item, ok = d.item(); !ok {
 				return errFallback
 			}
+		case "Attributes":
+			if attrs, ok = d.item(); !ok {
+				return errFallback
+			}
 		case "LastEvaluatedKey":
 			if last, ok = d.item(); !ok {
 				return errFallback
@@ -148,7 +156,30 @@ func Decode(payload []byte, out any) error {
 	if !d.End() {
 		return errFallback
 	}
+	if attrs != nil {
+		switch out.(type) {
+		case *dynamodb.UpdateItemOutput, *dynamodb.PutItemOutput, *dynamodb.DeleteItemOutput:
+		default:
+			return errFallback
+		}
+	}
+	write := items == nil && item == nil && last == nil && count == 0 && scanned == 0
 	switch o := out.(type) {
+	case *dynamodb.UpdateItemOutput:
+		if !write {
+			return errFallback
+		}
+		o.Attributes = attrs
+	case *dynamodb.PutItemOutput:
+		if !write {
+			return errFallback
+		}
+		o.Attributes = attrs
+	case *dynamodb.DeleteItemOutput:
+		if !write {
+			return errFallback
+		}
+		o.Attributes = attrs
 	case *dynamodb.QueryOutput:
 		if item != nil {
 			return errFallback

@@ -133,6 +133,64 @@ func TestParity(t *testing.T) {
 	}
 }
 
+// TestParityWrites decodes the returned attributes of UpdateItem, PutItem
+// and DeleteItem with the SDK's decoder and with ours, including
+// responses ours leaves to the SDK.
+func TestParityWrites(t *testing.T) {
+	ctx := context.Background()
+	key := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "k"}}
+	for i, body := range []string{
+		`{"Attributes":{"PK":{"S":"USER#u001"},"n":{"N":"3"},"l":{"L":[{"S":"x"}]},"m":{"M":{"a":{"BOOL":true}}}}}`,
+		`{}`,
+		` { "Attributes" : { } } `,
+		`{"Attributes":{"PK":{"S":"x"}},"ConsumedCapacity":{"TableName":"t","CapacityUnits":1}}`,
+		`{"Attributes":{"PK":{"S":"x"}},"ItemCollectionMetrics":{"SizeEstimateRangeGB":[0,1]}}`,
+		`{"Attributes":{"PK":{"S":"x"}},"Count":1}`,
+	} {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			type pair struct {
+				std, fast map[string]types.AttributeValue
+			}
+			var got []pair
+			u1, err1 := client(body).UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("t"), Key: key})
+			u2, err2 := client(body).UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("t"), Key: key}, ddbjson.Use)
+			if (err1 == nil) != (err2 == nil) {
+				t.Fatalf("UpdateItem errors differ: %v / %v", err1, err2)
+			}
+			if err1 == nil {
+				got = append(got, pair{u1.Attributes, u2.Attributes})
+				if (u1.ConsumedCapacity == nil) != (u2.ConsumedCapacity == nil) || (u1.ItemCollectionMetrics == nil) != (u2.ItemCollectionMetrics == nil) {
+					t.Fatal("UpdateItem metadata differs")
+				}
+			}
+			p1, err1 := client(body).PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("t"), Item: key})
+			p2, err2 := client(body).PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("t"), Item: key}, ddbjson.Use)
+			if (err1 == nil) != (err2 == nil) {
+				t.Fatalf("PutItem errors differ: %v / %v", err1, err2)
+			}
+			if err1 == nil {
+				got = append(got, pair{p1.Attributes, p2.Attributes})
+			}
+			d1, err1 := client(body).DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("t"), Key: key})
+			d2, err2 := client(body).DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("t"), Key: key}, ddbjson.Use)
+			if (err1 == nil) != (err2 == nil) {
+				t.Fatalf("DeleteItem errors differ: %v / %v", err1, err2)
+			}
+			if err1 == nil {
+				got = append(got, pair{d1.Attributes, d2.Attributes})
+			}
+			for _, p := range got {
+				if diff := cmp.Diff(normMap(p.std), normMap(p.fast)); diff != "" {
+					t.Fatal(diff)
+				}
+				if (p.std == nil) != (p.fast == nil) {
+					t.Fatalf("nil Attributes differ: %v / %v", p.std, p.fast)
+				}
+			}
+		})
+	}
+}
+
 // FuzzDecode: the decoder never panics, and whenever it accepts a payload
 // the SDK decodes it to the same values.
 func FuzzDecode(f *testing.F) {
