@@ -148,7 +148,7 @@ func ExampleCheckSchema() {
 	fmt.Println(err)
 	// Output:
 	// true GSI1
-	// entity: schema of NOTE does not fit table notes: index GSI1 attribute GSI1PK: the table declares no index "GSI1"
+	// entity: schema of NOTE does not fit table notes: index GSI1 attribute GSI1PK: the table declares no index "GSI1": declare the indexes of the entity's package when making the table, entity.NewTable(client, name, func(o *entity.Options) { o.GSIs = append(o.GSIs, yourpkg.GSIs...) }) (keygen generates GSIs and LSIs next to the entity), or add entity.Index{Name: "GSI1", PK: "GSI1PK", SK: "GSI1SK"} to Options.GSIs (Options.LSIs for a local index)
 }
 
 type traceKey struct{}
