@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -112,13 +111,6 @@ func feedRun(b *testing.B, db *ddbmem.DB, leases *lease.Manager, onPost func(now
 		<-run
 	}
 	return start, wait
-}
-
-// cpuTime is the user and system CPU time of the process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkFeed measures package feed on the engine's in-process Streams.
