@@ -40,8 +40,8 @@ type Service struct {
 	// Patterns are the reads and writes the service runs.
 	Patterns []query.Pattern
 	// Namespace is the prefix of every Valkey key, without the trailing
-	// colon ("{app_id}:{env}:{service}"); the ACL rule is built with
-	// NamespaceValue in its place.
+	// colon ("{app_id}:{env}:{service}"); the ACL rule fills in its
+	// placeholders.
 	Namespace string
 	// Caches, Locks and Idempotency are the Valkey keys the service uses.
 	Caches      []ValkeyKey
@@ -71,6 +71,9 @@ type ValkeyKey struct {
 	// Key is the pattern after the namespace, with {placeholders}
 	// ("job:{jobId}").
 	Key string
+	// Namespace replaces Service.Namespace for this key when not empty
+	// (seed 002's locks live under "{app_id}:{env}").
+	Namespace string
 	// Kind is the Valkey type: "string", "hash", "set", "zset".
 	Kind string
 	// TTL is the expiry; 0 means none.
@@ -82,6 +85,10 @@ type ValkeyKey struct {
 	// Commands are the commands the library sends on the key (lower case,
 	// "set", "hgetall", "evalsha"); the ACL rule allows exactly these.
 	Commands []string
+	// Companion reports that the library keeps companion keys beside it,
+	// named "{" + the key + "}" + a suffix in the key's cluster slot (the
+	// cache's generation key, the lock's fence counter).
+	Companion bool
 }
 
 // StaleError reports a stale generated file.

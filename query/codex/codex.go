@@ -61,11 +61,30 @@ var (
 	CorpInfoPattern = query.Pattern{Name: "codex/corp-info", Func: "CorpInfo", Doc: "회사 정보 조회",
 		Op: query.OpGet, Returns: query.Schemas(&cx.CorpInfo{}), PK: query.KeyCond{Op: "="}, SK: query.KeyCond{Op: "="}, Consistent: true}
 	NewestOfTypePattern = query.Pattern{Name: PatternNewestOfType, Func: "NewestOfType", Doc: "Type별 전체 데이터 조회, 최신순",
-		Op: query.OpQuery, Returns: query.Schemas(&cx.User{}, &cx.Category{}, &cx.Post{}, &cx.Banner{}, &cx.CorpInfo{}, &cx.ContactInquiry{}),
+		Op: query.OpQuery, Returns: allEntities,
 		Index: cx.TypeCreatedAt, PK: query.KeyCond{Op: "=", Template: "{Type}"}, Desc: true, Limit: DefaultLimit}
 	CategoryWithPostsPattern = query.Pattern{Name: PatternCategoryWithPosts, Func: "CategoryWithPosts", Doc: "카테고리와 게시물 (한 번의 Query)",
 		Op: query.OpQuery, Returns: query.Schemas(&cx.Category{}, &cx.Post{}), PK: query.KeyCond{Op: "="}, Limit: DefaultLimit, Consistent: true}
 )
+
+// Writes are the writes of the Codex API layer (entity.Store's Create,
+// Put, Update and Delete of every entity, and the migration's batch
+// writes), declared so that the design document and the IAM policy list
+// them.
+var Writes = []query.Pattern{
+	{Name: "codex/create", Func: "entity.Store.Create, Put", Doc: "엔티티 생성/저장",
+		Op: query.OpPut, Returns: allEntities, PK: query.KeyCond{Op: "=", Template: "{PK}"}, SK: query.KeyCond{Op: "=", Template: "{SK}"},
+		Condition: "attribute_not_exists(PK) (Create)"},
+	{Name: "codex/update", Func: "entity.Store.Update", Doc: "엔티티 수정 (UpdatedAt 갱신)",
+		Op: query.OpUpdate, Returns: allEntities, PK: query.KeyCond{Op: "=", Template: "{PK}"}, SK: query.KeyCond{Op: "=", Template: "{SK}"},
+		Condition: "attribute_exists(PK)"},
+	{Name: "codex/delete", Func: "entity.Store.Delete", Doc: "엔티티 삭제",
+		Op: query.OpDelete, Returns: allEntities, PK: query.KeyCond{Op: "=", Template: "{PK}"}, SK: query.KeyCond{Op: "=", Template: "{SK}"}},
+	{Name: "codex/migrate", Func: "migrate.Run", Doc: "레거시 테이블 이관 (Delta, 재실행 가능)",
+		Op: query.OpBatchWrite, Returns: allEntities, PK: query.KeyCond{Op: "=", Template: "{PK}"}, SK: query.KeyCond{Op: "=", Template: "{SK}"}},
+}
+
+var allEntities = query.Schemas(&cx.User{}, &cx.Category{}, &cx.Post{}, &cx.Banner{}, &cx.CorpInfo{}, &cx.ContactInquiry{})
 
 // Patterns lists every access pattern of the package, in the seed's order.
 var Patterns = []query.Pattern{

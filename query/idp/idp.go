@@ -78,6 +78,22 @@ var (
 		Op: query.OpQuery, Returns: query.Schemas(&m.Artifact{}), Index: m.GSI2, PK: eq, Limit: DefaultLimit}
 )
 
+// Writes are the writes of the idp backend (entity.Store's Create, Put,
+// Update and Delete of every entity; the cached stores of package idpcache
+// write through the same calls), declared so that the design document and
+// the IAM policy list them.
+var Writes = []query.Pattern{
+	{Name: "idp/put", Func: "entity.Store.Create, Put", Doc: "생성/저장",
+		Op: query.OpPut, Returns: query.Schemas(&m.Project{}, &m.Document{}, &m.Workflow{}, &m.Segment{}, &m.Artifact{}),
+		PK: query.KeyCond{Op: "=", Template: "{PK}"}, SK: query.KeyCond{Op: "=", Template: "{SK}"}, Condition: "attribute_not_exists(PK) (Create)"},
+	{Name: "idp/update", Func: "entity.Store.Update", Doc: "수정 (GSI 키 재계산)",
+		Op: query.OpUpdate, Returns: query.Schemas(&m.Project{}, &m.Document{}, &m.Workflow{}, &m.Segment{}, &m.Artifact{}),
+		PK: query.KeyCond{Op: "=", Template: "{PK}"}, SK: query.KeyCond{Op: "=", Template: "{SK}"}, Condition: "attribute_exists(PK)"},
+	{Name: "idp/delete", Func: "entity.Store.Delete", Doc: "삭제",
+		Op: query.OpDelete, Returns: query.Schemas(&m.Project{}, &m.Document{}, &m.Workflow{}, &m.Segment{}, &m.Artifact{}),
+		PK: query.KeyCond{Op: "=", Template: "{PK}"}, SK: query.KeyCond{Op: "=", Template: "{SK}"}},
+}
+
 // Patterns lists every query pattern of the package, in the seed's order.
 var Patterns = []query.Pattern{
 	ProjectByIDPattern, ProjectsPattern, DocumentByIDPattern, DocumentsOfProjectPattern,
