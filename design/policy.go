@@ -127,7 +127,11 @@ func ACLKeys(s Service, vars map[string]string) []string {
 		g := KeyGlob(ns, k.Key, vars)
 		keys = append(keys, g)
 		if k.Companion {
-			keys = append(keys, "{"+g)
+			if strings.HasSuffix(g, "*") {
+				keys = append(keys, "{"+g)
+			} else {
+				keys = append(keys, "{"+g+"}*")
+			}
 		}
 	}
 	slices.Sort(keys)

@@ -32,10 +32,10 @@ import (
 
 // Commands the cache sends on connecting and for its health check, with
 // valkey-glide (the default backend).
-var connCommands = []string{"hello", "client|setinfo", "client|setname", "ping", "info"}
+var connCommands = []string{"hello", "client|setname", "ping", "info"}
 
 // Commands of the cache's guarded paths: generation-checked scripts.
-var scriptCommands = []string{"evalsha", "eval"}
+var scriptCommands = []string{"evalsha", "eval", "script|load"}
 
 func ents(items ...entity.Item) []design.Entity {
 	out := make([]design.Entity, len(items))
@@ -85,7 +85,12 @@ func Codex() design.Service {
 func IDP() design.Service {
 	list := func(key, inv string) design.ValkeyKey {
 		return design.ValkeyKey{Key: key, Kind: "string", TTL: idpcache.ListTTL, Use: "cache-aside (singleflight)", Invalidated: inv,
-			Commands: append([]string{"get", "set", "del"}, scriptCommands...), Companion: true}
+			Commands: append([]string{"get", "set", "del", "exists", "pexpire"}, scriptCommands...), Companion: true}
+	}
+	item := func(typ string) design.ValkeyKey {
+		return design.ValkeyKey{Key: "ent:" + typ + ":{PK}:{SK}", Kind: "string", TTL: idpcache.ListTTL,
+			Use: "read-through item cache of the cached store (package cachestore)", Invalidated: "every write of the item",
+			Commands: append([]string{"get", "set", "del", "exists", "pexpire"}, scriptCommands...), Companion: true}
 	}
 	return design.Service{
 		Name: "idp", Title: "idp_v2.backend — DynamoDB single-table design and Valkey caches (seed 000)",
@@ -98,6 +103,7 @@ func IDP() design.Service {
 			list("query_projects", "프로젝트 생성/수정/삭제 시"),
 			list("session_list:{user_id}:{project_id}", "세션 생성/수정/삭제 시"),
 			list("agent_list:{user_id}:{project_id}", "에이전트 생성/수정/삭제 시"),
+			item("PROJECT"), item("SESSION"), item("AGENT"),
 		},
 		Notes: []string{
 			"SESSION and AGENT are the smallest entities that carry what the cache keys need; the seed names query_sessions and query_agents without laying out their items.",
@@ -132,11 +138,11 @@ func Content() design.Service {
 		Conn:      connCommands,
 		Caches: []design.ValkeyKey{
 			{Key: "job:{jobId}", Kind: "hash", TTL: ce.JobCacheTTL, Use: "write-through on every job write", Invalidated: "on a failed write",
-				Commands: append([]string{"hgetall", "del", "set"}, scriptCommands...), Companion: true},
+				Commands: append([]string{"hgetall", "hget", "hmget", "hset", "del", "exists", "get", "set", "pexpire"}, scriptCommands...), Companion: true},
 			{Key: "image:{eventId}:{style}:{platform}", Kind: "hash", TTL: ce.ImageCacheTTL, Use: "written on generation; cache-aside on a miss",
-				Invalidated: "on selection and regeneration", Commands: append([]string{"hgetall", "del", "set"}, scriptCommands...), Companion: true},
+				Invalidated: "on selection and regeneration", Commands: append([]string{"hgetall", "hget", "hset", "del", "exists", "get", "set", "pexpire"}, scriptCommands...), Companion: true},
 			{Key: "ai:event:{eventId}", Kind: "string (JSON)", TTL: ce.AIEventCacheTTL, Use: "cache-aside; write-through when the AI result arrives",
-				Commands: append([]string{"get", "set", "del"}, scriptCommands...), Companion: true},
+				Commands: append([]string{"get", "set", "del", "exists", "pexpire"}, scriptCommands...), Companion: true},
 		},
 		Notes: []string{
 			"Seed 003 is a relational design; here it is ported to the single table (SPEC.md §4): Content `EVENT#{EventID}`/`CONTENT`, GeneratedImage under the same partition, Job `JOB#{ID}`/`META` with GSI1 by event and GSI2 by status.",
@@ -165,11 +171,11 @@ func BaseServer() design.Service {
 func SessionKeys() []design.ValkeyKey {
 	return []design.ValkeyKey{
 		{Key: "accessToken:{token}", Kind: "string", TTL: session.DefaultTTL, Use: "token -> session id; expiry refreshed on access",
-			Invalidated: "logout, eviction", Commands: []string{"get", "pexpire", "del", "evalsha", "eval"}},
+			Invalidated: "logout, eviction", Commands: append([]string{"get", "set", "pexpire", "del", "exists"}, scriptCommands...)},
 		{Key: "sessionInfo:{token}", Kind: "hash", TTL: session.DefaultTTL, Use: "session fields; expiry refreshed on access",
-			Invalidated: "logout, eviction", Commands: []string{"hgetall", "pexpire", "del", "evalsha", "eval"}},
+			Invalidated: "logout, eviction", Commands: append([]string{"hgetall", "hget", "hset", "pexpire", "del", "exists"}, scriptCommands...)},
 		{Key: "user:sessions:{user_id}", Kind: "zset", Use: "a user's sessions by login time (concurrent-session limit)",
-			Commands: []string{"zrange", "zrem", "evalsha", "eval"}},
+			Commands: append([]string{"zadd", "zcard", "zrange", "zrem", "zremrangebyrank", "zremrangebyscore", "zscore", "pexpire", "del"}, scriptCommands...)},
 	}
 }
 
@@ -178,7 +184,8 @@ func SessionKeys() []design.ValkeyKey {
 func LockKeys() []design.ValkeyKey {
 	return []design.ValkeyKey{
 		{Key: "lock:{key}", Namespace: "{app_id}:{env}", Kind: "string", Use: "SET NX PX token; compare-and-delete release, compare-and-extend",
-			Invalidated: "release, expiry, ForceReleaseAll", Commands: []string{"evalsha", "eval"}, Companion: true},
+			Invalidated: "release, expiry, ForceReleaseAll",
+			Commands:    append([]string{"set", "get", "del", "exists", "incr", "pexpire", "time"}, scriptCommands...), Companion: true},
 	}
 }
 
