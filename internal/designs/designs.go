@@ -215,6 +215,23 @@ func Files(services []design.Service) ([]File, error) {
 	for _, s := range services {
 		dir := Dir(s)
 		out = append(out, File{filepath.Join(dir, "DESIGN.md"), design.Markdown(s)})
+		if s.Table != nil {
+			pol, err := design.IAMPolicy(s, "")
+			if err != nil {
+				return nil, err
+			}
+			cfn, err := design.CloudFormationPolicy(s, "")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, File{filepath.Join(dir, "iam-policy.json"), append(pol, '\n')},
+				File{filepath.Join(dir, "iam-policy.cfn.json"), append(cfn, '\n')})
+		}
+		if len(s.Caches)+len(s.Locks)+len(s.Idempotency) > 0 {
+			// A template for envsubst: fill in the namespace and password.
+			acl := design.ACL(s, s.Name, "$PASSWORD", map[string]string{"app_id": "$APP_ID", "env": "$ENV", "service": "$SERVICE"}) + "\n"
+			out = append(out, File{filepath.Join(dir, "valkey-acl.txt"), []byte(acl)})
+		}
 	}
 	return out, nil
 }
