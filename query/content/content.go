@@ -62,27 +62,27 @@ var (
 // their names, and package design renders them into
 // entity/content/DESIGN.md.
 var (
-	ContentByEventPattern = query.Pattern{Name: "content/content-by-event", Func: "ContentByEvent", Doc: "이벤트의 콘텐츠 조회",
+	ContentByEventPattern = query.Pattern{Name: "content/content-by-event", Func: "ContentByEvent", Doc: "이벤트의 콘텐츠 조회 (idx_content_event_id)",
 		Op: query.OpGet, Returns: query.Schemas(&ce.Content{}), PK: eq, SK: eq, Consistent: true}
 	ImagePattern = query.Pattern{Name: "content/image", Func: "Image", Doc: "생성 이미지 단건 조회",
 		Op: query.OpGet, Returns: query.Schemas(&ce.GeneratedImage{}), PK: eq, SK: eq, Consistent: true}
-	ImagesOfEventPattern = query.Pattern{Name: PatternImagesOfEvent, Func: "ImagesOfEvent", Doc: "이벤트의 생성 이미지 목록",
+	ImagesOfEventPattern = query.Pattern{Name: PatternImagesOfEvent, Func: "ImagesOfEvent", Doc: "이벤트의 생성 이미지 목록 (idx_generated_image_event_id)",
 		Op: query.OpQuery, Returns: query.Schemas(&ce.GeneratedImage{}), PK: eq, SK: begin, Limit: DefaultLimit, Consistent: true}
-	ImagesByStylePlatformPattern = query.Pattern{Name: PatternImagesByStylePlatform, Func: "ImagesByStylePlatform", Doc: "스타일·플랫폼별 이미지, 최신순",
+	ImagesByStylePlatformPattern = query.Pattern{Name: PatternImagesByStylePlatform, Func: "ImagesByStylePlatform", Doc: "스타일·플랫폼별 이미지, 최신순 (idx_generated_image_filter)",
 		Op: query.OpQuery, Returns: query.Schemas(&ce.GeneratedImage{}), PK: eq,
 		SK: query.KeyCond{Op: "begins_with", Template: "IMAGE#{Style}#{Platform}#"}, Desc: true, Limit: DefaultLimit, Consistent: true}
-	SelectedImagesPattern = query.Pattern{Name: PatternSelectedImages, Func: "SelectedImages", Doc: "선택된 이미지 목록",
+	SelectedImagesPattern = query.Pattern{Name: PatternSelectedImages, Func: "SelectedImages", Doc: "선택된 이미지 목록 (idx_generated_image_selected)",
 		Op: query.OpQuery, Returns: query.Schemas(&ce.GeneratedImage{}), PK: eq, SK: begin, Limit: 100, Consistent: true,
 		Filter: "selected = true"}
-	RecentImagesPattern = query.Pattern{Name: PatternRecentImages, Func: "RecentImages", Doc: "최근 생성 이미지 (전체), 최신순",
+	RecentImagesPattern = query.Pattern{Name: PatternRecentImages, Func: "RecentImages", Doc: "최근 생성 이미지 (전체), 최신순 (idx_generated_image_created)",
 		Op: query.OpQuery, Returns: query.Schemas(&ce.GeneratedImage{}), Index: ce.TypeCreatedAt, PK: eq, Desc: true, Limit: DefaultLimit}
 	RecentContentsPattern = query.Pattern{Name: PatternRecentContents, Func: "RecentContents", Doc: "최근 콘텐츠 (전체), 최신순",
 		Op: query.OpQuery, Returns: query.Schemas(&ce.Content{}), Index: ce.TypeCreatedAt, PK: eq, Desc: true, Limit: DefaultLimit}
 	JobByIDPattern = query.Pattern{Name: "content/job-by-id", Func: "JobByID", Doc: "작업 상태 조회",
 		Op: query.OpGet, Returns: query.Schemas(&ce.Job{}), PK: eq, SK: eq, Consistent: true}
-	JobsOfEventPattern = query.Pattern{Name: PatternJobsOfEvent, Func: "JobsOfEvent", Doc: "이벤트의 작업 목록, 최신순",
+	JobsOfEventPattern = query.Pattern{Name: PatternJobsOfEvent, Func: "JobsOfEvent", Doc: "이벤트의 작업 목록, 최신순 (idx_job_event_id)",
 		Op: query.OpQuery, Returns: query.Schemas(&ce.Job{}), Index: ce.GSI1, PK: eq, SK: begin, Desc: true, Limit: DefaultLimit}
-	JobsByStatusPattern = query.Pattern{Name: PatternJobsByStatus, Func: "JobsByStatus", Doc: "상태별 작업 목록, 최신순",
+	JobsByStatusPattern = query.Pattern{Name: PatternJobsByStatus, Func: "JobsByStatus", Doc: "상태별 작업 목록, 최신순 (idx_job_status)",
 		Op: query.OpQuery, Returns: query.Schemas(&ce.Job{}), Index: ce.GSI2, PK: eq, Desc: true, Limit: DefaultLimit}
 )
 
