@@ -52,7 +52,7 @@ func seedCases() []seedCase {
 	}
 	return []seedCase{
 		{file: "001-codex-unified-data-layer.md", svc: Codex(),
-			keys: k("USER#<userId>", "METADATA", "CATEGORY#<categoryId>", "POST#<postId>", "BANNER#<bannerId>", "CORP#INFO", "CONTACT#<inquiryId>"),
+			keys:     k("USER#<userId>", "METADATA", "CATEGORY#<categoryId>", "POST#<postId>", "BANNER#<bannerId>", "CORP#INFO", "CONTACT#<inquiryId>"),
 			indexes:  []string{"Type_CreatedAt"},
 			patterns: []string{"특정 유저 조회", "카테고리 상세", "카테고리 내 게시물", "특정 게시물 조회", "모든 배너 조회", "회사 정보 조회"},
 		},
