@@ -209,7 +209,7 @@ func Markdown(s Service) []byte {
 			if p.Filter != "" {
 				kc += "; filter " + p.Filter
 			}
-			w("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", cell(p.Doc), p.Func, p.Op, indexName(p.Index), code(kc), order, limit, cons, types(p))
+			w("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", cell(p.Doc), p.Func, p.Op, indexName(p.Index), code(kc), order, limit, cons, returnTypes(p))
 		}
 		w("\n")
 	}
@@ -221,7 +221,7 @@ func Markdown(s Service) []byte {
 			if p.Tx {
 				op += " (TransactWriteItems)"
 			}
-			w("| %s | `%s` | %s | %s | %s | %s |\n", cell(p.Doc), cell(p.Func), op, code(s.KeyCondition(p)), code(p.Condition), types(p))
+			w("| %s | `%s` | %s | %s | %s | %s |\n", cell(p.Doc), cell(p.Func), op, code(s.KeyCondition(p)), code(p.Condition), returnTypes(p))
 		}
 		w("\n")
 	}
@@ -263,7 +263,7 @@ func dash(s string) string {
 	return s
 }
 
-func types(p query.Pattern) string {
+func returnTypes(p query.Pattern) string {
 	var ts []string
 	for _, r := range p.Returns {
 		ts = append(ts, r.Type)

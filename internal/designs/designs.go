@@ -61,7 +61,8 @@ func Codex() design.Service {
 		Entities: ents(&cx.User{}, &cx.Category{}, &cx.Post{}, &cx.Banner{}, &cx.CorpInfo{}, &cx.ContactInquiry{}),
 		Patterns: append(append([]query.Pattern(nil), qcodex.Patterns...), qcodex.Writes...),
 		Samples: []entity.Item{
-			&cx.User{ID: "u001", DisplayName: "김대연", Role: "admin", CreatedAt: at("2025-11-14T03:00:00Z")},
+			// The seed's user has no UpdatedAt; the runtime stamps it on create.
+			&cx.User{ID: "u001", DisplayName: "김대연", Role: "admin", CreatedAt: at("2025-11-14T03:00:00Z"), UpdatedAt: at("2025-11-14T03:00:00Z")},
 			&cx.Category{ID: "c001", Title: "회사 소식", Desc: "보도자료 및 공지", CreatedAt: at("2025-11-10T01:00:00Z"), UpdatedAt: at("2025-11-10T01:00:00Z")},
 			&cx.Post{ID: "p001", CategoryID: "c001", AuthorID: "u001", Title: "2025년 3월 사업보고서", Contents: "Markdown contents...",
 				CreatedAt: at("2025-11-12T05:00:00Z"), UpdatedAt: at("2025-11-12T05:30:00Z")},
@@ -189,6 +190,10 @@ func LockKeys() []design.ValkeyKey {
 	}
 }
 
+// workbenchMeta dates the Workbench models with seed 001's version date,
+// so that a regenerated file is identical.
+var workbenchMeta = design.WorkbenchMeta{Author: "tablekit design (generated)", DateCreated: "Nov 14, 2025, 12:00 AM", DateLastModified: "Nov 14, 2025, 12:00 AM"}
+
 // File is one generated file.
 type File struct {
 	Path string // relative to the module root
@@ -224,6 +229,11 @@ func Files(services []design.Service) ([]File, error) {
 			if err != nil {
 				return nil, err
 			}
+			wb, err := design.Workbench(s, workbenchMeta)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, File{filepath.Join(dir, "workbench.json"), wb})
 			out = append(out, File{filepath.Join(dir, "iam-policy.json"), append(pol, '\n')},
 				File{filepath.Join(dir, "iam-policy.cfn.json"), append(cfn, '\n')})
 		}
