@@ -7,14 +7,13 @@ import (
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 )
 
 // WorkbenchMeta is the ModelMetadata of a Workbench model. Dates are
 // written as given ("Nov 14, 2025, 12:00 AM", the form Workbench
 // exports), so a generated file stays the same from run to run.
 type WorkbenchMeta struct {
-	Author, Description          string
+	Author, Description           string
 	DateCreated, DateLastModified string
 }
 
@@ -263,4 +262,3 @@ func Workbench(s Service, meta WorkbenchMeta) ([]byte, error) {
 	}
 	return append(b, '\n'), nil
 }
-

@@ -233,7 +233,11 @@ func Files(services []design.Service) ([]File, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, File{filepath.Join(dir, "workbench.json"), wb})
+			svg, err := design.SVG(s)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, File{filepath.Join(dir, "workbench.json"), wb}, File{filepath.Join(dir, "design.svg"), svg})
 			out = append(out, File{filepath.Join(dir, "iam-policy.json"), append(pol, '\n')},
 				File{filepath.Join(dir, "iam-policy.cfn.json"), append(cfn, '\n')})
 		}
