@@ -146,7 +146,7 @@ func SVG(s Service) ([]byte, error) {
 		w(`<text x="%d" y="%d" font-size="14" font-weight="bold">%s</text>`+"\n", left, y+16, esc(sec.title))
 		y += titleH
 		for _, r := range sec.rows {
-			w(`<g class="partition">`+"\n")
+			w(`<g class="partition">` + "\n")
 			w(`<rect x="%d" y="%d" width="%d" height="%d" fill="#f3f4f6" stroke="#6b7280"/>`+"\n", left, y, pkW, rowH)
 			w(`<text x="%d" y="%d" font-family="DejaVu Sans Mono, monospace">%s</text>`+"\n", left+8, y+27, esc(clip(r.pk, 36)))
 			for i, it := range r.items {
