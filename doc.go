@@ -19,5 +19,20 @@
 //   - an embedded in-process DynamoDB engine (ddbmem) so examples and unit
 //     tests run with no server.
 //
-// The root package holds no code; import the sub-packages.
+// The root package holds only [Version]; import the sub-packages.
+//
+// # Versions and compatibility
+//
+// Releases follow semantic versioning, recorded in CHANGELOG.md with a git
+// tag per version. While the major version is 0, a minor version (0.3 to
+// 0.4) may change the exported API; each such change has a changelog entry
+// naming the old spelling, the new one and a one-line migration, and where
+// it costs little the old name stays one more version, marked Deprecated. A
+// patch version (0.3.0 to 0.3.1) never changes the API. The whole exported
+// API is kept in api/next.txt, checked by a test, so every change of it shows
+// in review.
 package tablekit
+
+// Version is the latest released version of this module, as CHANGELOG.md
+// names it. A test keeps the two equal.
+const Version = "0.3.0"
