@@ -10,8 +10,8 @@ import (
 	"github.com/tablekit/tablekit/design"
 	"github.com/tablekit/tablekit/entity"
 	pe "github.com/tablekit/tablekit/entity/participation"
-	qpart "github.com/tablekit/tablekit/query/participation"
 	"github.com/tablekit/tablekit/query"
+	qpart "github.com/tablekit/tablekit/query/participation"
 )
 
 type sent struct {
