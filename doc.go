@@ -7,7 +7,10 @@
 //   - a typed table runtime with conditions, optimistic versioning,
 //     timestamps, TTL, batches and transactions (package entity);
 //   - typed queries with HMAC-signed cursors, one function per documented
-//     access pattern (package query and its domain sub-packages);
+//     access pattern (package query and its domain sub-packages), each
+//     pattern declared once as data (query.Pattern) that the function runs
+//     and package design renders (design document, NoSQL Workbench model,
+//     SVG picture, IAM policy, Valkey ACL rule);
 //   - a Valkey cache with sessions (cache, cache/session), a cached entity
 //     store with derived caches that writes keep right (cachestore), a fenced
 //     distributed lock (lock), DynamoDB-backed idempotency (idempotency)

@@ -9,6 +9,19 @@
 // order, consistent read) is the one paging argument of every list
 // function built on a Query; [Query.With] applies it.
 //
+// # Declared access patterns
+//
+// A [Pattern] declares one documented access pattern as data: its name,
+// the entities it returns, the index, the key condition (from the
+// entities' key templates), the order, the default page size and whether
+// it may read consistently. [From], [FromCollection] and [Get] run a
+// declaration: arguments that do not fit its templates, or a consistent
+// read it does not allow, are [ErrInvalid] errors. Cursors are bound to
+// its Name, and package github.com/tablekit/tablekit/design renders it,
+// so the code, the cursors and the design document cannot disagree. The
+// domain packages (query/codex, ...) export their declarations
+// (Patterns, and Writes for the writes their services run).
+//
 // # Cursors
 //
 // A cursor is opaque: the start key, signed with HMAC-SHA256 over a

@@ -36,6 +36,12 @@ if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; th
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
 fi
+if ! command -v rsvg-convert >/dev/null; then # renders design.svg in internal/designs' tests
+  log "installing librsvg2-bin (rsvg-convert) through apt"
+  SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq librsvg2-bin >/dev/null
+fi
 if ! command -v java >/dev/null; then
   echo "java is required for DynamoDB Local (Java 17+); install a JRE" >&2
   exit 1

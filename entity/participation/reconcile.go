@@ -15,6 +15,15 @@ import (
 // PatternOpenRequests names the reconciler's query of one OPEN# shard.
 const PatternOpenRequests = "open requests of a shard, oldest first"
 
+// OpenRequestsPattern is the reconciler's read, declared as data (package
+// query runs it, package design documents it): the OpenRequest markers of
+// one OPEN# shard requested before a cut-off, oldest first, read
+// consistently.
+var OpenRequestsPattern = query.Pattern{Name: PatternOpenRequests, Func: "Service.Reconcile",
+	Doc: "reconciler: open requests of a shard older than StuckAfter", Op: query.OpQuery,
+	Returns: query.Schemas(&OpenRequest{}), PK: query.KeyCond{Op: "="}, SK: query.KeyCond{Op: "<"},
+	Limit: 100, Consistent: true}
+
 // ReconcileStats counts what one [Service.Reconcile] pass did.
 type ReconcileStats struct {
 	// Seen counts the stuck markers read (past StuckAfter and due).
@@ -69,8 +78,8 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileStats, error) {
 		}
 		after := ""
 		for {
-			page, err := query.New[OpenRequest](s.t, PatternOpenRequests).
-				Partition(pk).Sort(query.Lt(cut)).Limit(100).ConsistentRead().After(after).Page(ctx)
+			page, err := query.From[OpenRequest](s.t, OpenRequestsPattern,
+				query.PageOptions{After: after, ConsistentRead: true}, pk, cut).Page(ctx)
 			if err != nil {
 				return st, err
 			}

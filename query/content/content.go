@@ -52,6 +52,61 @@ const (
 	PatternJobsByStatus          = "content/jobs-by-status"
 )
 
+var (
+	eq    = query.KeyCond{Op: "="}
+	begin = query.KeyCond{Op: "begins_with"}
+)
+
+// The read patterns of the content service (seed 003 on the single
+// table), declared once: the functions below run them, cursors bind to
+// their names, and package design renders them into
+// entity/content/DESIGN.md.
+var (
+	ContentByEventPattern = query.Pattern{Name: "content/content-by-event", Func: "ContentByEvent", Doc: "이벤트의 콘텐츠 조회 (idx_content_event_id)",
+		Op: query.OpGet, Returns: query.Schemas(&ce.Content{}), PK: eq, SK: eq, Consistent: true}
+	ImagePattern = query.Pattern{Name: "content/image", Func: "Image", Doc: "생성 이미지 단건 조회",
+		Op: query.OpGet, Returns: query.Schemas(&ce.GeneratedImage{}), PK: eq, SK: eq, Consistent: true}
+	ImagesOfEventPattern = query.Pattern{Name: PatternImagesOfEvent, Func: "ImagesOfEvent", Doc: "이벤트의 생성 이미지 목록 (idx_generated_image_event_id)",
+		Op: query.OpQuery, Returns: query.Schemas(&ce.GeneratedImage{}), PK: eq, SK: begin, Limit: DefaultLimit, Consistent: true}
+	ImagesByStylePlatformPattern = query.Pattern{Name: PatternImagesByStylePlatform, Func: "ImagesByStylePlatform", Doc: "스타일·플랫폼별 이미지, 최신순 (idx_generated_image_filter)",
+		Op: query.OpQuery, Returns: query.Schemas(&ce.GeneratedImage{}), PK: eq,
+		SK: query.KeyCond{Op: "begins_with", Template: "IMAGE#{Style}#{Platform}#"}, Desc: true, Limit: DefaultLimit, Consistent: true}
+	SelectedImagesPattern = query.Pattern{Name: PatternSelectedImages, Func: "SelectedImages", Doc: "선택된 이미지 목록 (idx_generated_image_selected)",
+		Op: query.OpQuery, Returns: query.Schemas(&ce.GeneratedImage{}), PK: eq, SK: begin, Limit: 100, Consistent: true,
+		Filter: "selected = true"}
+	RecentImagesPattern = query.Pattern{Name: PatternRecentImages, Func: "RecentImages", Doc: "최근 생성 이미지 (전체), 최신순 (idx_generated_image_created)",
+		Op: query.OpQuery, Returns: query.Schemas(&ce.GeneratedImage{}), Index: ce.TypeCreatedAt, PK: eq, Desc: true, Limit: DefaultLimit}
+	RecentContentsPattern = query.Pattern{Name: PatternRecentContents, Func: "RecentContents", Doc: "최근 콘텐츠 (전체), 최신순",
+		Op: query.OpQuery, Returns: query.Schemas(&ce.Content{}), Index: ce.TypeCreatedAt, PK: eq, Desc: true, Limit: DefaultLimit}
+	JobByIDPattern = query.Pattern{Name: "content/job-by-id", Func: "JobByID", Doc: "작업 상태 조회",
+		Op: query.OpGet, Returns: query.Schemas(&ce.Job{}), PK: eq, SK: eq, Consistent: true}
+	JobsOfEventPattern = query.Pattern{Name: PatternJobsOfEvent, Func: "JobsOfEvent", Doc: "이벤트의 작업 목록, 최신순 (idx_job_event_id)",
+		Op: query.OpQuery, Returns: query.Schemas(&ce.Job{}), Index: ce.GSI1, PK: eq, SK: begin, Desc: true, Limit: DefaultLimit}
+	JobsByStatusPattern = query.Pattern{Name: PatternJobsByStatus, Func: "JobsByStatus", Doc: "상태별 작업 목록, 최신순 (idx_job_status)",
+		Op: query.OpQuery, Returns: query.Schemas(&ce.Job{}), Index: ce.GSI2, PK: eq, Desc: true, Limit: DefaultLimit}
+)
+
+// Patterns lists every read pattern of the package.
+var Patterns = []query.Pattern{
+	ContentByEventPattern, ImagePattern, ImagesOfEventPattern, ImagesByStylePlatformPattern, SelectedImagesPattern,
+	RecentImagesPattern, RecentContentsPattern, JobByIDPattern, JobsOfEventPattern, JobsByStatusPattern,
+}
+
+// Writes are the writes of entity/content's Service (and its job worker),
+// declared so that the design document and the IAM policy list them.
+var Writes = []query.Pattern{
+	{Name: "content/create-content", Func: "Service.CreateContent", Doc: "콘텐츠 생성 (이벤트당 하나)",
+		Op: query.OpPut, Returns: query.Schemas(&ce.Content{}), PK: eq, SK: eq, Condition: "attribute_not_exists(PK)"},
+	{Name: "content/add-image", Func: "Service.AddImage", Doc: "생성 이미지 추가 (보존 90일, TTL)",
+		Op: query.OpPut, Returns: query.Schemas(&ce.GeneratedImage{}), PK: eq, SK: eq, Condition: "attribute_not_exists(PK)"},
+	{Name: "content/select-image", Func: "Service.SelectImage", Doc: "이미지 선택 플래그",
+		Op: query.OpUpdate, Returns: query.Schemas(&ce.GeneratedImage{}), PK: eq, SK: eq, Condition: "attribute_exists(PK)"},
+	{Name: "content/create-job", Func: "Service.CreateJob", Doc: "작업 생성: PENDING (보존 30일, TTL)",
+		Op: query.OpPut, Returns: query.Schemas(&ce.Job{}), PK: eq, SK: eq, Condition: "attribute_not_exists(PK)"},
+	{Name: "content/job-transition", Func: "Service.StartJob, SetProgress, CompleteJob, FailJob; jobworker", Doc: "작업 상태 전이 PENDING → PROCESSING → COMPLETED | FAILED, progress, lease",
+		Op: query.OpUpdate, Returns: query.Schemas(&ce.Job{}), PK: eq, SK: eq, Condition: "status = :from (or lease owner)"},
+}
+
 func invalid(op, typ, field string, err error) error {
 	return &entity.ValidationError{Op: op, Type: typ, Field: field, Err: err}
 }
@@ -62,7 +117,7 @@ func ContentByEvent(ctx context.Context, t *entity.Table, eventID string, optFns
 	if err != nil {
 		return ce.Content{}, invalid("ContentByEvent", ce.ContentType, "eventId", err)
 	}
-	return entity.NewStore[ce.Content](t).Get(ctx, key, optFns...)
+	return query.Get[ce.Content](ctx, t, ContentByEventPattern, key, optFns...)
 }
 
 // Image returns one image.
@@ -71,25 +126,25 @@ func Image(ctx context.Context, t *entity.Table, eventID string, style ce.Style,
 	if err != nil {
 		return ce.GeneratedImage{}, invalid("Image", ce.GeneratedImageType, "key", err)
 	}
-	return entity.NewStore[ce.GeneratedImage](t).Get(ctx, key, optFns...)
+	return query.Get[ce.GeneratedImage](ctx, t, ImagePattern, key, optFns...)
 }
 
-func imageQuery(t *entity.Table, pattern, eventID string) (query.Query[ce.GeneratedImage, *ce.GeneratedImage], error) {
+func imageQuery(t *entity.Table, p query.Pattern, eventID string, o query.PageOptions, sk ...string) (query.Query[ce.GeneratedImage, *ce.GeneratedImage], error) {
 	pk, err := ce.GeneratedImagePK(eventID)
 	if err != nil {
-		return query.Query[ce.GeneratedImage, *ce.GeneratedImage]{}, invalid(pattern, ce.GeneratedImageType, "eventId", err)
+		return query.Query[ce.GeneratedImage, *ce.GeneratedImage]{}, invalid(p.Name, ce.GeneratedImageType, "eventId", err)
 	}
-	return query.New[ce.GeneratedImage](t, pattern).Partition(pk), nil
+	return query.From[ce.GeneratedImage](t, p, o, pk, sk...), nil
 }
 
 // ImagesOfEvent returns a page of an event's images, ordered by style,
 // platform, then creation.
 func ImagesOfEvent(ctx context.Context, t *entity.Table, eventID string, o query.PageOptions) (query.Page[ce.GeneratedImage], error) {
-	q, err := imageQuery(t, PatternImagesOfEvent, eventID)
+	q, err := imageQuery(t, ImagesOfEventPattern, eventID, o)
 	if err != nil {
 		return query.Page[ce.GeneratedImage]{}, err
 	}
-	return q.Sort(query.BeginsWith(ce.GeneratedImageSKPrefix)).With(o, DefaultLimit).Page(ctx)
+	return q.Page(ctx)
 }
 
 // ImagesByStylePlatform returns a page of the event's images of one style
@@ -105,11 +160,11 @@ func ImagesByStylePlatform(ctx context.Context, t *entity.Table, eventID string,
 	if err != nil {
 		return query.Page[ce.GeneratedImage]{}, invalid(PatternImagesByStylePlatform, ce.GeneratedImageType, "style/platform", err)
 	}
-	q, err := imageQuery(t, PatternImagesByStylePlatform, eventID)
+	q, err := imageQuery(t, ImagesByStylePlatformPattern, eventID, o, prefix)
 	if err != nil {
 		return query.Page[ce.GeneratedImage]{}, err
 	}
-	return q.Sort(query.BeginsWith(prefix)).Desc().With(o, DefaultLimit).Page(ctx)
+	return q.Page(ctx)
 }
 
 // LatestImage returns the newest image of (event, style, platform): what
@@ -135,12 +190,11 @@ func (e *notFound) Unwrap() error { return entity.ErrNotFound }
 // partial index WHERE selected = true becomes a filter on the event's
 // partition, which holds a handful of items).
 func SelectedImages(ctx context.Context, t *entity.Table, eventID string) ([]ce.GeneratedImage, error) {
-	q, err := imageQuery(t, PatternSelectedImages, eventID)
+	q, err := imageQuery(t, SelectedImagesPattern, eventID, query.PageOptions{})
 	if err != nil {
 		return nil, err
 	}
-	q = q.Sort(query.BeginsWith(ce.GeneratedImageSKPrefix)).Limit(100).
-		Filter(expression.Name("selected").Equal(expression.Value(true)))
+	q = q.Filter(expression.Name("selected").Equal(expression.Value(true)))
 	var out []ce.GeneratedImage
 	for g, err := range q.All(ctx) {
 		if err != nil {
@@ -153,17 +207,13 @@ func SelectedImages(ctx context.Context, t *entity.Table, eventID string) ([]ce.
 
 // RecentImages returns a page of all images, newest first (Type_CreatedAt).
 func RecentImages(ctx context.Context, t *entity.Table, o query.PageOptions) (query.Page[ce.GeneratedImage], error) {
-	return query.New[ce.GeneratedImage](t, PatternRecentImages).
-		Index(ce.TypeCreatedAt).Partition(ce.GeneratedImageType).
-		Desc().With(o, DefaultLimit).Page(ctx)
+	return query.From[ce.GeneratedImage](t, RecentImagesPattern, o, ce.GeneratedImageType).Page(ctx)
 }
 
 // RecentContents returns a page of all content sets, newest first
 // (Type_CreatedAt).
 func RecentContents(ctx context.Context, t *entity.Table, o query.PageOptions) (query.Page[ce.Content], error) {
-	return query.New[ce.Content](t, PatternRecentContents).
-		Index(ce.TypeCreatedAt).Partition(ce.ContentType).
-		Desc().With(o, DefaultLimit).Page(ctx)
+	return query.From[ce.Content](t, RecentContentsPattern, o, ce.ContentType).Page(ctx)
 }
 
 // JobByID returns one job (the store of record behind the job:{jobId}
@@ -176,7 +226,7 @@ func JobByID(ctx context.Context, t *entity.Table, jobID string, optFns ...func(
 	if err != nil {
 		return ce.Job{}, invalid("JobByID", ce.JobType, "id", err)
 	}
-	return entity.NewStore[ce.Job](t).Get(ctx, key, optFns...)
+	return query.Get[ce.Job](ctx, t, JobByIDPattern, key, optFns...)
 }
 
 // JobsOfEvent returns a page of an event's jobs, newest first (GSI1).
@@ -185,9 +235,7 @@ func JobsOfEvent(ctx context.Context, t *entity.Table, eventID string, o query.P
 	if err != nil {
 		return query.Page[ce.Job]{}, invalid("JobsOfEvent", ce.JobType, "eventId", err)
 	}
-	return query.New[ce.Job](t, PatternJobsOfEvent).
-		Index(ce.GSI1).Partition(pk).Sort(query.BeginsWith(ce.JobGSI1SKPrefix)).
-		Desc().With(o, DefaultLimit).Page(ctx)
+	return query.From[ce.Job](t, JobsOfEventPattern, o, pk).Page(ctx)
 }
 
 // JobsByStatus returns a page of the jobs in one status, newest first
@@ -200,7 +248,5 @@ func JobsByStatus(ctx context.Context, t *entity.Table, status ce.Status, o quer
 	if err != nil {
 		return query.Page[ce.Job]{}, invalid("JobsByStatus", ce.JobType, "status", err)
 	}
-	return query.New[ce.Job](t, PatternJobsByStatus).
-		Index(ce.GSI2).Partition(pk).
-		Desc().With(o, DefaultLimit).Page(ctx)
+	return query.From[ce.Job](t, JobsByStatusPattern, o, pk).Page(ctx)
 }
