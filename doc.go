@@ -15,7 +15,15 @@
 //     store with derived caches that writes keep right (cachestore), a fenced
 //     distributed lock (lock), DynamoDB-backed idempotency (idempotency)
 //     and an at-least-once consumer loop with an in-process queue
-//     (consumer);
+//     (consumer) and one on Amazon SQS (consumer/sqsqueue);
+//   - fenced leases with checkpoints for work shared across processes
+//     (lease), and live-table evolution: backfill, rename, re-key,
+//     transform and a doctor, resumable and throttled, with a command
+//     (evolve, evolve/evolvecmd);
+//   - a consumer of a table's DynamoDB stream shared across processes,
+//     which also keeps the cached stores right for writes that bypass them
+//     (feed, with cachestore.Invalidator);
+//   - OpenTelemetry spans and metrics (otelkit);
 //   - an embedded in-process DynamoDB engine (ddbmem) so examples and unit
 //     tests run with no server.
 //

@@ -511,12 +511,14 @@ func (s *Store[T, PT]) BatchDelete(ctx context.Context, ks []entity.Key) error {
 	var keys []string
 	for _, k := range ks {
 		keys = append(keys, s.CacheKey(k))
+		var attrs map[string]types.AttributeValue
 		if s.needsFields() {
 			if old, err := s.Get(ctx, k); err == nil {
-				attrs, _ := PT(&old).MarshalItem()
-				keys = append(keys, s.derivedKeys(attrs)...)
+				attrs, _ = PT(&old).MarshalItem()
 			}
 		}
+		// The derived caches that depend on no field are invalidated too.
+		keys = append(keys, s.derivedKeys(attrs)...)
 	}
 	err := s.s.BatchDelete(ctx, ks)
 	if err != nil && !errors.As(err, new(*entity.BatchError)) {

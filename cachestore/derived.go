@@ -120,8 +120,13 @@ func GetDerived[V any](ctx context.Context, c *cache.Cache, d *Derived, values [
 // with attrs invalidates. With attrs nil (unknown), only results without
 // fields are returned.
 func (s *Store[T, PT]) derivedKeys(attrs map[string]types.AttributeValue) []string {
-	var out []string
-	for _, d := range s.o.Registry.forType(s.schema.Type) {
+	return s.o.Registry.keys(s.schema.Type, attrs, nil)
+}
+
+// keys appends to out the keys of the derived results of entity type typ
+// that a write of an item with attrs invalidates.
+func (r *Registry) keys(typ string, attrs map[string]types.AttributeValue, out []string) []string {
+	for _, d := range r.forType(typ) {
 		vals := make([]string, 0, len(d.Fields))
 		for _, f := range d.Fields {
 			v, ok := attrString(attrs[f])

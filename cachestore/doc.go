@@ -92,6 +92,43 @@
 //   - a Valkey that restarts without persistence comes back empty, which
 //     is always safe.
 //
+// # Writes that bypass the cache
+//
+// The guarantee above covers writes made through a cached store. Another
+// service, a console edit or a backfill writes the table behind the
+// cache's back; the table's change feed covers them. An [Invalidator]
+// fed by a consumer of the table's stream (package feed; each record's
+// Keys, Old and New as an [Image]) invalidates, for every record, the
+// item's entry and the derived results of its old and new images, as
+// cache.Cache.Invalidate does (a new generation mark, then the entry
+// deleted), and returns an error when the server cannot be reached, so
+// that the feed delivers the record again:
+//
+//	inv := cachestore.NewInvalidator(c, tbl, registry)
+//	handle := func(ctx context.Context, b feed.Batch) error {
+//		ims := make([]cachestore.Image, len(b.Records))
+//		for i, r := range b.Records {
+//			ims[i] = cachestore.Image{Keys: r.Keys, Old: r.Old, New: r.New}
+//		}
+//		return inv.Invalidate(ctx, ims...)
+//	}
+//
+// The guarantee: after a write acknowledged to any writer, once the feed
+// has delivered its record (the handler returned nil), a cached read that
+// begins afterwards returns that state or a newer one, in any process;
+// until then it may return an older state, for as long as the feed lags
+// (feed.ShardMetrics shows the lag; the entry's TTL bounds it whatever
+// happens). A cached entry never goes back to an older state than one it
+// held. Why: the invalidation replaced the generation mark, so every
+// value stored afterwards comes from a load that read the table (strongly
+// consistent) after the record's write committed. The invalidator must
+// not skip a record: give the consumer a DeadLetter that returns the
+// error, so that a record whose invalidation keeps failing holds its
+// shard until Valkey answers. The proof is package feed's
+// TestCacheHistory: one writer writes the table directly, two cached
+// stores serve 8 readers, Redis is killed and restarted mid-run; 0 reads
+// stale once the feed had delivered, 0 entries that went back.
+//
 // # Derived caches
 //
 // A [Derived] declaration names a cached query result, the Types whose

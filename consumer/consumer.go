@@ -50,9 +50,7 @@ type Message[T any] struct {
 }
 
 // Queue is the narrow queue interface the loop needs; [MemQueue]
-// implements it, and an SQS adapter is a few lines (ReceiveMessage with
-// the ApproximateReceiveCount attribute, DeleteMessage,
-// ChangeMessageVisibility).
+// implements it, and package consumer/sqsqueue on Amazon SQS.
 type Queue[T any] interface {
 	// Receive returns up to max messages, hiding each for the queue's
 	// visibility timeout; it may wait (long polling) and return none.
@@ -114,6 +112,63 @@ type Options[T any] struct {
 	// Batch is the most messages asked of one Receive. Default 10 (SQS's
 	// limit), never more than the free handler slots.
 	Batch int
+	// Heartbeat, when positive, keeps a delivery hidden while its handler
+	// runs longer than the queue's visibility timeout: every Heartbeat the
+	// loop sets the message's visibility to HeartbeatVisibility from now
+	// (ChangeVisibility), until the handler returns. A failed heartbeat
+	// counts in Metrics.AckFailed and Metrics.HeartbeatFailed; the
+	// handler is not interrupted. Default 0: no heartbeat, set it below
+	// the queue's visibility timeout.
+	Heartbeat time.Duration
+	// HeartbeatVisibility is the visibility a heartbeat sets. Default
+	// 3 × Heartbeat.
+	HeartbeatVisibility time.Duration
+	// Tracer observes each delivery (package otelkit has one for
+	// OpenTelemetry). Default none.
+	Tracer Tracer
+}
+
+// Tracer observes the deliveries of a [Consumer], in the style of
+// entity.Tracer: DeliveryStart is called before the handler with the
+// handler's ctx and returns the ctx the handler runs with (a tracer can
+// start a span there); DeliveryEnd is called with that ctx once the
+// delivery's outcome is known (after its Delete or ChangeVisibility).
+// Both are called on the delivery's goroutine and must be safe for
+// concurrent use.
+type Tracer interface {
+	DeliveryStart(ctx context.Context, ev DeliveryStartEvent) context.Context
+	DeliveryEnd(ctx context.Context, ev DeliveryEvent)
+}
+
+// DeliveryStartEvent describes a delivery about to be handled.
+type DeliveryStartEvent struct {
+	MessageID    string
+	ReceiveCount int
+	SentAt       time.Time // zero when the queue did not say
+}
+
+// Outcomes of a delivery ([DeliveryEvent].Outcome).
+const (
+	OutcomeSucceeded    = "succeeded"
+	OutcomeReplayed     = "replayed"
+	OutcomeDropped      = "dropped"
+	OutcomeRetried      = "retried"
+	OutcomeDeadLettered = "dead_lettered"
+	OutcomeHookFailed   = "hook_failed"
+	OutcomeAbandoned    = "abandoned"
+)
+
+// DeliveryEvent describes the end of a delivery.
+type DeliveryEvent struct {
+	MessageID    string
+	ReceiveCount int
+	SentAt       time.Time
+	// Outcome is one of the Outcome constants.
+	Outcome string
+	// Duration is the handler's run time.
+	Duration time.Duration
+	// Err is the handler's error (nil on success and replay).
+	Err error
 }
 
 // Metrics are a Consumer's counters since New.
@@ -134,6 +189,9 @@ type Metrics struct {
 	Abandoned int64
 	// AckFailed counts failed Delete and ChangeVisibility calls.
 	AckFailed int64
+	// Heartbeats counts the visibility extensions of Options.Heartbeat,
+	// HeartbeatFailed the failed ones.
+	Heartbeats, HeartbeatFailed int64
 	// InFlight is the number of handlers running now.
 	InFlight int64
 }
@@ -147,6 +205,7 @@ type Consumer[T any] struct {
 	o Options[T]
 
 	received, succeeded, replayed, dropped, retried, deadLettered, hookFailed, abandoned, ackFailed, inFlight atomic.Int64
+	heartbeats, heartbeatFailed                                                                               atomic.Int64
 }
 
 // New returns a Consumer of q running h. It returns an error matching
@@ -159,8 +218,11 @@ func New[T any](q Queue[T], h Handler[T], optFns ...func(*Options[T])) (*Consume
 	for _, fn := range optFns {
 		fn(&o)
 	}
-	if o.Concurrency < 0 || o.MaxReceives < 0 || o.Drain < 0 || o.AckTimeout < 0 || o.Batch < 0 {
-		return nil, fmt.Errorf("%w: negative Concurrency, MaxReceives, Drain, AckTimeout or Batch", ErrInvalidOptions)
+	if o.Concurrency < 0 || o.MaxReceives < 0 || o.Drain < 0 || o.AckTimeout < 0 || o.Batch < 0 || o.Heartbeat < 0 || o.HeartbeatVisibility < 0 {
+		return nil, fmt.Errorf("%w: negative Concurrency, MaxReceives, Drain, AckTimeout, Batch, Heartbeat or HeartbeatVisibility", ErrInvalidOptions)
+	}
+	if o.HeartbeatVisibility == 0 {
+		o.HeartbeatVisibility = 3 * o.Heartbeat
 	}
 	if o.Concurrency == 0 {
 		o.Concurrency = 4
@@ -189,7 +251,7 @@ func (c *Consumer[T]) Metrics() Metrics {
 		Received: c.received.Load(), Succeeded: c.succeeded.Load(), Replayed: c.replayed.Load(),
 		Dropped: c.dropped.Load(), Retried: c.retried.Load(), DeadLettered: c.deadLettered.Load(),
 		HookFailed: c.hookFailed.Load(), Abandoned: c.abandoned.Load(), AckFailed: c.ackFailed.Load(),
-		InFlight: c.inFlight.Load(),
+		InFlight: c.inFlight.Load(), Heartbeats: c.heartbeats.Load(), HeartbeatFailed: c.heartbeatFailed.Load(),
 	}
 }
 
@@ -276,24 +338,43 @@ func (c *Consumer[T]) ackCtx(ctx context.Context) (context.Context, context.Canc
 
 // handle runs one delivery to its end: delete, retry or dead letter.
 func (c *Consumer[T]) handle(ctx context.Context, m Message[T]) {
+	tr := c.o.Tracer
+	if tr == nil {
+		_, _ = c.handleTraced(ctx, m)
+		return
+	}
+	ctx = tr.DeliveryStart(ctx, DeliveryStartEvent{MessageID: m.ID, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
+	start := time.Now()
+	outcome, err := c.handleTraced(ctx, m)
+	tr.DeliveryEnd(ctx, DeliveryEvent{MessageID: m.ID, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt, Outcome: outcome, Duration: time.Since(start), Err: err})
+}
+
+// handleTraced runs one delivery and returns its outcome and the
+// handler's error.
+func (c *Consumer[T]) handleTraced(ctx context.Context, m Message[T]) (string, error) {
+	stop := c.heartbeat(ctx, m)
 	replayed, err := c.run(ctx, m)
+	stop()
 	switch {
 	case err == nil || errors.Is(err, ErrDrop):
+		outcome := OutcomeSucceeded
 		switch {
 		case err != nil:
 			c.dropped.Add(1)
+			outcome = OutcomeDropped
 		case replayed:
 			c.replayed.Add(1)
+			outcome = OutcomeReplayed
 		default:
 			c.succeeded.Add(1)
 		}
 		c.delete(ctx, m)
-		return
+		return outcome, err
 	case ctx.Err() != nil:
 		// Shutting down: leave the message hidden; the queue brings it
 		// back after its visibility timeout (as after a crash).
 		c.abandoned.Add(1)
-		return
+		return OutcomeAbandoned, err
 	}
 	wait, more := c.o.Retry.Backoff(m.ReceiveCount)
 	if more && m.ReceiveCount < c.o.MaxReceives {
@@ -303,16 +384,47 @@ func (c *Consumer[T]) handle(ctx context.Context, m Message[T]) {
 		if verr := c.q.ChangeVisibility(actx, m.Handle, wait); verr != nil {
 			c.ackFailed.Add(1)
 		}
-		return
+		return OutcomeRetried, err
 	}
 	c.deadLettered.Add(1)
 	if c.o.DeadLetter != nil {
 		if herr := c.o.DeadLetter(ctx, m, err); herr != nil {
 			c.hookFailed.Add(1)
-			return // another delivery calls the hook again
+			return OutcomeHookFailed, err // another delivery calls the hook again
 		}
 	}
 	c.delete(ctx, m)
+	return OutcomeDeadLettered, err
+}
+
+// heartbeat starts the visibility heartbeat of m (Options.Heartbeat) and
+// returns the function that stops it and waits for it.
+func (c *Consumer[T]) heartbeat(ctx context.Context, m Message[T]) (stop func()) {
+	if c.o.Heartbeat <= 0 {
+		return func() {}
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(c.o.Heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			actx, cancel := c.ackCtx(ctx)
+			err := c.q.ChangeVisibility(actx, m.Handle, c.o.HeartbeatVisibility)
+			cancel()
+			c.heartbeats.Add(1)
+			if err != nil {
+				c.heartbeatFailed.Add(1)
+				c.ackFailed.Add(1)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 func (c *Consumer[T]) delete(ctx context.Context, m Message[T]) {

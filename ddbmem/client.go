@@ -44,13 +44,17 @@ const endpointAccessKey = "ddbmem"
 //     bucket, which only protects AWS from retry storms.
 //   - No informational headers: User-Agent, amz-sdk-invocation-id and
 //     the Lambda recursion-detection header, which neither server reads.
-//   - For an http:// URL on a loopback host, a lean HTTP/1.1 transport:
-//     keep-alive connections written and read by the calling goroutine,
-//     instead of net/http's transport with its two goroutines per
-//     connection; and no check of the responses' X-Amz-Crc32 (it guards
-//     against proxies that damage bodies; a loopback connection has none,
-//     and TCP checks its segments). Other URLs use the SDK's default HTTP
-//     client and keep the check.
+//   - For an http:// URL, a lean HTTP/1.1 transport: keep-alive
+//     connections written and read by the calling goroutine, instead of
+//     net/http's transport with its two goroutines per connection, which
+//     also keeps the client clear of aws-sdk-go-v2#2737 (a request
+//     failing with "use of closed network connection" against a server
+//     that answers fast; see README.md, "The engine as a DynamoDB
+//     endpoint"). It uses no proxy. On a loopback host, no check of the
+//     responses' X-Amz-Crc32 either (it guards against proxies that
+//     damage bodies; a loopback connection has none, and TCP checks its
+//     segments). https:// URLs use the SDK's default HTTP client and keep
+//     the check.
 //
 // optFns are applied last: they can restore any of these (for example
 // HTTPSignerV4 = v4.NewSigner(), or an HTTPClient of one's own). Do not
@@ -73,9 +77,9 @@ func NewEndpointClient(endpoint string, optFns ...func(*dynamodb.Options)) *dyna
 		DisableClockSkewCorrection: true,
 		EndpointResolverV2:         &staticResolver{},
 	}
-	if u, err := url.Parse(endpoint); err == nil && u.Scheme == "http" && isLoopback(u.Hostname()) {
+	if u, err := url.Parse(endpoint); err == nil && u.Scheme == "http" {
 		o.HTTPClient = newTransport()
-		o.DisableValidateResponseChecksum = true
+		o.DisableValidateResponseChecksum = isLoopback(u.Hostname())
 	}
 	// Without the placeholder signer (optFns chose another), the payload
 	// hash stays.

@@ -24,7 +24,9 @@
 // ReturnValuesOnConditionCheckFailure, Query and Scan (with segments)
 // paging with Limit, the 1 MB page and LastEvaluatedKey, BatchGetItem,
 // BatchWriteItem, TransactWriteItems (all-or-nothing, with
-// ClientRequestToken idempotency for 10 minutes) and TransactGetItems.
+// ClientRequestToken idempotency for 10 minutes) and TransactGetItems,
+// UpdateTable (streams, billing mode and throughput) and DynamoDB Streams
+// (see Streams below).
 // The legacy parameters (Expected, AttributesToGet, KeyConditions,
 // QueryFilter, ScanFilter, AttributeUpdates, ConditionalOperator) are
 // accepted as DynamoDB accepts them: validated with DynamoDB's messages,
@@ -42,15 +44,19 @@
 // Numbers are exact decimals of up to 38 digits, stored and returned in
 // DynamoDB's canonical form ("1.50" reads back as "1.5"). Sort keys order
 // S and B byte-wise and N numerically. Items are limited to 400 KB
-// computed as DynamoDB does (attribute names plus values); batches to 25
+// computed as DynamoDB does (attribute names plus values; on a table with
+// local secondary indexes, the item plus its entries in them); batches to 25
 // writes and 100 reads; transactions to 100 actions on distinct items.
 // Attribute names are under 64 KB, values nest at most 32 levels (31
 // lists or maps), a condition or filter uses at most 300 operators and
 // functions, and number text has no surrounding whitespace. A read of a
-// local secondary index that needs attributes the index does not project
-// (in its projection or its filter) fetches the items from the table; a
-// Scan of a global secondary index filters what the index holds, so
-// attributes it does not project are missing.
+// local secondary index that returns attributes the index does not
+// project (Select ALL_ATTRIBUTES, or a projection naming them), or a
+// Scan of it whose filter names them, fetches the items from the table;
+// a Query of a secondary index whose filter names attributes the index
+// does not project is a ValidationException, as in DynamoDB; a Scan of
+// a global secondary index filters what the index holds, so attributes
+// it does not project are missing.
 // Scan order is the order of a hash of the partition key, stable while
 // the table is unchanged; it is not DynamoDB's order (nor DynamoDB
 // Local's), so code and tests must not depend on it, as with DynamoDB.
@@ -84,6 +90,58 @@
 // expired when its TTL attribute is a number of epoch seconds smaller
 // than the sweep's time. Options.Now supplies the clock for
 // [DB.SweepExpiredNow].
+//
+// # Streams
+//
+// A table created (CreateTable) or changed (UpdateTable) with a
+// StreamSpecification has a DynamoDB stream of that view type (KEYS_ONLY,
+// NEW_IMAGE, OLD_IMAGE or NEW_AND_OLD_IMAGES); DescribeTable reports its
+// StreamSpecification, LatestStreamArn and LatestStreamLabel. [DB.Streams]
+// serves the Streams API in process (ListStreams, DescribeStream,
+// GetShardIterator, GetRecords) with the signatures of
+// *dynamodbstreams.Client, so code written against an interface of that
+// client runs on either; the endpoint serves the same API on its port,
+// as DynamoDB Local does, for the SDK's own client
+// ([NewStreamsEndpointClient], [Server.StreamsClient]).
+//
+// Every write that changes an item appends one record, as DynamoDB
+// writes them: INSERT, MODIFY or REMOVE, the keys and the images of the
+// view type, SizeBytes (the keys and images, in DynamoDB's item-size
+// arithmetic), increasing SequenceNumbers of 21 digits,
+// ApproximateCreationDateTime on Options.Now rounded down to the second,
+// eventSource aws:dynamodb, eventVersion 1.1, awsRegion ddblocal.
+// Batches and transactions append one record per item they change; a
+// write that changes nothing (a failed condition, a cancelled
+// transaction, a delete of a missing item, or a put or update that
+// leaves the item as it was, which AWS documents as writing no record)
+// appends none. Items deleted by [DB.SweepExpired] carry the userIdentity
+// {Type: "Service", PrincipalId: "dynamodb.amazonaws.com"}. The records
+// of an item keep its order: they all go to the open shard that owns the
+// hash of its partition key, then to that shard's children.
+//
+// Shards roll over as DynamoDB's do: an open shard closes (its
+// SequenceNumberRange gets an EndingSequenceNumber) after
+// StreamOptions.ShardRecords records (default 10,000) or
+// StreamOptions.ShardAge (default 4 hours) on Options.Now, and a child
+// with ParentShardId the closed shard takes its place; tests force it
+// with [DB.RolloverStream], which can also split a shard in two.
+// StreamOptions.Shards (default 1, as DynamoDB Local has) opens several
+// shards at once. Records are trimmed after StreamOptions.Retention
+// (default 24 hours) on Options.Now, and beyond StreamOptions.MaxRecords
+// per stream (default 100,000), a bound of the engine's so that an
+// unread stream does not hold old images forever; a GetRecords or
+// GetShardIterator at a trimmed position returns a
+// *types.TrimmedDataAccessException (of package dynamodbstreams/types),
+// and an iterator is an *types.ExpiredIteratorException 15 minutes after
+// it was issued. GetRecords on a closed shard returns no
+// NextShardIterator once it has returned the shard's last record.
+// Disabling a stream, or deleting its table, closes its shards; its
+// records stay readable until they expire. A stream record holds the
+// stored items it shows, which are immutable, so a write costs no copy,
+// and a table without a stream pays nothing; a stream does hold on to
+// the old images it shows until they are trimmed, which the garbage
+// collector pays for (BenchmarkEngine/PutItemStream in internal/bench
+// measures PutItem with a NEW_AND_OLD_IMAGES stream).
 //
 // # Paging
 //
@@ -143,7 +201,8 @@
 // a complete AWS signature version 4, in the Authorization header or the
 // query string (else a MissingAuthenticationTokenException or an
 // IncompleteSignatureException, as from DynamoDB), which is not verified:
-// any credentials and region work. Bodies over 16 MB get a 413.
+// any credentials and region work. Bodies over 16 MB get DynamoDB's 413:
+// an empty chunked body whose only headers are x-amzn-RequestId and Date.
 //
 // The endpoint is built for speed on loopback. [Serve] answers the
 // requests DynamoDB clients send (a POST with a Content-Length body) in
@@ -154,7 +213,11 @@
 // version: an item read over the endpoint costs about its size again in
 // memory. [NewEndpointClient] builds an SDK client without the parts of
 // the SDK's pipeline that only matter against AWS, with a lean transport
-// for loopback URLs; [Server.Client] uses it.
+// for http:// URLs; [Server.Client] uses it. The SDK's own client, on
+// net/http's transport, can fail a request now and then with "use of
+// closed network connection" against a server that answers this fast
+// (aws-sdk-go-v2#2737); the clients this package builds do not (README.md
+// says what to do with the SDK's own client).
 //
 // # Faults
 //
@@ -193,6 +256,9 @@ type Options struct {
 	// Seed seeds the random source of injected throttling, for
 	// reproducible tests. Default 0 (a fixed seed).
 	Seed uint64
+	// Stream configures the tables' DynamoDB Streams (shards, rollover,
+	// retention); see [StreamOptions] for the defaults.
+	Stream StreamOptions
 }
 
 // DB is an in-memory DynamoDB. It is safe for concurrent use. The zero
@@ -212,6 +278,8 @@ type DB struct {
 	faults    map[string]Fault
 	hasFaults atomic.Bool
 	rng       *rand.Rand
+
+	streams streamSet // DynamoDB Streams: stream.go
 }
 
 // New returns an empty engine configured by optFns.
@@ -234,6 +302,7 @@ func New(optFns ...func(*Options)) *DB {
 		db.faults[op] = f
 	}
 	db.hasFaults.Store(len(db.faults) > 0)
+	db.streams.init(o.Stream)
 	return db
 }
 

@@ -16,12 +16,44 @@ type param struct {
 	set  bool
 }
 
-func checkSize(it item) error {
-	if ddbexpr.ItemSize(it) > maxItemSize {
-		return validation("Item size has exceeded the maximum allowed size")
+// checkSize checks it against the 400 KB item limit. On a table with
+// local secondary indexes the limit covers the item and its entries in
+// them: "For each local secondary index on a table, there is a 400 KB
+// limit on the total of the size of an item's data in the table and the
+// size of corresponding entries (including key values and projected
+// attributes) in all local secondary indexes."
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html#limits-items
+func (t *table) checkSize(it item, msg string) error {
+	base := ddbexpr.ItemSize(it)
+	size := base
+	if size <= maxItemSize {
+		for _, ix := range t.indexes {
+			if !ix.local {
+				continue
+			}
+			if _, _, ok := t.indexKey(ix, it); !ok {
+				continue
+			}
+			if ix.proj == types.ProjectionTypeAll {
+				size += base
+			} else {
+				size += ix.entrySize(it)
+			}
+			if size > maxItemSize {
+				break
+			}
+		}
+	}
+	if size > maxItemSize {
+		return validation(msg)
 	}
 	return nil
 }
+
+const (
+	errItemSize   = "Item size has exceeded the maximum allowed size"
+	errUpdateSize = "Item size to update has exceeded the maximum allowed size"
+)
 
 // checkCond evaluates a write condition against old (nil if absent).
 func checkCond(x *exprs, old item, rv types.ReturnValuesOnConditionCheckFailure) error {
@@ -80,7 +112,7 @@ func (db *DB) preparePut(t *table, in item, names map[string]string, values map[
 	if err := t.checkItemKeys(it, false); err != nil {
 		return nil, err
 	}
-	if err := checkSize(it); err != nil {
+	if err := t.checkSize(it, errItemSize); err != nil {
 		return nil, err
 	}
 	pk, sk := t.tableKey(it)
@@ -277,8 +309,8 @@ func (p *preparedUpdate) applyEffective(old item) (item, []ddbexpr.Path, error) 
 	if err := p.t.checkItemKeys(it, true); err != nil {
 		return nil, nil, err
 	}
-	if ddbexpr.ItemSize(it) > maxItemSize {
-		return nil, nil, validation("Item size to update has exceeded the maximum allowed size")
+	if err := p.t.checkSize(it, errUpdateSize); err != nil {
+		return nil, nil, err
 	}
 	for _, up := range eff {
 		if err := checkTree(it[p.x.env.TopName(up)], 1, errNestingUpdate); err != nil {

@@ -189,7 +189,9 @@ func (l *legacyExpr) comparison(attr string, op types.ComparisonOperator, list [
 	case types.ComparisonOperatorContains:
 		return "contains(" + n + ", " + l.value(list[0]) + ")"
 	case types.ComparisonOperatorNotContains:
-		return "NOT contains(" + n + ", " + l.value(list[0]) + ")"
+		// A missing attribute does not match: NOT_CONTAINS checks the
+		// content of the attribute, as DynamoDB does (see legacyCases).
+		return "attribute_exists(" + n + ") AND NOT contains(" + n + ", " + l.value(list[0]) + ")"
 	case types.ComparisonOperatorBeginsWith:
 		return "begins_with(" + n + ", " + l.value(list[0]) + ")"
 	case types.ComparisonOperatorBetween:
@@ -231,11 +233,25 @@ func joinConditions(terms []string, op types.ConditionalOperator) (string, error
 	return strings.Join(terms, " "+string(op)+" "), nil
 }
 
+// checkConditionalOperator rejects a ConditionalOperator that joins
+// fewer than two conditions, as DynamoDB does.
+func checkConditionalOperator(op types.ConditionalOperator, n int) error {
+	switch {
+	case op == "":
+		return nil
+	case n == 0:
+		return validation("ConditionalOperator cannot be used without Filter or Expected")
+	case n == 1:
+		return validation("ConditionalOperator can only be used when Filter or Expected has two or more elements")
+	}
+	return nil
+}
+
 // filter translates a QueryFilter, ScanFilter (or, with expected, the
 // Expected map) into a condition. An empty map is no condition.
 func (l *legacyExpr) filter(conds map[string]types.Condition, op types.ConditionalOperator) (*string, error) {
-	if op != "" && len(conds) == 0 {
-		return nil, validation("ConditionalOperator cannot be used without Filter or Expected")
+	if err := checkConditionalOperator(op, len(conds)); err != nil {
+		return nil, err
 	}
 	var terms []string
 	for _, a := range sortedNames(conds) {
@@ -254,8 +270,8 @@ func (l *legacyExpr) filter(conds map[string]types.Condition, op types.Condition
 
 // expected translates Expected and ConditionalOperator.
 func (l *legacyExpr) expected(exp map[string]types.ExpectedAttributeValue, op types.ConditionalOperator) (*string, error) {
-	if op != "" && len(exp) == 0 {
-		return nil, validation("ConditionalOperator cannot be used without Filter or Expected")
+	if err := checkConditionalOperator(op, len(exp)); err != nil {
+		return nil, err
 	}
 	var terms []string
 	for _, a := range sortedNames(exp) {

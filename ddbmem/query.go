@@ -82,14 +82,18 @@ func (s *source) projects(name string) bool {
 }
 
 // checkProjected rejects, on a GSI that does not project everything,
-// projection and filter expressions naming attributes it lacks.
+// projection and filter expressions naming attributes it lacks, and on
+// an LSI a Query's filter naming attributes it lacks: DynamoDB fetches
+// unprojected attributes from the table for an LSI's projection
+// (LSI.html#LSI.Projections) but not for its filter, and rejects the
+// request (see indexCases).
 //
 // A Scan's filter may name attributes a GSI does not project: the index
 // holds only its projection, so the filter sees them missing (GSI.html,
 // "Attribute projections": a GSI read never fetches from the table).
 // DynamoDB Local fetches them from the table instead.
 func (s *source) checkProjected(x *exprs, scan bool) error {
-	if s.ix == nil || s.ix.local || s.ix.proj == types.ProjectionTypeAll {
+	if s.ix == nil || s.ix.proj == types.ProjectionTypeAll || s.ix.local && (scan || x.filter == nil) {
 		return nil
 	}
 	missing := func(names []string) string {
@@ -106,7 +110,7 @@ func (s *source) checkProjected(x *exprs, scan bool) error {
 		}
 		return "[" + strings.Join(out, ", ") + "]"
 	}
-	if x.proj != nil {
+	if x.proj != nil && !s.ix.local {
 		var names []string
 		for _, p := range x.proj.Paths {
 			names = append(names, x.env.TopName(p))

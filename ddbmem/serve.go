@@ -28,7 +28,9 @@ import (
 // requests) it hands the connection, that request included, to a
 // net/http server running [DB.Handler], which serves the connection from
 // then on. Both answer with the same headers (Content-Type,
-// X-Amz-Crc32, X-Amzn-Requestid, Content-Length, Date).
+// X-Amz-Crc32, X-Amzn-Requestid, Content-Length, Date), except the 413
+// to a body over 16 MB, which is DynamoDB's: an empty chunked body with
+// only X-Amzn-Requestid and Date.
 type Server struct {
 	db  *DB
 	url string

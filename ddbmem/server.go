@@ -161,6 +161,9 @@ func (db *DB) respond(ctx context.Context, rq *request, buf []byte) (int, string
 	}
 	opName, ok := strings.CutPrefix(rq.target, targetPrefix)
 	fn := operations[opName]
+	if !ok {
+		fn, ok = streamsOperation(rq.target) // DynamoDB Streams: stream_serve.go
+	}
 	if !ok || fn == nil {
 		if len(body) > 0 && !validJSON(body) {
 			return appendError(buf, ct, errSyntax)

@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,7 +32,20 @@ const sigV4 = "AWS4-HMAC-SHA256 Credential=x/20260101/us-east-1/dynamodb/aws4_re
 // type and returns the status, headers and body.
 func rawCall(t *testing.T, url, method, target, ct, auth, body string) (int, http.Header, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	resp := do(t, newRequest(t, url, method, target, ct, auth, strings.NewReader(body)))
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// newRequest is a request with the given target, content type and
+// Authorization header (and then an X-Amz-Date).
+func newRequest(t *testing.T, url, method, target, ct, auth string, body io.Reader) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,16 +59,16 @@ func rawCall(t *testing.T, url, method, target, ct, auth, body string) (int, htt
 		req.Header.Set("Authorization", auth)
 		req.Header.Set("X-Amz-Date", "20260101T000000Z")
 	}
+	return req
+}
+
+func do(t *testing.T, req *http.Request) *http.Response {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, string(b)
+	return resp
 }
 
 // pkTable is the CreateTable input of table name, keyed by the string pk,
@@ -481,5 +496,37 @@ func TestServerZeroCounts(t *testing.T) {
 		if diff := cmp.Diff(map[string]any{"Count": 0.0, "ScannedCount": 0.0, "Items": []any{}}, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.target, diff)
 		}
+	}
+}
+
+// TestServerTooLarge: the 413 to a body over 16 MB, sized or chunked, is
+// DynamoDB's: an empty chunked body whose only headers are
+// X-Amzn-Requestid and Date (see the package doc, "HTTP endpoint").
+func TestServerTooLarge(t *testing.T) {
+	srv := serve(t)
+	big := `{"TableName":"` + strings.Repeat("a", 16<<20) + `"}`
+	for _, c := range []struct {
+		name string
+		body io.Reader
+	}{
+		{"sized", strings.NewReader(big)},
+		{"chunked", io.MultiReader(strings.NewReader(big))}, // no length: sent chunked
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp := do(t, newRequest(t, srv.URL(), "POST", "DynamoDB_20120810.ListTables", "application/x-amz-json-1.0", sigV4, c.body))
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			var names []string
+			for k := range resp.Header {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			if resp.StatusCode != 413 || len(body) != 0 || !slices.Equal(resp.TransferEncoding, []string{"chunked"}) {
+				t.Errorf("got %d, body of %d bytes, Transfer-Encoding %v; want 413, empty, chunked", resp.StatusCode, len(body), resp.TransferEncoding)
+			}
+			if diff := cmp.Diff([]string{"Date", "X-Amzn-Requestid"}, names); diff != "" {
+				t.Errorf("headers (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -47,6 +47,14 @@ type table struct {
 	count   int
 	bytes   int64
 	ttlAttr string
+
+	// DynamoDB Streams (stream.go): the enabled stream (nil if none),
+	// the latest stream's ARN and label, the view type CreateTable asked
+	// for, and whether the TTL sweep is deleting.
+	stream                 *stream
+	streamArn, streamLabel string
+	streamView             types.StreamViewType
+	ttlDeleting            bool
 }
 
 var tableNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
@@ -75,6 +83,9 @@ func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, op
 		return nil, &types.ResourceInUseException{Message: aws.String("Cannot create preexisting table")}
 	}
 	db.tables[t.name] = t
+	if t.streamView != "" {
+		db.enableStream(t, t.streamView) // streams: stream.go
+	}
 	db.mu.Unlock()
 	d := t.describe()
 	d.TableStatus = types.TableStatusActive
@@ -229,6 +240,9 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 	if len(used) != len(defs) {
 		return nil, validationf("One or more parameter values were invalid: Some AttributeDefinitions are not used. AttributeDefinitions: [%s], keys used: [%s]", defNames(in.AttributeDefinitions), strings.Join(sortedKeys(used), ", "))
 	}
+	if t.streamView, err = parseStreamSpec(in.StreamSpecification); err != nil { // streams: stream.go
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -311,6 +325,7 @@ func (t *table) describe() *types.TableDescription {
 			ProvisionedThroughput: &types.ProvisionedThroughputDescription{ReadCapacityUnits: aws.Int64(0), WriteCapacityUnits: aws.Int64(0), NumberOfDecreasesToday: aws.Int64(0)},
 		})
 	}
+	t.describeStream(d) // streams: stream_table.go
 	return d
 }
 
@@ -350,6 +365,9 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, op
 	}
 	delete(db.tables, t.name)
 	db.mu.Unlock()
+	t.mu.Lock()
+	t.disableStream() // streams: its records stay readable (stream.go)
+	t.mu.Unlock()
 	d := t.describe()
 	d.TableStatus = types.TableStatusDeleting
 	return &dynamodb.DeleteTableOutput{TableDescription: d}, nil
@@ -457,6 +475,9 @@ func (t *table) indexKey(ix *index, it item) (string, string, bool) {
 // write replaces the item at its key (old may be nil) with it (nil
 // deletes), maintaining indexes and counters. The caller holds t.mu.
 func (t *table) write(pk, sk string, old, it item) {
+	if t.stream != nil {
+		t.streamHook(pk, old, it) // streams: stream.go
+	}
 	if old != nil {
 		for _, ix := range t.indexes {
 			if ipk, isk, ok := t.indexKey(ix, old); ok {
@@ -488,6 +509,9 @@ func describeType(v types.AttributeValue) string { return ddbexpr.TypeName(v) }
 
 // checkKeyValue validates one key attribute value of an item.
 func checkKeyValue(k keyAttr, v types.AttributeValue) error {
+	if !scalarKeyType(v) {
+		return errKeyValueType
+	}
 	if string(k.typ) != describeType(v) {
 		// DynamoDB says "Type mismatch for key pk expected: S actual: N";
 		// DynamoDB Local (the conformance oracle) leaves the details out.
@@ -525,11 +549,8 @@ func (t *table) checkItemKeys(it item, update bool) error {
 			return err
 		}
 	}
-	if len(keyEnc(it[t.pk.name])) > 2048 {
-		return validation("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
-	}
-	if t.sk.name != "" && len(keyEnc(it[t.sk.name])) > 1024 {
-		return validation("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+	if err := t.checkKeySize(it); err != nil {
+		return err
 	}
 	for _, ix := range t.indexes {
 		for _, k := range []keyAttr{ix.pk, ix.sk} {
@@ -563,10 +584,56 @@ func (t *table) checkItemKeys(it item, update bool) error {
 	return nil
 }
 
+// checkKeySize checks the sizes of the table key attributes of it (an
+// item or a Key): partition keys up to 2048 bytes, sort keys up to 1024,
+// with DynamoDB's messages (DynamoDB Local words them otherwise).
+func (t *table) checkKeySize(it item) error {
+	if keyBytes(it[t.pk.name]) > 2048 {
+		return validation("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
+	}
+	if t.sk.name != "" && keyBytes(it[t.sk.name]) > 1024 {
+		return validation("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+	}
+	return nil
+}
+
+// keyBytes is the size of a key value: the bytes of a string or binary;
+// a number (at most 38 digits) is always small enough.
+func keyBytes(v types.AttributeValue) int {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(x.Value)
+	case *types.AttributeValueMemberB:
+		return len(x.Value)
+	}
+	return 0
+}
+
 // errKeyType is the error of a Key attribute of the wrong type. DynamoDB
 // says "The provided key element does not match the schema"; DynamoDB
 // Local (the conformance oracle) says this.
 var errKeyType = validation(keyTypeMismatchMsg)
+
+// errKeyValueType is the error of a key attribute whose value is not of
+// a type a key can have (S, N or B): a set, list, map, BOOL or NULL.
+// DynamoDB Local checks it before the key schema, and so before a
+// transaction runs (see txnCases); DynamoDB's texts are "The provided
+// key element does not match the schema" and "Type mismatch for key pk
+// expected: S actual: SS", neither of which Local uses.
+var errKeyValueType = validation("Invalid attribute value type")
+
+// scalarKeyType reports whether v is of a type a key attribute can have.
+func scalarKeyType(v types.AttributeValue) bool {
+	switch v.(type) {
+	case *types.AttributeValueMemberS, *types.AttributeValueMemberN, *types.AttributeValueMemberB:
+		return true
+	}
+	return false
+}
+
+// errKeyCount is the message of a Key with too many or too few
+// attributes.
+const errKeyCount = "The number of conditions on the keys is invalid"
 
 // parseKey validates a Key parameter and returns its encoded parts.
 func (t *table) parseKey(key item) (string, string, error) {
@@ -575,7 +642,7 @@ func (t *table) parseKey(key item) (string, string, error) {
 		n = 2
 	}
 	if len(key) != n {
-		return "", "", validation("The number of conditions on the keys is invalid")
+		return "", "", validation(errKeyCount)
 	}
 	for _, k := range []keyAttr{t.pk, t.sk} {
 		if k.name == "" {
@@ -587,6 +654,9 @@ func (t *table) parseKey(key item) (string, string, error) {
 		}
 		if isNil(v) {
 			return "", "", validation(errEmptyValue)
+		}
+		if !scalarKeyType(v) {
+			return "", "", errKeyValueType
 		}
 		if string(k.typ) != describeType(v) {
 			return "", "", errKeyType
@@ -605,6 +675,9 @@ func (t *table) parseKey(key item) (string, string, error) {
 				return "", "", validation(err.Error())
 			}
 		}
+	}
+	if err := t.checkKeySize(key); err != nil {
+		return "", "", err
 	}
 	pk, sk := t.tableKey(key)
 	return pk, sk, nil

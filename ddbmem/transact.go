@@ -58,19 +58,20 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	acts := make([]*txAction, len(in.TransactItems))
 	var ts []*table
 	seen := map[string]bool{}
-	// A key of the wrong type cancels the transaction with a
-	// ValidationError reason for that action, as DynamoDB Local does.
+	// A key of the wrong type, or an update of a key attribute, cancels
+	// the transaction with a ValidationError reason for that action, as
+	// DynamoDB Local does (see txnCases).
 	var keyReasons []types.CancellationReason
 	for i, ti := range in.TransactItems {
 		a, err := db.prepareTx(ti)
-		if err != nil && isKeyTypeMismatch(err) {
+		if err != nil && (isKeyTypeMismatch(err) || isKeyUpdate(err)) {
 			if keyReasons == nil {
 				keyReasons = make([]types.CancellationReason, len(in.TransactItems))
 				for j := range keyReasons {
 					keyReasons[j] = types.CancellationReason{Code: aws.String("None")}
 				}
 			}
-			keyReasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(keyTypeMismatchMsg)}
+			keyReasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(apiMessage(err))}
 			continue
 		}
 		if err != nil {
@@ -210,6 +211,13 @@ const keyTypeMismatchMsg = "One or more parameter values were invalid: Type mism
 
 func isKeyTypeMismatch(err error) bool {
 	return err == errKeyType || apiMessage(err) == keyTypeMismatchMsg
+}
+
+// isKeyUpdate reports whether err is an update expression's write to a
+// key attribute (see prepareUpdate).
+func isKeyUpdate(err error) bool {
+	m := apiMessage(err)
+	return strings.HasPrefix(m, "One or more parameter values were invalid: Cannot update attribute ") && strings.HasSuffix(m, ". This attribute is part of the key")
 }
 
 // keyAction prepares the part of a ConditionCheck (needsCond) or Delete
@@ -457,9 +465,12 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 		}
 		pk, sk, err := t.parseKey(g.Key)
 		if err != nil {
-			if isKeyTypeMismatch(err) {
-				// As DynamoDB Local does.
-				return nil, &types.TransactionCanceledException{Message: aws.String(keyTypeMismatchMsg)}
+			if isKeyTypeMismatch(err) || apiMessage(err) == errKeyCount {
+				// As DynamoDB Local does: a key that does not fit the
+				// table's schema cancels the transaction (without
+				// reasons); a key value of a type no key can have is a
+				// ValidationException (see txnCases).
+				return nil, &types.TransactionCanceledException{Message: aws.String(apiMessage(err))}
 			}
 			return nil, err
 		}

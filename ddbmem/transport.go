@@ -15,8 +15,8 @@ import (
 	"time"
 )
 
-// transport is the HTTP client [NewEndpointClient] gives the SDK for a
-// loopback endpoint: HTTP/1.1 over keep-alive connections, each request
+// transport is the HTTP client [NewEndpointClient] gives the SDK for an
+// http:// endpoint: HTTP/1.1 over keep-alive connections, each request
 // written in one write and its response read by the calling goroutine.
 // net/http's transport hands every round trip to a writer and a reader
 // goroutine per connection, which costs more than the round trip itself
@@ -32,8 +32,9 @@ import (
 // server closed it while idle) is sent once more on a new connection, as
 // net/http does for a connection closed while idle. The context's
 // deadline and cancellation apply to the connection while the request
-// and its response are in flight. Proxies are never used, as net/http
-// never uses one for a loopback host. Safe for concurrent use.
+// and its response are in flight. Proxies are never used (net/http
+// uses none for a loopback host; a client that needs one passes an
+// HTTPClient of its own). Safe for concurrent use.
 type transport struct {
 	dialer net.Dialer
 

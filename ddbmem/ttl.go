@@ -39,11 +39,13 @@ func (db *DB) SweepExpired(now time.Time) int {
 					}
 				}
 			}
+			t.ttlDeleting = true // streams: marks the records (stream.go)
 			for _, it := range doomed {
 				pk, sk := t.tableKey(it)
 				t.write(pk, sk, it, nil)
 				n++
 			}
+			t.ttlDeleting = false
 		}
 		t.mu.Unlock()
 	}

@@ -2,6 +2,7 @@ package ddbmem
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"sync"
@@ -170,7 +171,10 @@ func isNil(v types.AttributeValue) bool {
 	case *types.AttributeValueMemberN:
 		return x == nil
 	case *types.AttributeValueMemberB:
-		return x == nil
+		// A nil Value is sent as no value at all ({"B": null}): DynamoDB
+		// answers that the attribute value is empty. An empty non-nil
+		// slice is the empty binary.
+		return x == nil || x.Value == nil
 	case *types.AttributeValueMemberBOOL:
 		return x == nil
 	case *types.AttributeValueMemberNULL:
@@ -285,7 +289,9 @@ func importValueCopy(v types.AttributeValue, cp bool) (types.AttributeValue, err
 		seen := make(map[string]bool, len(x.Value))
 		for i, b := range x.Value {
 			if seen[string(b)] {
-				return nil, validation("Input collection contains duplicates")
+				// DynamoDB's text (dynalite's suite records it; DynamoDB
+				// Local leaves the elements out).
+				return nil, validationf("One or more parameter values were invalid: Input collection %sof type BS contains duplicates.", base64List(x.Value))
 			}
 			seen[string(b)] = true
 			out[i] = bytes.Clone(b)
@@ -630,4 +636,18 @@ func unusedKeys[V any](m map[string]V, used []*ddbexpr.Expr, list func(*ddbexpr.
 		}
 	}
 	return unused
+}
+
+// base64List renders binary values as DynamoDB's messages do: [Yg==, Yw==].
+func base64List(l [][]byte) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, v := range l {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(base64.StdEncoding.EncodeToString(v))
+	}
+	b.WriteByte(']')
+	return b.String()
 }

@@ -173,13 +173,20 @@ type WriteOp struct {
 }
 
 // PutOp prepares the put of v for [Table.BatchWrite]. It stamps Type and
-// the timestamps like Put. A versioned entity cannot be batch-written
-// (BatchWriteItem takes no condition): the batch then fails with a
-// [*ValidationError] before sending.
+// the timestamps like Put. A versioned entity, and an entity with unique
+// fields, cannot be batch-written (BatchWriteItem takes no condition):
+// the batch then fails with a [*ValidationError] before sending, as it
+// does for [IfVersion] on an unversioned entity.
 func (s *Store[T, PT]) PutOp(v *T, optFns ...func(*CallOptions)) WriteOp {
 	o := callOpts(optFns)
 	if s.schema.VersionAttr != "" {
 		return WriteOp{err: &ValidationError{Op: "BatchWrite", Type: s.schema.Type, Field: s.schema.VersionAttr, Err: errors.New("a versioned entity cannot be written in a batch (no conditions); use a transaction")}}
+	}
+	if len(s.schema.Unique) > 0 {
+		return WriteOp{err: s.batchUniqueRefused()}
+	}
+	if o.Version != 0 {
+		return WriteOp{err: s.unversioned("BatchWrite")}
 	}
 	item, key, err := s.encode("BatchWrite", v, &o, false)
 	if err != nil {
@@ -188,13 +195,18 @@ func (s *Store[T, PT]) PutOp(v *T, optFns ...func(*CallOptions)) WriteOp {
 	return WriteOp{key: key, req: types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}}
 }
 
-// DeleteOp prepares the delete of key for [Table.BatchWrite].
+// DeleteOp prepares the delete of key for [Table.BatchWrite]. A
+// versioned entity, or one with unique fields, fails the batch with a
+// [*ValidationError].
 func (s *Store[T, PT]) DeleteOp(key Key) WriteOp {
 	if err := s.checkKey("BatchWrite", key); err != nil {
 		return WriteOp{err: err}
 	}
 	if s.schema.VersionAttr != "" {
 		return WriteOp{err: &ValidationError{Op: "BatchWrite", Type: s.schema.Type, Field: s.schema.VersionAttr, Err: errors.New("a versioned entity cannot be deleted in a batch (no conditions); use a transaction")}}
+	}
+	if len(s.schema.Unique) > 0 {
+		return WriteOp{err: s.batchUniqueRefused()}
 	}
 	return WriteOp{key: key, req: types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: s.t.KeyMap(key)}}}
 }
@@ -277,4 +289,11 @@ func (t *Table) BatchWrite(ctx context.Context, ops ...WriteOp) error {
 		return &BatchError{Op: "BatchWrite", Unprocessed: keys, Err: err}
 	}
 	return nil
+}
+
+// batchUniqueRefused is the error of a batch write of an entity with
+// unique attributes: BatchWriteItem takes no condition, so it could
+// neither refuse a taken value nor move guards atomically.
+func (s *Store[T, PT]) batchUniqueRefused() error {
+	return &ValidationError{Op: "BatchWrite", Type: s.schema.Type, Field: "unique", Err: fmt.Errorf("%s has unique attributes, which a batch cannot guard (no conditions); write each item with Create, Put or Delete, or create them in a transaction (TxCreate)", s.schema.Type)}
 }

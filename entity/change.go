@@ -2,6 +2,7 @@ package entity
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -70,9 +71,21 @@ func Add[T any, V Number](f Field[T, V], delta V) Change[T] {
 	return c
 }
 
-// Remove deletes the attribute of field f.
+// Remove deletes the attribute of field f. A field whose rules refuse
+// its zero value (nonempty, a required enum, prefix=, a min above zero),
+// which is what a removed attribute reads back as, cannot be removed: the
+// update then fails with a [*ValidationError] wrapping the rule's
+// [*ConstraintError], before any request, as removing an index key's
+// source does.
 func Remove[T, V any](f Field[T, V]) Change[T] {
-	return Change[T]{kind: changeRemove, name: f.Name}
+	c := Change[T]{kind: changeRemove, name: f.Name}
+	if f.Check != nil {
+		var zero V
+		if err := f.Check(zero); err != nil {
+			c.err = fmt.Errorf("cannot remove %s, which its rule requires (set a valid value instead): %w", f.Name, err)
+		}
+	}
+	return c
 }
 
 func checkAndEncode[T, V any](f Field[T, V], v V) (any, error) {

@@ -11,7 +11,10 @@ import (
 // Delete deletes the item with the given key. For a versioned entity
 // [IfVersion] is required, and a mismatch is [ErrVersionConflict]; a
 // missing item then matches [ErrNotFound]. Without a version or condition,
-// deleting a missing item succeeds.
+// deleting a missing item succeeds. For an entity with unique fields it
+// reads the item (strongly consistent) and deletes it with its guards in
+// one TransactWriteItems, on the condition that its unique values are
+// still as read.
 func (s *Store[T, PT]) Delete(ctx context.Context, key Key, optFns ...func(*CallOptions)) error {
 	o := callOpts(optFns)
 	in, err := s.deleteInput(key, &o)
@@ -21,6 +24,9 @@ func (s *Store[T, PT]) Delete(ctx context.Context, key Key, optFns ...func(*Call
 	if o.DryRun != nil {
 		*o.DryRun = Request{Op: "DeleteItem", Input: in}
 		return nil
+	}
+	if len(s.schema.Unique) > 0 {
+		return s.deleteUnique(ctx, key, in, &o)
 	}
 	if _, err := send(ctx, s.t, s.t.tracer(&o), "DeleteItem", "", in, s.t.client.DeleteItem); err != nil {
 		return s.fail("Delete", key, &o, false, err)
@@ -41,6 +47,9 @@ func (s *Store[T, PT]) deleteInput(key Key, o *CallOptions) (*dynamodb.DeleteIte
 	}
 	if s.schema.VersionAttr != "" && o.Version <= 0 {
 		return nil, &ValidationError{Op: "Delete", Type: s.schema.Type, Field: s.schema.VersionAttr, Err: errors.New("versioned entity: IfVersion is required")}
+	}
+	if o.Version != 0 && s.schema.VersionAttr == "" {
+		return nil, s.unversioned("Delete")
 	}
 	e := anyItem
 	if o.Version > 0 {

@@ -32,8 +32,25 @@
 //     [*ValidationError] (nothing written) when a source is missing, and
 //     removes a sparse index's keys when their source is removed or
 //     emptied; primary key attributes and their sources are never set;
+//   - unique fields (keygen tag option unique, or unique=Field for unique
+//     within another field's values) never drift: one guard item per value
+//     ([UniqueAttr]) is written in the same transaction as the item; Create
+//     costs one TransactWriteItems and no read, an Update that changes a
+//     unique field or its scope reads the item and swaps the guards in one
+//     transaction, Put of an item that may exist and Delete read the item
+//     first; a write that touches no unique field costs what it costs
+//     without them; a taken value is a [*UniqueError] ([ErrUniqueViolation])
+//     naming the field, the value and the holder's key; [GetUnique] reads
+//     the item holding a value; batches refuse such entities, and in a
+//     transaction only TxCreate (which writes the guards) and TxUpdate of
+//     other fields are accepted;
+//   - rules hold on every write: [Remove] of a field whose rules refuse
+//     its zero value is refused before sending, and [IfVersion] given to
+//     an entity without a version field is a [*ValidationError] on every
+//     path (the caller's concurrency guard is never ignored);
 //   - items over 400 KB ([ItemSize], computed like DynamoDB) are refused
-//     before sending with [ErrItemTooLarge];
+//     before sending with [ErrItemTooLarge], and an update or a transaction
+//     that DynamoDB refuses for growing an item past it matches it too;
 //   - the request builders ([Store.GetInput], [Store.CreateInput],
 //     [Store.PutInput], [Store.UpdateInput], [Store.DeleteInput]) build the
 //     exact request without a context and without sending it; [DryRun]

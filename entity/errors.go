@@ -74,10 +74,13 @@ func (e *ValidationError) Unwrap() []error { return []error{ErrValidation, e.Err
 type ItemTooLargeError struct {
 	Type string
 	Key  Key
-	Size int // bytes, computed as DynamoDB does
+	Size int // bytes, computed as DynamoDB does; 0 when DynamoDB refused the item (an update or a transaction that grows it)
 }
 
 func (e *ItemTooLargeError) Error() string {
+	if e.Size == 0 {
+		return "entity: item too large: " + e.Type + " " + e.Key.PK + "/" + e.Key.SK + " would exceed " + itoa(MaxItemSize) + " bytes: store large values elsewhere (S3) and keep a reference"
+	}
 	return "entity: item too large: " + e.Type + " " + e.Key.PK + "/" + e.Key.SK + " is " + itoa(e.Size) + " bytes (limit " + itoa(MaxItemSize) + ")"
 }
 
@@ -127,6 +130,10 @@ type VersionConflictError struct {
 }
 
 func (e *VersionConflictError) Error() string {
+	if e.Expected == 0 && e.Op == "Put" {
+		return "entity: Put " + e.Type + " " + e.Key.PK + "/" + e.Key.SK + ": version conflict: the item exists at version " + itoa64(e.Actual) +
+			"; to replace it, pass IfVersion(" + itoa64(e.Actual) + ") (the version you read), or change it with Update"
+	}
 	return "entity: " + e.Op + " " + e.Type + " " + e.Key.PK + "/" + e.Key.SK + ": version conflict: expected " + itoa64(e.Expected) + ", found " + itoa64(e.Actual)
 }
 
@@ -160,3 +167,10 @@ func (e *SchemaError) Error() string {
 
 // Unwrap returns [ErrSchemaMismatch] and the cause.
 func (e *SchemaError) Unwrap() []error { return []error{ErrSchemaMismatch, e.Err} }
+
+// unversioned is the error of IfVersion given to a write of an entity
+// without a version field: the caller's concurrency guard would be
+// ignored.
+func (s *Store[T, PT]) unversioned(op string) error {
+	return &ValidationError{Op: op, Type: s.schema.Type, Field: "IfVersion", Err: fmt.Errorf("%s has no version field, so IfVersion cannot be checked: remove IfVersion, guard the write with If(condition), or declare a version field (keygen tag option version)", s.schema.Type)}
+}

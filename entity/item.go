@@ -64,6 +64,9 @@ type Schema struct {
 	// ("2006-01-02T15:04:05Z", keygen's isosec). keygen emits the layout
 	// the codec decodes with, so stamps always round-trip.
 	TimeLayout string
+	// Unique lists the unique attributes (keygen tag option unique): the
+	// runtime keeps one guard item per value (see [UniqueAttr]).
+	Unique []UniqueAttr
 }
 
 // Item is implemented by the generated code for *T of each entity type.

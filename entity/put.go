@@ -17,8 +17,11 @@ import (
 // UpdatedAt and version 1, and refreshes v with what it wrote.
 // Bad input is a [*ValidationError] (a missing key or index-key source
 // also matches keys.ErrMissingField, a key over its limit
-// keys.ErrTooLarge); an item over 400 KB an [*ItemTooLargeError].
-// Nothing is written on error.
+// keys.ErrTooLarge); an item over 400 KB an [*ItemTooLargeError]; a
+// unique value another item holds a [*UniqueError]. Nothing is written
+// on error. An entity with unique fields is written with its guards in
+// one TransactWriteItems (no read); [DryRun] then captures the PutItem
+// of the item alone.
 func (s *Store[T, PT]) Create(ctx context.Context, v *T, optFns ...func(*CallOptions)) error {
 	return s.put(ctx, "Create", v, callOpts(optFns), true)
 }
@@ -29,7 +32,12 @@ func (s *Store[T, PT]) Create(ctx context.Context, v *T, optFns ...func(*CallOpt
 // gives the version v was read at (it becomes version+1); without it the
 // item must not exist yet. A failed check is [ErrVersionConflict] or
 // [ErrConditionFailed]. v is refreshed with what was written. Bad input
-// fails as in [Store.Create].
+// fails as in [Store.Create]. For an entity with unique fields, a Put
+// that may replace an item first reads it (strongly consistent) and then
+// writes the item and moves its guards in one TransactWriteItems, on the
+// condition that the values read are still there (a concurrent change
+// makes it read again); a Put that requires the item to be absent reads
+// nothing.
 func (s *Store[T, PT]) Put(ctx context.Context, v *T, optFns ...func(*CallOptions)) error {
 	return s.put(ctx, "Put", v, callOpts(optFns), false)
 }
@@ -59,7 +67,11 @@ func (s *Store[T, PT]) put(ctx context.Context, op string, v *T, o CallOptions, 
 		*o.DryRun = Request{Op: "PutItem", Input: in}
 		return nil
 	}
-	if _, err := send(ctx, s.t, s.t.tracer(&o), "PutItem", "", in, s.t.client.PutItem); err != nil {
+	if len(s.schema.Unique) > 0 {
+		if err := s.putUnique(ctx, op, in, item, key, &o, create); err != nil {
+			return err
+		}
+	} else if _, err := send(ctx, s.t, s.t.tracer(&o), "PutItem", "", in, s.t.client.PutItem); err != nil {
 		return s.fail(op, key, &o, create, err)
 	}
 	if s.schema.CreatedAttr != "" || s.schema.UpdatedAttr != "" || s.schema.VersionAttr != "" {
@@ -74,6 +86,9 @@ func (s *Store[T, PT]) put(ctx context.Context, op string, v *T, o CallOptions, 
 func (s *Store[T, PT]) putInput(op string, v *T, o *CallOptions, create bool) (*dynamodb.PutItemInput, map[string]types.AttributeValue, Key, error) {
 	if create && o.Version != 0 {
 		return nil, nil, Key{}, &ValidationError{Op: op, Type: s.schema.Type, Field: "Version", Err: errors.New("Create takes no expected version")}
+	}
+	if o.Version != 0 && s.schema.VersionAttr == "" {
+		return nil, nil, Key{}, s.unversioned(op)
 	}
 	item, key, err := s.encode(op, v, o, create)
 	if err != nil {

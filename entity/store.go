@@ -102,7 +102,9 @@ func CheckSchema(t *Table, sc *Schema) error {
 		}
 		ix, ok := t.Index(k.Index)
 		if !ok {
-			return fail("the table declares no index %q", k.Index)
+			return fail("the table declares no index %q: declare the indexes of the entity's package when making the table, "+
+				"entity.NewTable(client, name, func(o *entity.Options) { o.GSIs = append(o.GSIs, yourpkg.GSIs...) }) "+
+				"(keygen generates GSIs and LSIs next to the entity), or add %s", k.Index, indexLiteral(sc, k.Index))
 		}
 		want := ix.PK
 		if k.Role == "sk" {
@@ -172,4 +174,28 @@ func (s *Store[T, PT]) Decode(item map[string]types.AttributeValue) (T, error) {
 	var v T
 	err := s.decode(item, &v)
 	return v, err
+}
+
+// indexLiteral is the entity.Index literal of the named index of sc, as
+// its key attributes give it.
+func indexLiteral(sc *Schema, name string) string {
+	pk, sk := "", ""
+	for _, k := range sc.Keys {
+		if k.Index != name {
+			continue
+		}
+		if k.Role == "pk" {
+			pk = k.Attr
+		} else {
+			sk = k.Attr
+		}
+	}
+	lit := fmt.Sprintf("entity.Index{Name: %q", name)
+	if pk != "" {
+		lit += fmt.Sprintf(", PK: %q", pk)
+	}
+	if sk != "" {
+		lit += fmt.Sprintf(", SK: %q", sk)
+	}
+	return lit + "} to Options.GSIs (Options.LSIs for a local index)"
 }

@@ -33,6 +33,10 @@ type TxOp struct {
 	decode  func(map[string]types.AttributeValue) (any, error)
 	after   func() error
 	err     error
+	// guards are the guard writes of a unique value (TxCreate), sent
+	// after item; slots describe them.
+	guards []types.TransactWriteItem
+	slots  []guardSlot
 }
 
 func (s *Store[T, PT]) txOp(op string, key Key, o *CallOptions) TxOp {
@@ -44,12 +48,18 @@ func (s *Store[T, PT]) txOp(op string, key Key, o *CallOptions) TxOp {
 		}}
 }
 
-// TxCreate is the transactional [Store.Create] of v.
+// TxCreate is the transactional [Store.Create] of v. The guards of its
+// unique values are written in the same transaction (they count toward
+// the 100 actions); a taken value cancels it with a [*TxCanceledError]
+// whose failure's Err is a [*UniqueError].
 func (s *Store[T, PT]) TxCreate(v *T, optFns ...func(*CallOptions)) TxOp {
 	return s.txPut("Create", v, optFns, true)
 }
 
-// TxPut is the transactional [Store.Put] of v.
+// TxPut is the transactional [Store.Put] of v. For an entity with unique
+// fields it is accepted only when the item must be absent (a versioned
+// entity without [IfVersion]); otherwise it carries a [*ValidationError]
+// (moving the guards needs a read: use Store.Put).
 func (s *Store[T, PT]) TxPut(v *T, optFns ...func(*CallOptions)) TxOp {
 	return s.txPut("Put", v, optFns, false)
 }
@@ -69,13 +79,37 @@ func (s *Store[T, PT]) txPut(op string, v *T, optFns []func(*CallOptions), creat
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
 	x.after = func() error { return PT(v).UnmarshalItem(item) }
+	if len(s.schema.Unique) > 0 {
+		if !create && (s.schema.VersionAttr == "" || o.Version != 0) {
+			x.err = s.txUniqueRefused(op)
+			return x
+		}
+		guards, err := s.t.Guards(s.schema, item)
+		if err != nil {
+			x.err = err
+			return x
+		}
+		x.guards, x.slots = s.guardItems(key, nil, guards)
+	}
 	return x
 }
 
-// TxUpdate is the transactional [Store.Update] (without the returned item).
+// txUniqueRefused is the error of a transaction op that would have to
+// read the item to keep its unique guards right.
+func (s *Store[T, PT]) txUniqueRefused(op string) error {
+	return &ValidationError{Op: "Tx" + op, Type: s.schema.Type, Field: "unique", Err: fmt.Errorf("%s has unique attributes: a transactional %s would have to read the item to move their guards; use Store.%s (one read and one transaction), or TxCreate", s.schema.Type, op, op)}
+}
+
+// TxUpdate is the transactional [Store.Update] (without the returned
+// item). An update that touches a unique field carries a
+// [*ValidationError] (use Store.Update).
 func (s *Store[T, PT]) TxUpdate(key Key, changes Changes[T], optFns ...func(*CallOptions)) TxOp {
 	o := callOpts(optFns)
 	x := s.txOp("Update", key, &o)
+	if len(s.schema.Unique) > 0 && s.touchesUnique(changes) {
+		x.err = s.txUniqueRefused("Update")
+		return x
+	}
 	in, err := s.updateInput(key, changes, &o)
 	if err != nil {
 		x.err = err
@@ -90,10 +124,15 @@ func (s *Store[T, PT]) TxUpdate(key Key, changes Changes[T], optFns ...func(*Cal
 	return x
 }
 
-// TxDelete is the transactional [Store.Delete].
+// TxDelete is the transactional [Store.Delete]. For an entity with
+// unique fields it carries a [*ValidationError] (use Store.Delete).
 func (s *Store[T, PT]) TxDelete(key Key, optFns ...func(*CallOptions)) TxOp {
 	o := callOpts(optFns)
 	x := s.txOp("Delete", key, &o)
+	if len(s.schema.Unique) > 0 {
+		x.err = s.txUniqueRefused("Delete")
+		return x
+	}
 	in, err := s.deleteInput(key, &o)
 	if err != nil {
 		x.err = err
@@ -114,6 +153,10 @@ func (s *Store[T, PT]) TxCheck(key Key, cond expression.ConditionBuilder, optFns
 	x := s.txOp("ConditionCheck", key, &o)
 	if err := s.checkKey("ConditionCheck", key); err != nil {
 		x.err = err
+		return x
+	}
+	if o.Version != 0 && s.schema.VersionAttr == "" {
+		x.err = s.unversioned("ConditionCheck")
 		return x
 	}
 	c, err := s.writeCond("ConditionCheck", &o, anyItem)
@@ -170,10 +213,14 @@ func (x *Tx) Params() (*dynamodb.TransactWriteItemsInput, error) {
 	if len(x.ops) == 0 {
 		return nil, &ValidationError{Op: "Transact", Err: errors.New("no actions")}
 	}
-	if len(x.ops) > MaxTxItems {
-		return nil, &ValidationError{Op: "Transact", Err: fmt.Errorf("%d actions, the limit is %d", len(x.ops), MaxTxItems)}
+	n := len(x.ops)
+	for _, op := range x.ops {
+		n += len(op.guards)
 	}
-	in := &dynamodb.TransactWriteItemsInput{TransactItems: make([]types.TransactWriteItem, len(x.ops))}
+	if n > MaxTxItems {
+		return nil, &ValidationError{Op: "Transact", Err: fmt.Errorf("%d actions (unique guards included), the limit is %d", n, MaxTxItems)}
+	}
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: make([]types.TransactWriteItem, len(x.ops), n)}
 	seen := map[string]int{}
 	for i, op := range x.ops {
 		if op.err != nil {
@@ -188,6 +235,16 @@ func (x *Tx) Params() (*dynamodb.TransactWriteItemsInput, error) {
 		}
 		seen[id] = i
 		in.TransactItems[i] = op.item
+	}
+	for i, op := range x.ops {
+		for j, g := range op.guards {
+			id := tableOf(g) + "\x00" + op.slots[j].g.Key.PK + "\x00" + op.slots[j].g.Key.SK
+			if k, ok := seen[id]; ok {
+				return nil, &UniqueError{Op: "Transact", Type: op.typ, Attr: op.slots[j].g.Attr, Value: op.slots[j].g.Value, Scope: op.slots[j].g.Scope, Holder: x.ops[k].key}
+			}
+			seen[id] = i
+		}
+		in.TransactItems = append(in.TransactItems, op.guards...)
 	}
 	if x.token != "" {
 		in.ClientRequestToken = aws.String(x.token)
@@ -246,6 +303,8 @@ func (x *Tx) Exec(ctx context.Context) error {
 			fail = cerr
 		case throttled(err):
 			fail = fmt.Errorf("entity: transaction: %w", err)
+		case isTooLarge(err):
+			return fmt.Errorf("entity: transaction: %w: %w", ErrItemTooLarge, err)
 		default:
 			return fmt.Errorf("entity: transaction: %w", err)
 		}
@@ -285,7 +344,15 @@ func (e *TxCanceledError) Error() string {
 	var b strings.Builder
 	b.WriteString("entity: transaction canceled:")
 	for _, f := range e.Failures {
-		b.WriteString(" [" + strconv.Itoa(f.Index) + " " + f.Op + " " + f.Type + " " + f.Key.PK + "/" + f.Key.SK + ": " + f.Code + "]")
+		b.WriteString(" [" + strconv.Itoa(f.Index) + " " + f.Op + " " + f.Type + " " + f.Key.PK + "/" + f.Key.SK + ": " + f.Code)
+		var ue *UniqueError
+		switch {
+		case errors.As(f.Err, &ue):
+			b.WriteString(": " + ue.Error())
+		case f.Code == "ValidationError" && f.Message != "":
+			b.WriteString(": " + f.Message)
+		}
+		b.WriteString("]")
 	}
 	return b.String()
 }
@@ -318,7 +385,11 @@ func (x *Tx) canceled(tce *types.TransactionCanceledException) *TxCanceledError 
 	e := &TxCanceledError{Err: tce}
 	for i, r := range tce.CancellationReasons {
 		code := aws.ToString(r.Code)
-		if code == "" || code == "None" || i >= len(x.ops) {
+		if code == "" || code == "None" {
+			continue
+		}
+		if i >= len(x.ops) {
+			x.guardFailure(e, i, r)
 			continue
 		}
 		op := x.ops[i]
@@ -327,6 +398,9 @@ func (x *Tx) canceled(tce *types.TransactionCanceledException) *TxCanceledError 
 			if v, err := op.decode(r.Item); err == nil {
 				f.Old = v
 			}
+		}
+		if code == "ValidationError" && containsSize(f.Message) {
+			f.Err = &ItemTooLargeError{Type: op.typ, Key: op.key}
 		}
 		if code == "ConditionalCheckFailed" {
 			switch {
@@ -346,4 +420,25 @@ func (x *Tx) canceled(tce *types.TransactionCanceledException) *TxCanceledError 
 		e.Failures = append(e.Failures, f)
 	}
 	return e
+}
+
+// guardFailure records the failure of the guard write at position i of
+// the request (the guards follow the actions, op by op).
+func (x *Tx) guardFailure(e *TxCanceledError, i int, r types.CancellationReason) {
+	j := i - len(x.ops)
+	for _, op := range x.ops {
+		if j >= len(op.slots) {
+			j -= len(op.slots)
+			continue
+		}
+		sl := op.slots[j]
+		f := TxFailure{Index: i, Op: op.op, Type: op.typ, Key: op.key, Code: aws.ToString(r.Code), Message: aws.ToString(r.Message), Item: r.Item}
+		if f.Code == "ConditionalCheckFailed" {
+			ue := &UniqueError{Op: "Transact", Type: op.typ, Attr: sl.g.Attr, Value: sl.g.Value, Scope: sl.g.Scope}
+			ue.Holder, _ = x.t.GuardHolder(r.Item)
+			f.Err = ue
+		}
+		e.Failures = append(e.Failures, f)
+		return
+	}
 }

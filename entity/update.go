@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -29,6 +30,16 @@ import (
 // source of a sparse index key is removed or emptied, every key attribute
 // of that index is removed instead (a sparse index is whole or absent).
 // Primary key attributes and their sources cannot be changed.
+//
+// Unique fields: an update that touches no unique field (nor the scope of
+// one) is this single UpdateItem. One that does reads the item (strongly
+// consistent), then sends the update, the delete of each guard it frees
+// (on the condition that the guard is this item's) and the put of each
+// guard it takes (on the condition that it is free) in one
+// TransactWriteItems, on the condition that the item is still as read
+// (its version, or every attribute); the item returned is computed from
+// the one read and the update. A taken value is a [*UniqueError]; a
+// concurrent change makes it read again.
 func (s *Store[T, PT]) Update(ctx context.Context, key Key, changes Changes[T], optFns ...func(*CallOptions)) (T, error) {
 	var v T
 	o := callOpts(optFns)
@@ -40,6 +51,9 @@ func (s *Store[T, PT]) Update(ctx context.Context, key Key, changes Changes[T], 
 	if o.DryRun != nil {
 		*o.DryRun = Request{Op: "UpdateItem", Input: in}
 		return v, nil
+	}
+	if len(s.schema.Unique) > 0 && s.touchesUnique(changes) {
+		return s.updateUnique(ctx, key, in, &o)
 	}
 	out, err := send(ctx, s.t, s.t.tracer(&o), "UpdateItem", "", in, s.t.client.UpdateItem)
 	if err != nil {
@@ -69,6 +83,9 @@ func (s *Store[T, PT]) updateInput(key Key, changes Changes[T], o *CallOptions) 
 	}
 	if sc.VersionAttr != "" && o.Version <= 0 {
 		return nil, &ValidationError{Op: op, Type: sc.Type, Field: sc.VersionAttr, Err: errors.New("versioned entity: IfVersion is required")}
+	}
+	if o.Version != 0 && sc.VersionAttr == "" {
+		return nil, s.unversioned(op)
 	}
 	if len(changes) == 0 {
 		return nil, &ValidationError{Op: op, Type: sc.Type, Err: errors.New("no changes")}
@@ -186,7 +203,7 @@ func (s *Store[T, PT]) updateInput(key Key, changes Changes[T], o *CallOptions) 
 				}
 				kv, err := k.Build(vals)
 				if err != nil {
-					return nil, &ValidationError{Op: op, Type: sc.Type, Field: k.Attr, Err: fmt.Errorf("index %s key needs %v: %w", k.Index, k.Sources, err)}
+					return nil, &ValidationError{Op: op, Type: sc.Type, Field: k.Attr, Err: partialIndexKey(k, vals, touched, err)}
 				}
 				ub = ub.Set(expression.Name(k.Attr), expression.Value(str(kv)))
 			}
@@ -228,4 +245,24 @@ func missingSource(k KeyAttr, removed map[string]bool) error {
 		}
 	}
 	return &keys.Error{Template: k.Template, Err: keys.ErrMissingField}
+}
+
+// partialIndexKey is the error of an index key that an update cannot
+// rebuild because it changes some of its sources but not the others: it
+// names the sources to set in the same update.
+func partialIndexKey(k KeyAttr, vals map[string]types.AttributeValue, touched map[string]bool, err error) error {
+	var missing, changed []string
+	for _, src := range k.Sources {
+		switch {
+		case touched[src]:
+			changed = append(changed, src)
+		case vals[src] == nil:
+			missing = append(missing, src)
+		}
+	}
+	if len(missing) == 0 {
+		return fmt.Errorf("index %s key %s needs %v: %w", k.Index, k.Attr, k.Sources, err)
+	}
+	return fmt.Errorf("index %s key %s is built from %s; the update changes %s: set %s in the same update (with its current value if it does not change): %w",
+		k.Index, k.Attr, strings.Join(k.Sources, " and "), strings.Join(changed, " and "), strings.Join(missing, " and "), err)
 }

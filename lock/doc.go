@@ -47,6 +47,19 @@
 // input, before any I/O). A cancelled or expired ctx comes back as the ctx
 // error, never as ErrNotObtained. Check them with errors.Is.
 //
+// # A slow or failing server
+//
+// Obtain retries a transient backend error (a command timeout, a reset or
+// refused connection, a failover, throttling) within its deadline as it
+// retries a held key, paced by [Options.Retry]. The failed attempt may
+// have landed, so its token is deleted by compare-and-delete before the
+// next attempt (and before each later one until the backend confirms),
+// and the next attempt uses a new token. Errors that cannot heal (an
+// invalid key, a script error, a missing table) return at once. The
+// backend classifies its errors ([Classifier]; valkeylock and dynamolock
+// do), [Transient] otherwise. When the deadline passes after a transient
+// error, Obtain returns that error rather than ErrNotObtained.
+//
 // # Safety assumptions
 //
 // A lock gives mutual exclusion between holders that respect their validity

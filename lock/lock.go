@@ -167,10 +167,28 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 		deadline = time.Now().Add(2 * ttl)
 	}
 	req := &AcquireRequest{Key: key, Token: token, TTL: ttl}
-	var timer *time.Timer
+	var (
+		timer *time.Timer
+		// orphans are the tokens of attempts that failed transiently and
+		// may have landed, whose cleanup the backend has not confirmed.
+		orphans []string
+		lastErr error // the transient error of the last attempt, if any
+	)
+	// giveUp cleans up after a failed Obtain: the orphans (best effort)
+	// and a queueing backend's ticket.
+	giveUp := func(err error) (*Lock, error) {
+		for _, t := range orphans {
+			lk.abandon(ctx, o, key, t)
+		}
+		lk.leave(ctx, o, req)
+		return nil, err
+	}
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("lock: obtain %q: %w", key, err)
+			return giveUp(fmt.Errorf("lock: obtain %q: %w", key, err))
+		}
+		if len(orphans) > 0 {
+			orphans = lk.sweep(ctx, o, key, orphans)
 		}
 		// The strategy is asked before the attempt, so that the backend
 		// knows whether another one may follow.
@@ -179,9 +197,14 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 		req.LastAttempt = !more || !time.Now().Before(deadline)
 		start := time.Now()
 		lease, err := lk.b.Acquire(ctx, req)
-		if err == nil {
+		lastErr = nil
+		switch {
+		case err == nil:
 			until := validUntil(start, ttl)
 			if time.Now().Before(until) {
+				for _, t := range orphans {
+					lk.abandon(ctx, o, key, t)
+				}
 				return lk.newLock(ctx, o, key, token, ttl, lease, until), nil
 			}
 			// The reply came so late that the lock is no longer valid.
@@ -189,15 +212,27 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 			// abandoned one for good (dynamolock does).
 			lk.abandon(ctx, o, key, token)
 			if token, err = newToken(); err != nil {
-				return nil, fmt.Errorf("lock: token: %w", err)
+				return giveUp(fmt.Errorf("lock: token: %w", err))
 			}
 			req.Token = token
-		} else if !errors.Is(err, ErrNotObtained) {
-			if !errors.Is(err, ErrInvalidKey) {
-				lk.abandon(ctx, o, key, token)
-				lk.leave(ctx, o, req)
+		case errors.Is(err, ErrNotObtained):
+		case errors.Is(err, ErrInvalidKey):
+			return giveUp(fmt.Errorf("lock: obtain %q: %w", key, err))
+		case ctx.Err() != nil || !lk.transient(err):
+			lk.abandon(ctx, o, key, token)
+			return giveUp(fmt.Errorf("lock: obtain %q: %w", key, err))
+		default:
+			// A transient error: the attempt may have landed. Its token
+			// becomes an orphan that is deleted before the next attempt
+			// (and again before each one until the backend confirms), and
+			// the next attempt uses a new token, so that an attempt of
+			// ours that landed late is never mistaken for a holder.
+			lastErr = err
+			orphans = append(orphans, token)
+			if token, err = newToken(); err != nil {
+				return giveUp(fmt.Errorf("lock: token: %w", err))
 			}
-			return nil, fmt.Errorf("lock: obtain %q: %w", key, err)
+			req.Token = token
 		}
 		if more && req.RetryAfter > 0 {
 			wait = req.RetryAfter
@@ -205,8 +240,10 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 		// The last attempt is made at the deadline, not one wait before it.
 		left := time.Until(deadline)
 		if !more || left <= 0 {
-			lk.leave(ctx, o, req)
-			return nil, fmt.Errorf("%w: %q", ErrNotObtained, key)
+			if lastErr != nil {
+				return giveUp(fmt.Errorf("lock: obtain %q: %w", key, lastErr))
+			}
+			return giveUp(fmt.Errorf("%w: %q", ErrNotObtained, key))
 		}
 		wait = min(wait, left)
 		if timer == nil {
@@ -217,11 +254,31 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 		}
 		select {
 		case <-ctx.Done():
-			lk.leave(ctx, o, req)
-			return nil, fmt.Errorf("lock: obtain %q: %w", key, ctx.Err())
+			return giveUp(fmt.Errorf("lock: obtain %q: %w", key, ctx.Err()))
 		case <-timer.C:
 		}
 	}
+}
+
+// sweep deletes the orphans by token and returns those whose deletion the
+// backend did not confirm (nil or ErrNotHeld: the key is not theirs).
+func (lk *Locker) sweep(ctx context.Context, o Options, key string, orphans []string) []string {
+	left := orphans[:0]
+	for _, t := range orphans {
+		if err := lk.abandon(ctx, o, key, t); err != nil && !errors.Is(err, ErrNotHeld) {
+			left = append(left, t)
+		}
+	}
+	return left
+}
+
+// transient reports whether err, an Acquire error, may heal: the backend's
+// [Classifier] decides when it has one, [Transient] otherwise.
+func (lk *Locker) transient(err error) bool {
+	if c, ok := lk.b.(Classifier); ok {
+		return c.Transient(err)
+	}
+	return Transient(err)
 }
 
 // leave tells a queueing backend that req waits no more (best effort).
@@ -239,14 +296,17 @@ func (lk *Locker) leave(ctx context.Context, o Options, req *AcquireRequest) {
 	_ = lv.Leave(cctx, req)
 }
 
-func (lk *Locker) abandon(ctx context.Context, o Options, key, token string) {
+// abandon deletes key by token on a fresh context bounded by
+// CleanupTimeout. Callers that do not look at the error rely on the TTL to
+// bound a failed cleanup.
+func (lk *Locker) abandon(ctx context.Context, o Options, key, token string) error {
 	d := o.CleanupTimeout
 	if d <= 0 {
 		d = 2 * time.Second
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d)
 	defer cancel()
-	_ = lk.b.Abandon(cctx, key, token) // best effort: the TTL bounds a failure
+	return lk.b.Abandon(cctx, key, token)
 }
 
 // IsLocked reports whether some holder, in any process, holds key now.

@@ -165,12 +165,10 @@ func TestCounterInvariant(t *testing.T) {
 			key := uniqueKey("counter")
 			cs := bc.counter(key)
 			var (
-				inside, overlaps atomic.Int32
-				mu               sync.Mutex
-				fences           []int64
-				wg               sync.WaitGroup
-				errOnce          sync.Once
-				firstErr         error
+				hs       holders
+				wg       sync.WaitGroup
+				errOnce  sync.Once
+				firstErr error
 			)
 			fail := func(err error) { errOnce.Do(func() { firstErr = err }) }
 			opts := func(o *lock.Options) {
@@ -188,17 +186,7 @@ func TestCounterInvariant(t *testing.T) {
 							fail(err)
 							return
 						}
-						if inside.Add(1) != 1 {
-							overlaps.Add(1)
-						}
-						mu.Lock()
-						fences = append(fences, l.Fence())
-						mu.Unlock()
-						v, err := cs.get(ctx)
-						if err == nil {
-							err = cs.set(ctx, v+1)
-						}
-						inside.Add(-1)
+						err = hs.increment(ctx, l, cs)
 						if rerr := l.Release(ctx); err == nil {
 							err = rerr
 						}
@@ -213,25 +201,8 @@ func TestCounterInvariant(t *testing.T) {
 			if firstErr != nil {
 				t.Fatalf("worker: %v", firstErr)
 			}
-			got, err := cs.get(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
 			t.Logf("%d cycles in %v", goroutines*cycles, time.Since(start))
-			if got != goroutines*cycles {
-				t.Errorf("counter = %d, want %d", got, goroutines*cycles)
-			}
-			if n := overlaps.Load(); n != 0 {
-				t.Errorf("%d overlapping holders", n)
-			}
-			if len(fences) != goroutines*cycles {
-				t.Fatalf("%d fences recorded", len(fences))
-			}
-			for i := 1; i < len(fences); i++ {
-				if fences[i] <= fences[i-1] {
-					t.Fatalf("fence %d after %d (holder %d)", fences[i], fences[i-1], i)
-				}
-			}
+			hs.check(t, ctx, cs, goroutines*cycles)
 
 			// Negative control: the same read-modify-write without the lock,
 			// with a pause between read and write, loses updates.
@@ -259,7 +230,7 @@ func TestCounterInvariant(t *testing.T) {
 			if firstErr != nil {
 				t.Fatalf("control worker: %v", firstErr)
 			}
-			got, err = nc.get(ctx)
+			got, err := nc.get(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -50,6 +50,14 @@ java -version >/dev/null 2>&1 || { echo "java does not run" >&2; exit 1; }
 
 ddb_local_fetch
 
+# goaws v0.5.4, the SQS-compatible server of consumer/sqsqueue's tests and of
+# the flows on SQS; `go install` names its binary cmd.
+GOAWS=$(go env GOPATH)/bin/cmd
+if [ ! -x "$GOAWS" ] || ! "$GOAWS" -h 2>&1 | grep -q -- -config; then
+  log "installing goaws v0.5.4"
+  go install github.com/Admiral-Piett/goaws/app/cmd@v0.5.4
+fi
+
 # --- ports -----------------------------------------------------------------
 used_ports=" "
 # pick_port sets PORT to a loopback port that is free now, whose cluster bus
@@ -131,19 +139,43 @@ for i in $(seq 1 300); do
 done
 [ -n "$ok" ] || { echo "DynamoDB Local did not start" >&2; cat "$RUN/ddb.log" >&2; exit 1; }
 
+# goaws: a config file sets its port (it listens on all interfaces; tests
+# send to 127.0.0.1 whatever host its queue URLs name).
+pick_port; SQS_PORT=$PORT
+cat >"$RUN/goaws.yaml" <<EOF_GOAWS
+Local:
+  Host: localhost
+  Port: $SQS_PORT
+  Region: us-east-1
+  AccountId: "100010001000"
+  LogToFile: false
+  QueueAttributeDefaults:
+    VisibilityTimeout: 30
+    ReceiveMessageWaitTimeSeconds: 0
+EOF_GOAWS
+(cd "$RUN" && exec "$GOAWS" -config "$RUN/goaws.yaml" Local >"$RUN/goaws.log" 2>&1) &
+PIDS+=($!)
+ok=
+for i in $(seq 1 100); do
+  if curl -s -o /dev/null -m 2 "http://127.0.0.1:$SQS_PORT/" 2>/dev/null; then ok=1; break; fi
+  sleep 0.1
+done
+[ -n "$ok" ] || { echo "goaws did not start" >&2; cat "$RUN/goaws.log" >&2; exit 1; }
+
 export TABLEKIT_DYNAMODB_ENDPOINT="http://127.0.0.1:$DDB_PORT"
+export TABLEKIT_SQS_ENDPOINT="http://127.0.0.1:$SQS_PORT"
 export TABLEKIT_VALKEY_ADDR="127.0.0.1:$REDIS_PORT"
 export TABLEKIT_VALKEY_CLUSTER_ADDRS="127.0.0.1:${CPORTS[0]},127.0.0.1:${CPORTS[1]},127.0.0.1:${CPORTS[2]}"
 export TABLEKIT_REQUIRE_SERVERS=1
 # The lock suite's DynamoDB counter invariant at its full size (64 goroutines x 50 cycles).
 export TABLEKIT_LOCK_DYNAMO_COUNTER=${TABLEKIT_LOCK_DYNAMO_COUNTER:-64,50}
-log "DynamoDB Local $TABLEKIT_DYNAMODB_ENDPOINT; Redis $TABLEKIT_VALKEY_ADDR; cluster $TABLEKIT_VALKEY_CLUSTER_ADDRS"
+log "DynamoDB Local $TABLEKIT_DYNAMODB_ENDPOINT; goaws $TABLEKIT_SQS_ENDPOINT; Redis $TABLEKIT_VALKEY_ADDR; cluster $TABLEKIT_VALKEY_CLUSTER_ADDRS"
 
 # Development aid: TABLEKIT_SERVE_ONLY=envfile keeps the servers running and
 # writes their addresses to envfile instead of running the tests.
 if [ -n "${TABLEKIT_SERVE_ONLY:-}" ]; then
-  printf 'export TABLEKIT_DYNAMODB_ENDPOINT=%s\nexport TABLEKIT_VALKEY_ADDR=%s\nexport TABLEKIT_VALKEY_CLUSTER_ADDRS=%s\nexport TABLEKIT_REQUIRE_SERVERS=1\n' \
-    "$TABLEKIT_DYNAMODB_ENDPOINT" "$TABLEKIT_VALKEY_ADDR" "$TABLEKIT_VALKEY_CLUSTER_ADDRS" >"$TABLEKIT_SERVE_ONLY"
+  printf 'export TABLEKIT_DYNAMODB_ENDPOINT=%s\nexport TABLEKIT_VALKEY_ADDR=%s\nexport TABLEKIT_VALKEY_CLUSTER_ADDRS=%s\nexport TABLEKIT_REQUIRE_SERVERS=1\nexport TABLEKIT_SQS_ENDPOINT=%s\n' \
+    "$TABLEKIT_DYNAMODB_ENDPOINT" "$TABLEKIT_VALKEY_ADDR" "$TABLEKIT_VALKEY_CLUSTER_ADDRS" "$TABLEKIT_SQS_ENDPOINT" >"$TABLEKIT_SERVE_ONLY"
   log "serving; addresses in $TABLEKIT_SERVE_ONLY"
   wait
 fi

@@ -11,6 +11,11 @@
 //
 //	-host  address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)
 //	-port  TCP port (default 8000; 0 picks a free port)
+//	-stream-shards         open shards per DynamoDB stream (default 1)
+//	-stream-shard-records  records after which a shard rolls over (default 10000)
+//
+// The DynamoDB Streams API is served on the same port, as DynamoDB Local
+// serves it.
 package main
 
 import (
@@ -43,10 +48,15 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 	fs.SetOutput(out)
 	host := fs.String("host", "127.0.0.1", "address to listen on")
 	port := fs.Int("port", 8000, "TCP port (0 picks a free port)")
+	shards := fs.Int("stream-shards", 1, "open shards per DynamoDB stream")
+	shardRecords := fs.Int("stream-shard-records", 10_000, "records after which a stream shard rolls over")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	srv, err := ddbmem.Serve(ddbmem.New(), net.JoinHostPort(*host, strconv.Itoa(*port)))
+	db := ddbmem.New(func(o *ddbmem.Options) {
+		o.Stream.Shards, o.Stream.ShardRecords = *shards, *shardRecords
+	})
+	srv, err := ddbmem.Serve(db, net.JoinHostPort(*host, strconv.Itoa(*port)))
 	if err != nil {
 		return err
 	}

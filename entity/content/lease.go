@@ -79,7 +79,7 @@ func (s *Service) ClaimJob(ctx context.Context, jobID, owner string, lease time.
 	}
 	j, err := s.jobs.Update(ctx, key, claim, entity.If(expression.Name("status").Equal(expression.Value(string(StatusPending)))))
 	if err == nil {
-		return j, nil
+		return j, s.cacheJob(ctx, j)
 	}
 	old, ok, derr := s.oldJob(ctx, err)
 	if !ok {
@@ -101,14 +101,14 @@ func (s *Service) ClaimJob(ctx context.Context, jobID, owner string, lease time.
 		And(expression.Name("leaseUntil").LessThan(expression.Value(nowAV)))
 	j, err = s.jobs.Update(ctx, key, claim, entity.If(cond))
 	if err == nil {
-		return j, nil
+		return j, s.cacheJob(ctx, j)
 	}
 	if old, ok, _ := s.oldJob(ctx, err); ok {
 		if old.Status != StatusProcessing {
 			return old, &TransitionError{JobID: jobID, From: old.Status, To: StatusProcessing}
 		}
 		if old.LeaseOwner == owner { // an SDK retry of our own takeover
-			return old, nil
+			return old, s.cacheJob(ctx, old)
 		}
 		return old, leaseErr(ErrLeaseHeld, owner, old)
 	}
@@ -184,14 +184,17 @@ func (s *Service) ownerWrite(ctx context.Context, op, jobID, owner string, to St
 	}
 	j, err := s.jobs.Update(ctx, key, changes, entity.If(ownedBy(owner)))
 	if err == nil {
-		return j, j.Validate()
+		if err := j.Validate(); err != nil {
+			return j, err
+		}
+		return j, s.cacheJob(ctx, j)
 	}
 	old, ok, derr := s.oldJob(ctx, err)
 	if !ok {
 		return j, errors.Join(err, derr)
 	}
 	if to != StatusProcessing && old.Status == to && old.LeaseOwner == owner {
-		return old, nil // our own write, retried after a lost reply
+		return old, s.cacheJob(ctx, old) // our own write, retried after a lost reply
 	}
 	return old, leaseErr(ErrLeaseLost, owner, old)
 }

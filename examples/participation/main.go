@@ -12,7 +12,12 @@
 //
 // It runs on the embedded engine (package ddbmem) when
 // TABLEKIT_DYNAMODB_ENDPOINT is unset, else on that DynamoDB (Local)
-// endpoint, in a table of its own that it deletes at the end.
+// endpoint, in a table of its own that it deletes at the end. The queue is
+// an SQS queue of its own (package consumer/sqsqueue) on the endpoint in
+// TABLEKIT_SQS_ENDPOINT when it is set (goaws in the tests), else the
+// in-process MemQueue. With PARTICIPATION_TRACE=stdout every DynamoDB
+// request and every delivery is an OpenTelemetry span (package otelkit)
+// written to stdout, one JSON line each.
 //
 //	go run ./examples/participation
 package main
@@ -29,10 +34,17 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/tablekit/tablekit/consumer"
+	"github.com/tablekit/tablekit/consumer/sqsqueue"
 	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/participation"
+	"github.com/tablekit/tablekit/otelkit"
 	"github.com/tablekit/tablekit/query"
 	qp "github.com/tablekit/tablekit/query/participation"
 	"github.com/tablekit/tablekit/retry"
@@ -47,15 +59,98 @@ func newClient() (entity.Client, string) {
 	return ddbmem.New(), "the embedded engine (ddbmem)"
 }
 
-// newQueue is the in-process queue (package consumer's MemQueue, which
-// behaves like SQS): every third message is stored twice (at-least-once
+// exampleQueue is what the example needs of its queue.
+type exampleQueue interface {
+	consumer.Queue[participation.Message]
+	Send(ctx context.Context, m participation.Message) error
+	WaitEmpty(ctx context.Context) error
+	// counts returns the messages stored (duplicates included) and the
+	// deliveries.
+	counts() (sent, deliveries int64)
+}
+
+// newQueue is the queue: an SQS queue of its own on TABLEKIT_SQS_ENDPOINT
+// (deleted by the returned func), else the in-process MemQueue (which
+// behaves like SQS). Every third message is stored twice (at-least-once
 // delivery), and a message whose handler failed comes back after the
 // consumer's backoff.
-func newQueue() *consumer.MemQueue[participation.Message] {
+func newQueue(ctx context.Context) (exampleQueue, string, func(), error) {
 	var sent atomic.Int64
-	return consumer.NewMemQueue(func(o *consumer.MemQueueOptions[participation.Message]) {
-		o.Duplicate = func(participation.Message) bool { return sent.Add(1)%3 == 0 }
+	dup := func(participation.Message) bool { return sent.Add(1)%3 == 0 }
+	ep := os.Getenv("TABLEKIT_SQS_ENDPOINT")
+	if ep == "" {
+		return memQueue{consumer.NewMemQueue(func(o *consumer.MemQueueOptions[participation.Message]) { o.Duplicate = dup })},
+			"the in-process MemQueue", func() {}, nil
+	}
+	c := sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(ep),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
+		})})
+	name := fmt.Sprintf("participation-example-%d", time.Now().UnixNano())
+	out, err := c.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: &name, Attributes: map[string]string{"VisibilityTimeout": "5"}})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	q, err := sqsqueue.New[participation.Message](c, func(o *sqsqueue.Options[participation.Message]) {
+		o.QueueURL = aws.ToString(out.QueueUrl)
+		o.WaitTime = time.Second
+		o.NoVisibilityBatch = true // goaws lacks ChangeMessageVisibilityBatch
+		o.CountReceives = true     // goaws always reports ApproximateReceiveCount 1
 	})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	drop := func() { _, _ = c.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: out.QueueUrl}) }
+	return &sqsQueue{Queue: q, dup: dup}, "SQS at " + ep, drop, nil
+}
+
+type memQueue struct {
+	*consumer.MemQueue[participation.Message]
+}
+
+func (q memQueue) counts() (int64, int64) {
+	st := q.Stats()
+	return st.Sent, st.Deliveries
+}
+
+// sqsQueue sends every message for which dup says so twice, as a standard
+// SQS queue may deliver it twice.
+type sqsQueue struct {
+	*sqsqueue.Queue[participation.Message]
+	dup func(participation.Message) bool
+}
+
+func (q *sqsQueue) Send(ctx context.Context, m participation.Message) error {
+	if err := q.Queue.Send(ctx, m); err != nil {
+		return err
+	}
+	if q.dup(m) {
+		return q.Queue.Send(ctx, m)
+	}
+	return nil
+}
+
+func (q *sqsQueue) counts() (int64, int64) {
+	st := q.Stats()
+	return st.Sent, st.Received
+}
+
+// newTelemetry returns otelkit writing spans to stdout when
+// PARTICIPATION_TRACE=stdout, else nil, and the func that flushes it.
+func newTelemetry() (*otelkit.Telemetry, func()) {
+	if os.Getenv("PARTICIPATION_TRACE") != "stdout" {
+		return nil, func() {}
+	}
+	exp, err := stdouttrace.New(stdouttrace.WithWriter(os.Stdout), stdouttrace.WithoutTimestamps())
+	if err != nil {
+		log.Fatal(err)
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	tel, err := otelkit.New(func(o *otelkit.Options) { o.TracerProvider = tp })
+	if err != nil {
+		log.Fatal(err)
+	}
+	return tel, func() { _ = tp.Shutdown(context.Background()) }
 }
 
 const maxReceives = 20
@@ -68,7 +163,7 @@ type stats struct {
 // Service.Process on every delivery, retrying early deliveries with
 // backoff, and after maxReceives deliveries ending the request in
 // FAILED_FINAL (the seed's final failure) through the dead-letter hook.
-func newWorker(svc *participation.Service, q *consumer.MemQueue[participation.Message], st *stats) (*consumer.Consumer[participation.Message], error) {
+func newWorker(svc *participation.Service, q exampleQueue, st *stats, tel *otelkit.Telemetry) (*consumer.Consumer[participation.Message], error) {
 	return consumer.New(q, func(ctx context.Context, m consumer.Message[participation.Message]) error {
 		_, decided, err := svc.Process(ctx, m.Body)
 		switch {
@@ -83,6 +178,9 @@ func newWorker(svc *participation.Service, q *consumer.MemQueue[participation.Me
 	}, func(o *consumer.Options[participation.Message]) {
 		o.Concurrency = 4
 		o.MaxReceives = maxReceives
+		if tel != nil {
+			o.Tracer = tel.Consumer("participation")
+		}
 		o.Retry = retry.Exponential(2*time.Millisecond, 20*time.Millisecond)
 		o.DeadLetter = func(ctx context.Context, m consumer.Message[participation.Message], err error) error {
 			r, gerr := qp.Request(ctx, svc.Table(), m.Body.RequestID, entity.ConsistentRead)
@@ -104,14 +202,25 @@ func main() {
 	defer cancel()
 	client, where := newClient()
 	name := fmt.Sprintf("ParticipationExample-%d", time.Now().UnixNano())
-	tbl := participation.NewTable(client, name)
+	tel, flush := newTelemetry()
+	defer flush()
+	tbl := participation.NewTable(client, name, func(o *entity.Options) {
+		if tel != nil {
+			o.Tracer = tel.Entity()
+		}
+	})
 	if err := tbl.EnsureTable(ctx); err != nil {
 		log.Fatal(err)
 	}
 	defer func() { _ = tbl.DeleteTable(context.Background()) }()
 	fmt.Printf("table %s on %s\n", name, where)
 
-	q := newQueue()
+	q, qwhere, dropQueue, err := newQueue(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer dropQueue()
+	fmt.Printf("queue: %s\n", qwhere)
 	svc := participation.NewService(tbl, q, func(o *participation.Options) {
 		o.StatusLog = true
 		// A reproducible draw: the parity of the bytes of the user ID.
@@ -128,7 +237,7 @@ func main() {
 	}
 
 	var st stats
-	worker, err := newWorker(svc, q, &st)
+	worker, err := newWorker(svc, q, &st, tel)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -168,11 +277,12 @@ func main() {
 	}
 	stopWorker() // graceful: the loop stops receiving and drains
 	<-workerDone
-	m, qs := worker.Metrics(), q.Stats()
+	m := worker.Metrics()
+	qsent, qdeliveries := q.counts()
 
 	fmt.Printf("clicks: %d, duplicate clicks answered with the first requestId: %d\n", 3*len(users), dupClicks.Load())
 	fmt.Printf("queue: %d messages, %d deliveries; %d decided, %d duplicate deliveries ignored, %d early deliveries redelivered, %d failed\n",
-		qs.Sent, qs.Deliveries, st.decided.Load(), st.duplicates.Load(), st.notReady.Load(), m.DeadLettered)
+		qsent, qdeliveries, st.decided.Load(), st.duplicates.Load(), st.notReady.Load(), m.DeadLettered)
 	// The reconciler (run periodically in production) finds nothing stuck.
 	rs, err := svc.Reconcile(ctx)
 	if err != nil {

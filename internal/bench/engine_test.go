@@ -68,6 +68,7 @@ func BenchmarkEngine(b *testing.B) {
 		return db
 	}
 	benchOps(b, newDB, engineTable, false)
+	b.Run("PutItemStream", benchPutItemStream) // stream_test.go
 	b.Run("Memory100k", func(b *testing.B) {
 		// One measurement whatever b.N is: it stores 100k items.
 		for i := 0; i < 1; i++ {

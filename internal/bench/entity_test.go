@@ -137,6 +137,19 @@ func BenchmarkEntity(b *testing.B) {
 			}
 		}
 	})
+	// GetTraced is Get with otelkit's tracer on the table: the
+	// OpenTelemetry SDK's tracer provider (sampling every span) with a
+	// no-op exporter, and a meter provider with a manual reader.
+	b.Run("GetTraced", func(b *testing.B) {
+		traced := entity.NewStore[codex.Post](codex.NewTable(entClient(), "", func(o *entity.Options) { o.Tracer = benchTelemetry().Entity() }))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			p, err := traced.Get(ctx, key)
+			if err != nil || p.ID == "" {
+				b.Fatal(err)
+			}
+		}
+	})
 	// Update changes one attribute of the same item, without a cache: the
 	// request is built, sent and the returned item decoded.
 	b.Run("Update", func(b *testing.B) {

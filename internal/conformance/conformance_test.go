@@ -25,6 +25,7 @@ func TestConformance(t *testing.T) {
 		{"legacy", legacyCases},
 		{"ttl", ttlCases},
 		{"fidelity", fidelityCases},
+		{"edges", edgeCases},
 	} {
 		cases := make([]tc, len(g.cases))
 		copy(cases, g.cases)

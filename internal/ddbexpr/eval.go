@@ -527,11 +527,13 @@ func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
 	for k, v := range old {
 		it[k] = v
 	}
-	for i, a := range u.Set {
+	for _, i := range setOrder(u.Set) {
+		a := u.Set[i]
+		p := env.appendedPath(it, a.Path)
 		if err := env.set(it, a.Path, vals[i]); err != nil {
 			return nil, nil, err
 		}
-		eff = append(eff, a.Path)
+		eff = append(eff, p)
 	}
 	if len(u.Remove) > 0 {
 		rem := make([]Path, len(u.Remove))
@@ -675,6 +677,58 @@ func copyContainer(v types.AttributeValue) (types.AttributeValue, error) {
 		return &types.AttributeValueMemberL{Value: append([]types.AttributeValue(nil), x.Value...)}, nil
 	}
 	return nil, errBadUpdate
+}
+
+// setOrder is the order in which to apply a SET's actions: as written,
+// except that actions on elements of the same list run in order of
+// their index, so that elements appended past the end of a list land
+// in that order ("If you add multiple elements in a single SET
+// operation, the elements are sorted in order by element number").
+func setOrder(set []SetAction) []int {
+	order := make([]int, len(set))
+	groups := map[string][]int{} // positions in order, by list
+	for i, a := range set {
+		order[i] = i
+		if n := len(a.Path); n > 1 && a.Path[n-1].IsIndex {
+			k := a.Path[:n-1].String()
+			groups[k] = append(groups[k], i)
+		}
+	}
+	for _, pos := range groups {
+		if len(pos) < 2 {
+			continue
+		}
+		members := append([]int(nil), pos...)
+		sort.SliceStable(members, func(x, y int) bool {
+			return set[members[x]].Path[len(set[members[x]].Path)-1].Index < set[members[y]].Path[len(set[members[y]].Path)-1].Index
+		})
+		for j, p := range pos {
+			order[p] = members[j]
+		}
+	}
+	return order
+}
+
+// appendedPath is the path a SET of p writes to in it: p itself, except
+// that an index past the end of a list appends the element, which then
+// sits at the list's length ("If the element does not already exist,
+// SET appends the new element at the end of the list"; UpdateItem's
+// UPDATED_OLD and UPDATED_NEW return what is there).
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html#Expressions.UpdateExpressions.SET.AddingListElements
+func (env *Env) appendedPath(it Item, p Path) Path {
+	last := len(p) - 1
+	if last < 1 || !p[last].IsIndex {
+		return p
+	}
+	parent, ok := env.Get(it, p[:last])
+	l, isList := parent.(*types.AttributeValueMemberL)
+	if !ok || !isList || p[last].Index < len(l.Value) {
+		return p
+	}
+	q := make(Path, len(p))
+	copy(q, p)
+	q[last].Index = len(l.Value)
+	return q
 }
 
 func (env *Env) set(it Item, p Path, v types.AttributeValue) error {

@@ -109,7 +109,7 @@ func (p *pkg) checkNames() error {
 	}
 	gen := func(pos token.Position, n, by string) error {
 		if was, dup := seen[n]; dup {
-			return errorf(pos, "keygen: generated name %s of %s clashes with %s", n, by, was)
+			return errorf(pos, "keygen: generated name %s of %s clashes with %s: rename %s or the other declaration", n, by, was, by)
 		}
 		seen[n] = "a name generated for " + by
 		return nil
@@ -134,13 +134,33 @@ func (p *pkg) checkNames() error {
 		for _, e := range sf.entities {
 			for _, n := range e.names() {
 				if by, dup := seen[n]; dup {
-					return errorf(e.pos, "keygen: generated name %s of %s clashes with %s", n, e.Name, by)
+					return errorf(e.pos, "keygen: generated name %s of %s clashes with %s: %s", n, e.Name, by, e.clashHint(n, by))
 				}
 				seen[n] = "a name generated for " + e.Name
 			}
 		}
 	}
 	return nil
+}
+
+// clashHint says how to fix a clash of the generated name n of e with
+// what by describes.
+func (e *Entity) clashHint(n, by string) string {
+	what := "a name keygen generates for " + e.Name
+	fix := "rename the entity"
+	for _, f := range e.Fields {
+		if n == e.Name+f.Name {
+			what = "the typed field descriptor of " + e.Name + "." + f.Name + " (entity name + field name)"
+			fix = "rename the field " + f.Name
+		}
+	}
+	other := "the other declaration"
+	if en, ok := strings.CutPrefix(by, "a name generated for enum "); ok {
+		other = "the enum (for instance " + en + " to " + strings.TrimSuffix(en, "Status") + "State or " + en + "Value)"
+	} else if by == "a declaration of the package" {
+		other = "your declaration"
+	}
+	return n + " is " + what + "; " + fix + " or " + other
 }
 
 func (e *Entity) names() []string {

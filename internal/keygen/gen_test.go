@@ -94,6 +94,11 @@ func TestDeclarationErrors(t *testing.T) {
 		{"min above max", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nN int `ddb:\"n,min=5,max=1\"` }", 5},
 		{"empty prefix", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{ ID string `ddb:\"id,prefix=\"` }", 3},
 		{"index keys disagree", "//keygen:entity X\n//keygen:key PK=X#{ID}\n//keygen:gsi G GPK=X#{ID}\ntype X struct{ ID string }\n\n//keygen:entity Y\n//keygen:key PK=Y#{ID}\n//keygen:gsi G OTHER=Y#{ID}\ntype Y struct{ ID string }", 9},
+		{"unique on bool", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nB bool `ddb:\"b,unique\"` }", 5},
+		{"unique scope unknown", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nE string `ddb:\"e,unique=Nope\"` }", 3},
+		{"unique scope itself", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nE string `ddb:\"e,unique=E\"` }", 3},
+		{"unique scope pointer", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nA *string\nE string `ddb:\"e,unique=A\"` }", 3},
+		{"unique bad scope", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nE string `ddb:\"e,unique=a-b\"` }", 5},
 		{"ttl iso", "//keygen:entity X\n//keygen:key PK=X#{ID}\ntype X struct{\nID string\nT time.Time `ddb:\"t,ttl,iso\"` }", 5},
 	}
 	for _, tt := range tests {
@@ -115,6 +120,26 @@ func TestDeclarationErrors(t *testing.T) {
 				t.Errorf("message %q", ge.Msg)
 			}
 		})
+	}
+}
+
+// TestNameClashSaysTheFix: an enum named like an entity's field
+// descriptor (OrderStatus beside Order.Status) is refused with the fix.
+func TestNameClashSaysTheFix(t *testing.T) {
+	dir := t.TempDir()
+	src := "package p\n\n//keygen:enum OrderStatus NEW PAID\n\n//keygen:entity Order\n//keygen:key PK=ORDER#{ID}\ntype Order struct {\n\tID string\n\tStatus OrderStatus\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Generate(dir)
+	var ge *Error
+	if !errors.As(err, &ge) {
+		t.Fatalf("err = %v, want *Error", err)
+	}
+	for _, want := range []string{"OrderStatus is the typed field descriptor of Order.Status", "rename the field Status or the enum (for instance OrderStatus to OrderState"} {
+		if !strings.Contains(ge.Msg, want) {
+			t.Errorf("message %q lacks %q", ge.Msg, want)
+		}
 	}
 }
 

@@ -118,6 +118,11 @@ type Field struct {
 	NonEmpty bool   // nonempty
 	Min, Max string // min=, max=: number literals; "" when absent
 	Prefix   string // prefix=
+	// Unique: the value is unique in the table (unique) or within the
+	// values of the Scope fields (unique=Field+Field).
+	Unique bool
+	Scope  []string // Go names of the scope fields
+	scope  []*Field
 }
 
 // hasRules reports whether the field carries a rule to check.
@@ -348,6 +353,9 @@ func (p *pkg) parseEntity(sf *srcFile, ts *ast.TypeSpec, dirs []directive) (*Ent
 	}
 	e := &Entity{Name: ts.Name.Name, srcFile: sf, pos: pos, Validate: p.validators[ts.Name.Name]}
 	if err := p.parseFields(e, sf, st); err != nil {
+		return nil, err
+	}
+	if err := e.resolveScopes(pos); err != nil {
 		return nil, err
 	}
 	for i, d := range dirs {
@@ -632,6 +640,16 @@ func (p *pkg) parseField(sf *srcFile, pos token.Position, name string, typ ast.E
 			} else {
 				f.Max = n
 			}
+		case o == "unique":
+			f.Unique = true
+		case strings.HasPrefix(o, "unique="):
+			f.Unique = true
+			f.Scope = strings.Split(o[len("unique="):], "+")
+			for _, sc := range f.Scope {
+				if !token.IsIdentifier(sc) {
+					return nil, errorf(pos, "keygen: field %s: bad %q (want unique=Field or unique=Field+Field, Go field names)", name, o)
+				}
+			}
 		case strings.HasPrefix(o, "prefix="):
 			f.Prefix = o[len("prefix="):]
 			if f.Prefix == "" {
@@ -683,6 +701,9 @@ func (p *pkg) parseField(sf *srcFile, pos token.Position, name string, typ ast.E
 		}
 	} else if f.TimeFmt != "" {
 		return nil, errorf(pos, "keygen: field %s: a time format on a %s", name, f.GoType)
+	}
+	if f.Unique && (kind != kindString && kind != kindInt && kind != kindUint && !(kind == kindTime && strings.HasPrefix(f.TimeFmt, "keys."))) {
+		return nil, errorf(pos, "keygen: field %s: unique applies to strings, integers and times with a string format (iso, isosec, isonano)", name)
 	}
 	if f.Set && kind != kindStrings {
 		return nil, errorf(pos, "keygen: field %s: set applies to []string only", name)
@@ -914,4 +935,28 @@ func camel(v string) string {
 		}
 	}
 	return b.String()
+}
+
+// resolveScopes checks the scope fields of the unique fields of e: each
+// names another field of e, a string or an integer that is not a pointer.
+func (e *Entity) resolveScopes(pos token.Position) error {
+	byName := map[string]*Field{}
+	for _, f := range e.Fields {
+		byName[f.Name] = f
+	}
+	for _, f := range e.Fields {
+		for _, name := range f.Scope {
+			sc := byName[name]
+			switch {
+			case sc == nil:
+				return errorf(pos, "keygen: field %s: unique=%s: %s has no field %s (name a Go field of the entity)", f.Name, name, e.Name, name)
+			case sc == f:
+				return errorf(pos, "keygen: field %s: unique=%s: a field cannot scope itself", f.Name, name)
+			case sc.Ptr || sc.Kind != kindString && sc.Kind != kindInt && sc.Kind != kindUint:
+				return errorf(pos, "keygen: field %s: unique=%s: a scope field must be a string or an integer, not a pointer", f.Name, name)
+			}
+			f.scope = append(f.scope, sc)
+		}
+	}
+	return nil
 }

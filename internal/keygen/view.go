@@ -30,6 +30,8 @@ type entityView struct {
 	Validate   bool // the entity has a Validate method
 	HasEnums   bool
 	Checks     []checkView
+	// Unique is the Go literal of Schema.Unique; "" without unique fields.
+	Unique string
 }
 
 // checkView is the function applying the rules of one field.
@@ -448,6 +450,24 @@ func (e *Entity) view() *entityView {
 		}
 	}
 	v.Attrs = "[]string{" + strings.Join(attrs, ", ") + "}"
+	var uniq []string
+	for _, f := range e.Fields {
+		if !f.Unique {
+			continue
+		}
+		u := "{Attr: " + strconv.Quote(f.Attr)
+		if len(f.scope) > 0 {
+			var sc []string
+			for _, s := range f.scope {
+				sc = append(sc, strconv.Quote(s.Attr))
+			}
+			u += ", Scope: []string{" + strings.Join(sc, ", ") + "}"
+		}
+		uniq = append(uniq, u+"}")
+	}
+	if len(uniq) > 0 {
+		v.Unique = "[]entity.UniqueAttr{" + strings.Join(uniq, ", ") + "}"
+	}
 	return v
 }
 

@@ -1,7 +1,20 @@
 // Keygen generates typed key builders and a reflection-free item codec for
-// tablekit entities. Run it from a host package with
+// tablekit entities. Add it to your module as a tool once,
 //
-//	//go:generate go run github.com/tablekit/tablekit/keys/keygen
+//	go get -tool github.com/tablekit/tablekit/keys/keygen
+//
+// and run it from a host package with
+//
+//	//go:generate go tool keygen
+//
+// (the form README shows; `go run github.com/tablekit/tablekit/keys/keygen`
+// works too, and is what tablekit's own packages use). With tablekit in a
+// local checkout, `go get -tool` asks the module proxy and fails; edit
+// go.mod instead:
+//
+//	go mod edit -require=github.com/tablekit/tablekit@v0.0.0 -replace=github.com/tablekit/tablekit=../tablekit
+//	go mod edit -tool=github.com/tablekit/tablekit/keys/keygen
+//	go generate ./... && go mod tidy
 //
 // It reads every non-test .go file of the current directory (files it
 // generated itself excepted) and, for each source file x.go that declares at
@@ -120,6 +133,11 @@
 //	max=N       rule: a number <= N
 //	prefix=P    rule: a string that starts with P and is longer than P
 //	            (P holds no ',' nor '"')
+//	unique      the value is held by at most one item of the entity in
+//	            the table (a string, an integer, or a time with a string
+//	            format; "" and absent values are not guarded)
+//	unique=F    unique within the values of field F (unique=F+G: of F
+//	            and G), for instance an email unique within an account
 //
 // omitempty has no effect on a type encoded through the fallback (use a
 // pointer to make it optional). A nil []byte or map is always omitted.
@@ -187,6 +205,16 @@
 // attribute, the value and the rule (entity.RuleEnum, RuleMin, RuleMax,
 // RuleNonEmpty, RulePrefix, or RuleValidate wrapping Validate's error); it
 // matches entity.ErrValidation and nothing is sent.
+//
+// # Unique fields
+//
+// The runtime keeps a unique field unique with one guard item per value
+// in the same table (see entity.UniqueAttr): Create writes the item and
+// its guards in one transaction, Update and Put move them atomically,
+// Delete removes them, and a taken value is an *entity.UniqueError naming
+// the field, the value and the key of the item that holds it.
+// entity.GetUnique reads the item holding a value. Schema.Unique lists
+// the unique fields.
 //
 // # Generated API
 //
@@ -256,7 +284,9 @@
 //	    wrapping keys.ErrMissingField.
 //
 // A name clash among generated identifiers (for example a field named
-// Type next to the PostType constant) is a generation error.
+// Type next to the PostType constant, or an enum OrderStatus beside the
+// descriptor OrderStatus of Order.Status) is a generation error that says
+// what to rename.
 //
 // Builders return an error wrapping keys.ErrMissingField for an empty
 // string or zero time, keys.ErrOverflow for an integer wider than its width

@@ -82,6 +82,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsretry "github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -600,6 +601,16 @@ func (b *Backend) Abandon(ctx context.Context, key, token string) error {
 		return fmt.Errorf("%w: %w", lock.ErrNotHeld, entity.ErrConditionFailed)
 	}
 	return err
+}
+
+// Transient implements lock.Classifier: what the AWS SDK's standard
+// retryer retries (throttling, 5xx faults, connection errors, timeouts)
+// after its own attempts ran out, and [lock.Transient]; a missing table,
+// a validation or access error are permanent.
+func (b *Backend) Transient(err error) bool {
+	return lock.Transient(err) ||
+		awsretry.IsErrorRetryables(awsretry.DefaultRetryables).IsErrorRetryable(err) == aws.TrueTernary ||
+		awsretry.IsErrorTimeouts(awsretry.DefaultTimeouts).IsErrorTimeout(err) == aws.TrueTernary
 }
 
 // IsLocked implements lock.Backend with a consistent read: the key is

@@ -225,6 +225,10 @@ func (b *Backend) Abandon(ctx context.Context, key, token string) error {
 	return err
 }
 
+// Transient implements lock.Classifier with [cache.Transient]: timeouts,
+// broken connections and failovers heal; script and server errors do not.
+func (b *Backend) Transient(err error) bool { return cache.Transient(err) }
+
 // IsLocked implements lock.Backend.
 func (b *Backend) IsLocked(ctx context.Context, key string) (bool, error) {
 	res, err := b.c.Eval(ctx, existsScript, []string{b.Key(key)}, nil)

@@ -91,6 +91,9 @@ func TestInvalidationQueryProjects(t *testing.T) {
 				return err
 			}},
 			{"project delete", func() error { return fx.s.Projects.Delete(fx.ctx, k) }},
+			{"project put", func() error { q := p; return fx.s.Projects.Put(fx.ctx, &q) }},
+			{"project batch put", func() error { return fx.s.Projects.BatchPut(fx.ctx, []idp.Project{p}) }},
+			{"project batch delete", func() error { return fx.s.Projects.BatchDelete(fx.ctx, []entity.Key{k}) }},
 		} {
 			t.Run(row.write, func(t *testing.T) {
 				cached(t, fx, "query_projects", fill)

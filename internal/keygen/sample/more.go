@@ -28,3 +28,16 @@ type Thing struct {
 	ID  string `ddb:"id"`
 	Seq uint16 `ddb:"seq"`
 }
+
+// Member has unique fields: a login unique in the table, a badge number
+// unique when set, and a nickname unique within its team.
+//
+//keygen:entity MEMBER
+//keygen:key PK=MEMBER#{ID} SK=META
+type Member struct {
+	ID       string `ddb:"id"`
+	TeamID   string `ddb:"teamId"`
+	Login    string `ddb:"login,unique"`
+	Badge    int32  `ddb:"badge,omitempty,unique"`
+	Nickname string `ddb:"nickname,omitempty,unique=TeamID"`
+}

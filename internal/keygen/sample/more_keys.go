@@ -378,3 +378,177 @@ func (p *Thing) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.Seq = uint16(d.Uint("seq", 16))
 	return d.Err()
 }
+
+// MemberType is the Type attribute of every Member.
+const MemberType = "MEMBER"
+
+// Member must not change after generation: rerun keygen when it does.
+var _ struct {
+	ID       string `ddb:"id"`
+	TeamID   string `ddb:"teamId"`
+	Login    string `ddb:"login,unique"`
+	Badge    int32  `ddb:"badge,omitempty,unique"`
+	Nickname string `ddb:"nickname,omitempty,unique=TeamID"`
+} = Member{}
+
+// MemberPK returns the PK of a Member: "MEMBER#{ID}".
+func MemberPK(id string) (string, error) {
+	b := keys.NewBuilder(7 + len(id))
+	return buildMemberPK(&b, id)
+}
+
+// buildMemberPK appends the PK to b and returns it.
+func buildMemberPK(b *keys.Builder, id string) (string, error) {
+	b.Reset("MEMBER#{ID}", keys.MaxPartitionKeyLen)
+	b.Literal("MEMBER#")
+	b.String("ID", id)
+	return b.Key()
+}
+
+// MemberPKPrefix is the begins_with prefix of every PK of a Member.
+const MemberPKPrefix = "MEMBER#"
+
+// ParseMemberPK parses the PK of a Member back into its fields.
+func ParseMemberPK(key string) (id string, err error) {
+	s := keys.NewScanner("MEMBER#{ID}", key)
+	s.Literal("MEMBER#")
+	id = s.String("ID")
+	if err = s.End(); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// memberPKFromItem computes the PK from item attributes (entity.KeyAttr.Build).
+func memberPKFromItem(item map[string]types.AttributeValue) (string, error) {
+	d := codec.NewDecoder(MemberType, item)
+	id := d.String("id")
+	if err := d.Err(); err != nil {
+		return "", err
+	}
+	b := keys.NewBuilder(7 + len(id))
+	return buildMemberPK(&b, id)
+}
+
+// MemberSK is the SK of every Member.
+const MemberSK = "META"
+
+// MemberKey returns the primary key of a Member.
+func MemberKey(id string) (entity.Key, error) {
+	b := keys.NewBuilder(11 + len(id))
+	pk, err := buildMemberPK(&b, id)
+	if err != nil {
+		return entity.Key{}, err
+	}
+	return entity.Key{PK: pk, SK: MemberSK}, nil
+}
+
+// ParseMemberKey parses the primary key of a Member back into its fields.
+func ParseMemberKey(k entity.Key) (id string, err error) {
+	s := keys.NewScanner("MEMBER#{ID}", k.PK)
+	s.Literal("MEMBER#")
+	id = s.String("ID")
+	if err = s.End(); err != nil {
+		return "", err
+	}
+	if k.SK != MemberSK {
+		return "", &keys.Error{Template: "META", Key: k.SK, Err: keys.ErrMalformed}
+	}
+	return id, nil
+}
+
+// MemberID describes the "id" attribute of a Member.
+var MemberID = entity.Field[Member, string]{Name: "id", Encode: codec.EncodeString[string]}
+
+// MemberTeamID describes the "teamId" attribute of a Member.
+var MemberTeamID = entity.Field[Member, string]{Name: "teamId", Encode: codec.EncodeString[string]}
+
+// MemberLogin describes the "login" attribute of a Member.
+var MemberLogin = entity.Field[Member, string]{Name: "login", Encode: codec.EncodeString[string]}
+
+// MemberBadge describes the "badge" attribute of a Member.
+var MemberBadge = entity.Field[Member, int32]{Name: "badge", Encode: codec.EncodeIntOmitEmpty[int32]}
+
+// MemberNickname describes the "nickname" attribute of a Member.
+var MemberNickname = entity.Field[Member, string]{Name: "nickname", Encode: codec.EncodeStringOmitEmpty[string]}
+
+var memberSchema = entity.Schema{
+	Type: MemberType,
+	Keys: []entity.KeyAttr{
+		{Role: "pk", Attr: "PK", Template: "MEMBER#{ID}", Sources: []string{"id"}, Build: memberPKFromItem},
+		{Role: "sk", Attr: "SK", Template: "META", Build: codec.ConstKey(MemberSK)},
+	},
+	Attrs:  []string{"Type", "id", "teamId", "login", "badge", "nickname"},
+	Unique: []entity.UniqueAttr{{Attr: "login"}, {Attr: "badge"}, {Attr: "nickname", Scope: []string{"teamId"}}},
+}
+
+// EntitySchema returns the schema of Member, shared and read-only.
+func (*Member) EntitySchema() *entity.Schema { return &memberSchema }
+
+// PrimaryKey returns the primary key built from p's fields.
+func (p *Member) PrimaryKey() (entity.Key, error) {
+	return MemberKey(p.ID)
+}
+
+// memberValues holds the attribute values of one marshalled Member, so
+// that they cost one allocation together.
+type memberValues struct {
+	typ      types.AttributeValueMemberS
+	k0       types.AttributeValueMemberS
+	k1       types.AttributeValueMemberS
+	ID       types.AttributeValueMemberS
+	TeamID   types.AttributeValueMemberS
+	Login    types.AttributeValueMemberS
+	Badge    types.AttributeValueMemberN
+	Nickname types.AttributeValueMemberS
+	keyBuf   [31]byte
+	numBuf   [20]byte
+}
+
+// MarshalItem encodes p with its Type and key attributes.
+func (p *Member) MarshalItem() (map[string]types.AttributeValue, error) {
+	var (
+		v    = new(memberValues)
+		b    = keys.BuilderOn(v.keyBuf[:0])
+		buf  = codec.BufferOn(v.numBuf[:0])
+		item = make(map[string]types.AttributeValue, 8)
+		err  error
+	)
+	v.typ.Value = MemberType
+	item["Type"] = &v.typ
+	if v.k0.Value, err = buildMemberPK(&b, p.ID); err != nil {
+		return nil, err
+	}
+	item["PK"] = &v.k0
+	v.k1.Value = MemberSK
+	item["SK"] = &v.k1
+
+	v.ID.Value = p.ID
+	item["id"] = &v.ID
+	v.TeamID.Value = p.TeamID
+	item["teamId"] = &v.TeamID
+	v.Login.Value = p.Login
+	item["login"] = &v.Login
+	if p.Badge != 0 {
+		v.Badge.Value = buf.Int(int64(p.Badge))
+		item["badge"] = &v.Badge
+	}
+	if p.Nickname != "" {
+		v.Nickname.Value = p.Nickname
+		item["nickname"] = &v.Nickname
+	}
+	return item, nil
+}
+
+// UnmarshalItem decodes an item into p, which it resets first. Unknown
+// attributes are ignored; a wrong attribute type is a *codec.AttrError.
+func (p *Member) UnmarshalItem(item map[string]types.AttributeValue) error {
+	*p = Member{}
+	d := codec.NewDecoder(MemberType, item)
+	p.ID = d.String("id")
+	p.TeamID = d.String("teamId")
+	p.Login = d.String("login")
+	p.Badge = int32(d.Int("badge", 32))
+	p.Nickname = d.String("nickname")
+	return d.Err()
+}

@@ -1,0 +1,488 @@
+package ddbmem
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/tablekit/tablekit/internal/ddbexpr"
+)
+
+// This file keeps the DynamoDB Streams of the engine's tables: the
+// records every write appends (see stream hooks in table.write), their
+// shards, rollover and trimming. stream_api.go serves them through the
+// Streams API; see the package documentation, "Streams".
+
+// StreamOptions configures the streams of a DB. The zero value gives the
+// defaults below.
+type StreamOptions struct {
+	// Shards is the number of shards open at once in each stream. Each
+	// owns a range of the hash of the partition key, so every record of
+	// an item goes to the same shard (and, after a rollover, to its
+	// child). Default 1, as DynamoDB Local has.
+	Shards int
+	// ShardRecords closes an open shard once it holds this many records;
+	// a child shard (ParentShardId the closed one) takes its place.
+	// Default 10,000.
+	ShardRecords int
+	// ShardAge closes an open shard that is older than this on
+	// Options.Now (DynamoDB's shards last about four hours). Default 4 h.
+	ShardAge time.Duration
+	// Retention is how long records stay readable, on Options.Now;
+	// older ones are trimmed. Default 24 h, as in DynamoDB.
+	Retention time.Duration
+	// MaxRecords caps the records one stream holds: beyond it the oldest
+	// are trimmed as if they were past Retention, so that a stream no
+	// one reads does not hold every old image forever. Default 100,000.
+	MaxRecords int
+}
+
+func (o StreamOptions) withDefaults() StreamOptions {
+	if o.Shards <= 0 {
+		o.Shards = 1
+	}
+	if o.ShardRecords <= 0 {
+		o.ShardRecords = 10_000
+	}
+	if o.ShardAge <= 0 {
+		o.ShardAge = 4 * time.Hour
+	}
+	if o.Retention <= 0 {
+		o.Retention = 24 * time.Hour
+	}
+	if o.MaxRecords <= 0 {
+		o.MaxRecords = 100_000
+	}
+	return o
+}
+
+// streamRegion is the awsRegion of stream records and the region of the
+// engine's ARNs, as DynamoDB Local names it.
+const streamRegion = "ddblocal"
+
+// Record kinds (eventName).
+const (
+	recInsert uint8 = iota
+	recModify
+	recRemove
+)
+
+// streamRec is one stream record. Its images are stored items, which
+// are immutable, so a record costs no copy.
+type streamRec struct {
+	seq      uint64
+	at       int64 // Options.Now at the write, in Unix nanoseconds
+	kind     uint8
+	ttl      bool // deleted by the TTL sweep
+	old, new item
+}
+
+// shard is one shard of a stream.
+type shard struct {
+	id, parent string
+	lo, hi     uint64 // the range of partition-key hashes it owns
+	created    int64  // Unix nanoseconds
+	start, end uint64 // sequence number range; end is 0 while open
+	n          int    // records appended, trimmed ones included
+	recs       []streamRec
+	trimmed    uint64 // the records below this sequence number are gone
+}
+
+func (sh *shard) closed() bool { return sh.end != 0 }
+
+// stream is one stream of a table: the current one, or an earlier one
+// that was disabled (readable until its records expire).
+type stream struct {
+	mu sync.Mutex
+
+	arn, label, table string
+	keys              []types.KeySchemaElement
+	pk, sk            string // key attribute names
+	view              types.StreamViewType
+	created           time.Time
+	disabledAt        time.Time // zero while enabled
+	opts              *StreamOptions
+	now               func() time.Time
+
+	shards    []*shard // in creation order
+	open      []*shard // the open shards, by hash range
+	next      uint64   // the next sequence number
+	nShards   int      // shards created
+	total     int      // records held
+	checkTime int64    // no record expires before this (Unix nanoseconds)
+}
+
+// streamSet is the DB's streams, current and disabled, in creation
+// order.
+type streamSet struct {
+	opts StreamOptions
+
+	mu     sync.Mutex
+	all    []*stream
+	labels map[string]string // table -> its last stream label
+}
+
+func (ss *streamSet) init(o StreamOptions) {
+	ss.opts = o.withDefaults()
+	ss.labels = map[string]string{}
+}
+
+// byARN returns the stream with arn, nil if none.
+func (ss *streamSet) byARN(arn string) *stream {
+	ss.mu.Lock()
+	var found *stream
+	for _, s := range ss.all {
+		if s.arn == arn {
+			found = s
+			break
+		}
+	}
+	ss.mu.Unlock()
+	if found != nil && found.gone(found.now()) {
+		return nil
+	}
+	return found
+}
+
+// gone reports whether s was disabled longer than Retention ago.
+func (s *stream) gone(now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.disabledAt.IsZero() && now.Sub(s.disabledAt) > s.opts.Retention
+}
+
+// list returns the streams, forgetting disabled ones whose retention has
+// passed.
+func (ss *streamSet) list(now time.Time) []*stream {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	keep := ss.all[:0]
+	for _, s := range ss.all {
+		if !s.gone(now) {
+			keep = append(keep, s)
+		}
+	}
+	for i := len(keep); i < len(ss.all); i++ {
+		ss.all[i] = nil
+	}
+	ss.all = keep
+	return append([]*stream(nil), keep...)
+}
+
+// parseStreamSpec validates a StreamSpecification and returns the view
+// type to enable ("" to disable or for none). DynamoDB Local's messages.
+func parseStreamSpec(spec *types.StreamSpecification) (types.StreamViewType, error) {
+	if spec == nil {
+		return "", nil
+	}
+	if spec.StreamEnabled == nil {
+		return "", validation("1 validation error detected: Value null at 'streamSpecification.streamEnabled' failed to satisfy constraint: Member must not be null")
+	}
+	if !*spec.StreamEnabled {
+		if spec.StreamViewType != "" {
+			return "", validation("Invalid StreamViewType: Stream StreamEnabled was false but a StreamViewType was present.")
+		}
+		return "", nil
+	}
+	switch spec.StreamViewType {
+	case types.StreamViewTypeKeysOnly, types.StreamViewTypeNewImage, types.StreamViewTypeOldImage, types.StreamViewTypeNewAndOldImages:
+		return spec.StreamViewType, nil
+	case "":
+		return "", validation("Invalid StreamViewType: Stream ViewType must not be null or empty when enabling streams.")
+	}
+	return "", validationf("Invalid StreamViewType: %s", spec.StreamViewType)
+}
+
+// enableStream gives t a new stream with view; the caller holds t.mu
+// (or owns t before it is visible).
+func (db *DB) enableStream(t *table, view types.StreamViewType) {
+	now := db.now()
+	ss := &db.streams
+	ss.mu.Lock()
+	label := now.UTC().Format("2006-01-02T15:04:05.000")
+	if last := ss.labels[t.name]; label <= last {
+		// A new stream gets a new label even within the millisecond.
+		lt, _ := time.Parse("2006-01-02T15:04:05.000", last)
+		label = lt.Add(time.Millisecond).Format("2006-01-02T15:04:05.000")
+	}
+	ss.labels[t.name] = label
+	s := &stream{
+		arn: t.arn() + "/stream/" + label, label: label, table: t.name,
+		keys: keySchema(t.pk, t.sk), pk: t.pk.name, sk: t.sk.name,
+		view: view, created: now, opts: &ss.opts, now: db.now, next: 1,
+	}
+	ss.all = append(ss.all, s)
+	ss.mu.Unlock()
+	s.mu.Lock()
+	n := uint64(s.opts.Shards)
+	width := math.MaxUint64 / n
+	for i := uint64(0); i < n; i++ {
+		hi := (i+1)*width - 1
+		if i == n-1 {
+			hi = math.MaxUint64
+		}
+		s.openShard("", i*width, hi, now.UnixNano())
+	}
+	s.mu.Unlock()
+	t.stream, t.streamArn, t.streamLabel = s, s.arn, s.label
+}
+
+// disableStream closes t's stream, which stays readable until its
+// records expire; the caller holds t.mu.
+func (t *table) disableStream() {
+	s := t.stream
+	if s == nil {
+		return
+	}
+	t.stream = nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.disabledAt = s.now()
+	for _, sh := range s.open {
+		s.closeShard(sh)
+	}
+	s.open = nil
+}
+
+// openShard creates an open shard; the caller holds s.mu.
+func (s *stream) openShard(parent string, lo, hi uint64, at int64) *shard {
+	s.nShards++
+	sh := &shard{
+		id:     fmt.Sprintf("shardId-%020d-%08x", at/int64(time.Millisecond), uint32(hashKey(s.arn)+uint64(s.nShards)*0x9e3779b9)),
+		parent: parent, lo: lo, hi: hi, created: at, start: s.next,
+	}
+	s.shards = append(s.shards, sh)
+	i := sort.Search(len(s.open), func(i int) bool { return s.open[i].lo > lo })
+	s.open = append(s.open, nil)
+	copy(s.open[i+1:], s.open[i:])
+	s.open[i] = sh
+	return sh
+}
+
+// closeShard closes sh (which the caller removes from s.open); the
+// caller holds s.mu. An empty shard's range is its start alone, which
+// no record will have.
+func (s *stream) closeShard(sh *shard) {
+	if len(sh.recs) > 0 {
+		sh.end = sh.recs[len(sh.recs)-1].seq
+		return
+	}
+	if sh.n > 0 {
+		sh.end = s.next - 1 // its records were trimmed
+		return
+	}
+	sh.end = sh.start
+	if s.next == sh.start {
+		s.next++
+	}
+}
+
+// rollover closes the open shards and opens their children: one each,
+// or two splitting its hash range when split is set. The caller holds
+// s.mu.
+func (s *stream) rollover(split bool, at int64) {
+	old := s.open
+	s.open = nil
+	for _, sh := range old {
+		s.closeShard(sh)
+	}
+	for _, sh := range old {
+		if split && sh.hi > sh.lo {
+			mid := sh.lo + (sh.hi-sh.lo)/2
+			s.openShard(sh.id, sh.lo, mid, at)
+			s.openShard(sh.id, mid+1, sh.hi, at)
+			continue
+		}
+		s.openShard(sh.id, sh.lo, sh.hi, at)
+	}
+}
+
+// rollShard replaces the open shard at s.open[i] by a child; the caller
+// holds s.mu.
+func (s *stream) rollShard(i int, at int64) {
+	sh := s.open[i]
+	copy(s.open[i:], s.open[i+1:])
+	s.open = s.open[:len(s.open)-1]
+	s.closeShard(sh)
+	s.openShard(sh.id, sh.lo, sh.hi, at)
+}
+
+// maintain closes shards past ShardAge and trims records past Retention
+// or MaxRecords; the caller holds s.mu.
+func (s *stream) maintain(now int64) {
+	age := int64(s.opts.ShardAge)
+	for i := 0; i < len(s.open); i++ {
+		if now-s.open[i].created >= age {
+			s.rollShard(i, now)
+			i--
+		}
+	}
+	if now >= s.checkTime {
+		s.trim(s.seqAt(now - int64(s.opts.Retention)))
+	}
+	if s.total > s.opts.MaxRecords+s.opts.MaxRecords/8 {
+		s.trim(s.next - uint64(s.opts.MaxRecords))
+	}
+}
+
+// seqAt returns the first sequence number of a record written at or
+// after t (Unix nanoseconds), s.next if none.
+func (s *stream) seqAt(t int64) uint64 {
+	seq := s.next
+	for _, sh := range s.shards {
+		i := sort.Search(len(sh.recs), func(i int) bool { return sh.recs[i].at >= t })
+		if i < len(sh.recs) && sh.recs[i].seq < seq {
+			seq = sh.recs[i].seq
+		}
+	}
+	return seq
+}
+
+// trim removes the records below seq, and the closed shards left with
+// nothing to read past Retention; it sets checkTime. The caller holds
+// s.mu.
+func (s *stream) trim(seq uint64) {
+	now := s.now().UnixNano()
+	oldest := int64(math.MaxInt64)
+	keep := s.shards[:0]
+	for _, sh := range s.shards {
+		i := sort.Search(len(sh.recs), func(i int) bool { return sh.recs[i].seq >= seq })
+		if i > 0 {
+			sh.trimmed = sh.recs[i-1].seq + 1
+			clear(sh.recs[:i])
+			sh.recs = sh.recs[i:]
+			s.total -= i
+		}
+		if len(sh.recs) > 0 && sh.recs[0].at < oldest {
+			oldest = sh.recs[0].at
+		}
+		if sh.closed() && len(sh.recs) == 0 && now-sh.created > int64(s.opts.Retention) {
+			continue // DynamoDB deletes shards 24 hours after they close
+		}
+		keep = append(keep, sh)
+	}
+	clear(s.shards[len(keep):])
+	s.shards = keep
+	s.checkTime = math.MaxInt64
+	if oldest != math.MaxInt64 {
+		s.checkTime = oldest + int64(s.opts.Retention)
+	}
+}
+
+// shard returns the shard with id, nil if none; the caller holds s.mu.
+func (s *stream) shard(id string) *shard {
+	for _, sh := range s.shards {
+		if sh.id == id {
+			return sh
+		}
+	}
+	return nil
+}
+
+// streamHook appends the stream record of a write to t (old and it as
+// table.write takes them) when t has a stream and the write changes the
+// item; the caller holds t.mu.
+func (t *table) streamHook(pk string, old, it item) {
+	s := t.stream
+	if old == nil && it == nil || old != nil && it != nil && sameStored(old, it) {
+		return // nothing deleted, or a write that changes nothing
+	}
+	kind := recModify
+	switch {
+	case old == nil:
+		kind = recInsert
+	case it == nil:
+		kind = recRemove
+	}
+	// Keep only the images the view type shows (and one to take the keys
+	// from), so as not to hold old items for nothing.
+	switch s.view {
+	case types.StreamViewTypeKeysOnly, types.StreamViewTypeNewImage:
+		if it != nil {
+			old = nil
+		}
+	case types.StreamViewTypeOldImage:
+		if old != nil {
+			it = nil
+		}
+	}
+	now := s.now().UnixNano()
+	s.mu.Lock()
+	if now >= s.checkTime || s.total > s.opts.MaxRecords+s.opts.MaxRecords/8 || now-s.open[0].created >= int64(s.opts.ShardAge) {
+		s.maintain(now)
+	}
+	i := 0
+	if len(s.open) > 1 {
+		h := hashKey(pk)
+		i = sort.Search(len(s.open), func(i int) bool { return s.open[i].hi >= h })
+	}
+	sh := s.open[i]
+	if len(sh.recs) == 0 && s.total == 0 {
+		s.checkTime = now + int64(s.opts.Retention)
+	}
+	sh.recs = append(sh.recs, streamRec{seq: s.next, at: now, kind: kind, ttl: t.ttlDeleting, old: old, new: it})
+	s.next++
+	sh.n++
+	s.total++
+	if sh.n >= s.opts.ShardRecords {
+		s.rollShard(i, now)
+	}
+	s.mu.Unlock()
+}
+
+// sameStored reports whether two stored items hold the same attributes
+// and values. Stored numbers are canonical, so scalars compare by their
+// text; sets, lists and maps by ddbexpr.Equal.
+func sameStored(a, b item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok {
+			return false
+		}
+		switch x := v.(type) {
+		case *types.AttributeValueMemberS:
+			if y, ok := w.(*types.AttributeValueMemberS); !ok || x.Value != y.Value {
+				return false
+			}
+		case *types.AttributeValueMemberN:
+			if y, ok := w.(*types.AttributeValueMemberN); !ok || x.Value != y.Value {
+				return false
+			}
+		default:
+			if !ddbexpr.Equal(v, w) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// RolloverStream closes every open shard of the stream of table and
+// continues each in one child shard, as DynamoDB does every few hours;
+// with split, each is continued by two children that split its range of
+// partition-key hashes, as DynamoDB does under load. Tests use it to
+// exercise shard lineage. It returns a *types.ResourceNotFoundException
+// when there is no such table and a ValidationException when the table
+// has no enabled stream.
+func (db *DB) RolloverStream(table string, split bool) error {
+	t, err := db.table(&table)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.stream
+	if s == nil {
+		return validation("ddbmem: table " + table + " has no enabled stream")
+	}
+	s.mu.Lock()
+	s.rollover(split, s.now().UnixNano())
+	s.mu.Unlock()
+	return nil
+}

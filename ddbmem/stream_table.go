@@ -1,0 +1,102 @@
+package ddbmem
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+func init() {
+	operations["UpdateTable"] = op((*DB).UpdateTable)
+}
+
+// describeStream adds the stream fields to a table description; the
+// caller holds t.mu.
+func (t *table) describeStream(d *types.TableDescription) {
+	if t.stream != nil {
+		d.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: t.stream.view}
+	}
+	if t.streamArn != "" {
+		d.LatestStreamArn, d.LatestStreamLabel = aws.String(t.streamArn), aws.String(t.streamLabel)
+	}
+}
+
+// UpdateTable changes a table's stream (StreamSpecification: enabling
+// one creates a new stream with a new ARN and label; disabling one
+// closes its shards, whose records stay readable for the retention
+// period), its BillingMode and its ProvisionedThroughput. Other changes
+// (indexes, replicas, ...) are a ValidationException. It returns a
+// *types.ResourceNotFoundException when there is no such table, and a
+// ValidationException, with DynamoDB Local's messages, for a request that
+// changes nothing, enables a stream on a table that has one, or
+// disables one on a table that has none.
+func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
+	if err := db.begin(ctx, "UpdateTable"); err != nil {
+		return nil, err
+	}
+	if in == nil {
+		in = &dynamodb.UpdateTableInput{}
+	}
+	t, err := db.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.GlobalSecondaryIndexUpdates) > 0 || len(in.ReplicaUpdates) > 0 || in.SSESpecification != nil ||
+		in.TableClass != "" || in.DeletionProtectionEnabled != nil || in.OnDemandThroughput != nil ||
+		in.WarmThroughput != nil || len(in.AttributeDefinitions) > 0 || in.MultiRegionConsistency != "" || len(in.GlobalTableWitnessUpdates) > 0 {
+		return nil, validation("ddbmem: UpdateTable supports StreamSpecification, BillingMode and ProvisionedThroughput only")
+	}
+	if in.StreamSpecification == nil && in.BillingMode == "" && in.ProvisionedThroughput == nil {
+		return nil, validation("Nothing to update")
+	}
+	view, err := parseStreamSpec(in.StreamSpecification)
+	if err != nil {
+		return nil, err
+	}
+	switch in.BillingMode {
+	case "", types.BillingModeProvisioned, types.BillingModePayPerRequest:
+	default:
+		return nil, validationf("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
+	}
+	t.mu.Lock()
+	billing := t.billing
+	if in.BillingMode != "" {
+		billing = in.BillingMode
+	}
+	switch {
+	case billing == types.BillingModeProvisioned && in.BillingMode == types.BillingModeProvisioned && t.billing != billing && in.ProvisionedThroughput == nil:
+		t.mu.Unlock()
+		return nil, validation("One or more parameter values were invalid: ProvisionedThroughput must be specified when BillingMode is PROVISIONED")
+	case billing == types.BillingModePayPerRequest && in.ProvisionedThroughput != nil:
+		t.mu.Unlock()
+		return nil, validation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+	}
+	if spec := in.StreamSpecification; spec != nil {
+		switch {
+		case view != "" && t.stream != nil:
+			t.mu.Unlock()
+			return nil, validation("Table already has an enabled stream")
+		case view == "" && t.stream == nil:
+			t.mu.Unlock()
+			return nil, validation("Table has no stream to disable")
+		}
+	}
+	t.billing = billing
+	if in.ProvisionedThroughput != nil {
+		t.prov = in.ProvisionedThroughput
+	}
+	if billing == types.BillingModePayPerRequest {
+		t.prov = nil
+	}
+	if in.StreamSpecification != nil {
+		if view != "" {
+			db.enableStream(t, view)
+		} else {
+			t.disableStream()
+		}
+	}
+	t.mu.Unlock()
+	return &dynamodb.UpdateTableOutput{TableDescription: t.describe()}, nil
+}

@@ -1,0 +1,346 @@
+package evolve_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/entity/codex"
+	"github.com/tablekit/tablekit/evolve"
+	"github.com/tablekit/tablekit/evolve/internal/rekeyed"
+	"github.com/tablekit/tablekit/examples/evolve/post"
+	"github.com/tablekit/tablekit/internal/testenv"
+)
+
+func rawGet(ctx context.Context, t testing.TB, tbl *entity.Table, k entity.Key) evolve.Item {
+	t.Helper()
+	out, err := tbl.Client().GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(tbl.Name()), Key: tbl.KeyMap(k), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Item
+}
+
+// sized is n on the engine and n/5 on DynamoDB Local (slow on a shared
+// machine; the claims do not depend on the size).
+func sized(t *testing.T, n int) int {
+	if testingLocal(t) {
+		return max(n/5, 10)
+	}
+	return n
+}
+
+func testingLocal(t *testing.T) bool { return strings.Contains(t.Name(), "dynamodb-local") }
+
+func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+// TestRename: title is renamed to headline while a writer keeps writing
+// headline (the new code) on some posts. Readers during the run find the
+// value under title or headline (never neither); afterwards every post has
+// headline, with the writer's last acknowledged value where it wrote one,
+// and no title.
+func TestRename(t *testing.T) {
+	targets(t, func(t *testing.T, c entity.Client) {
+		tbl, posts := seedPosts(t, c, sized(t, 200))
+		ctx := ctxT(t, 3*time.Minute)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		last := map[string]string{}
+		var neither atomic.Int64
+		wg.Add(2)
+		go func() { // writer: the new code writes headline
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				p := posts[(i*7)%len(posts)]
+				k, _ := codex.PostKey(p.CategoryID, p.ID)
+				v := fmt.Sprint("headline ", i)
+				_, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(tbl.Name()), Key: tbl.KeyMap(k),
+					UpdateExpression: aws.String("SET headline = :h"), ExpressionAttributeValues: map[string]types.AttributeValue{":h": s(v)}})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				last[p.ID] = v
+			}
+		}()
+		go func() { // reader: title or headline, never neither
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				p := posts[(i*13)%len(posts)]
+				k, _ := codex.PostKey(p.CategoryID, p.ID)
+				it := rawGet(ctx, t, tbl, k)
+				if it["title"] == nil && it["headline"] == nil {
+					neither.Add(1)
+				}
+			}
+		}()
+		rep, err := evolve.Run(ctx, tbl, evolve.Job{Name: "rename", Steps: []evolve.Step{evolve.Rename(codex.PostType, "title", "headline")}},
+			func(o *evolve.Options) { o.PageSize = 25 })
+		close(stop)
+		wg.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if neither.Load() != 0 {
+			t.Errorf("%d reads found neither title nor headline", neither.Load())
+		}
+		if rep.Counts.Failures != 0 {
+			t.Fatalf("failures: %v", rep.Failures)
+		}
+		for _, p := range posts {
+			k, _ := codex.PostKey(p.CategoryID, p.ID)
+			it := rawGet(ctx, t, tbl, k)
+			want := p.Title
+			if v, ok := last[p.ID]; ok {
+				want = v
+			}
+			if it["title"] != nil || testenv.Text(it, "headline") != want {
+				t.Fatalf("%s: title %v headline %q, want %q", p.ID, it["title"], testenv.Text(it, "headline"), want)
+			}
+		}
+		t.Logf("rename: scanned %d changed %d skipped %d conflicts %d in %v", rep.Counts.Scanned, rep.Counts.Changed, rep.Counts.Skipped, rep.Counts.Conflicts, rep.Duration.Round(time.Millisecond))
+	})
+}
+
+// TestRekey: posts move from CATEGORY#c/POST#id to POST#id/CATEGORY#c. A
+// reader that looks up the old key and then the new one finds the post at
+// one of them (never neither); a writer updating posts by their old key
+// either lands before the move (the move carries its write) or finds the
+// post gone. At the end every post is at its new key only, and the doctor
+// with the new entity finds nothing.
+func TestRekey(t *testing.T) {
+	targets(t, func(t *testing.T, c entity.Client) {
+		tbl, posts := seedPosts(t, c, sized(t, 200))
+		ctx := ctxT(t, 3*time.Minute)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		var neither atomic.Int64
+		last := map[string]string{}
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				p := posts[(i*13)%len(posts)]
+				ok, _ := codex.PostKey(p.CategoryID, p.ID)
+				nk, _ := rekeyed.PostKey(p.ID, p.CategoryID)
+				if rawGet(ctx, t, tbl, ok) == nil && rawGet(ctx, t, tbl, nk) == nil {
+					neither.Add(1)
+				}
+			}
+		}()
+		go func() { // the old code updates by the old key, only while the post is there
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				p := posts[(i*7)%len(posts)]
+				k, _ := codex.PostKey(p.CategoryID, p.ID)
+				v := fmt.Sprint("edit ", i)
+				_, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(tbl.Name()), Key: tbl.KeyMap(k),
+					UpdateExpression: aws.String("SET title = :t"), ConditionExpression: aws.String("attribute_exists(PK)"),
+					ExpressionAttributeValues: map[string]types.AttributeValue{":t": s(v)}})
+				var ccf *types.ConditionalCheckFailedException
+				if errors.As(err, &ccf) {
+					continue // moved already
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				last[p.ID] = v
+			}
+		}()
+		rep, err := evolve.Run(ctx, tbl, evolve.Job{Name: "rekey", Steps: []evolve.Step{evolve.Rekey(evolve.EntityOf[rekeyed.Post]())}},
+			func(o *evolve.Options) { o.PageSize = 25 })
+		close(stop)
+		wg.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if neither.Load() != 0 {
+			t.Errorf("%d lookups found the post at neither key", neither.Load())
+		}
+		for _, p := range posts {
+			ok, _ := codex.PostKey(p.CategoryID, p.ID)
+			nk, _ := rekeyed.PostKey(p.ID, p.CategoryID)
+			want := p.Title
+			if v, ok := last[p.ID]; ok {
+				want = v
+			}
+			if rawGet(ctx, t, tbl, ok) != nil {
+				t.Fatalf("%s still at its old key", p.ID)
+			}
+			if it := rawGet(ctx, t, tbl, nk); testenv.Text(it, "title") != want {
+				t.Fatalf("%s at its new key has title %q, want %q", p.ID, testenv.Text(it, "title"), want)
+			}
+		}
+		d, err := evolve.Doctor(ctx, tbl, []evolve.Entity{evolve.EntityOf[rekeyed.Post]()}, 3)
+		if err != nil || d.Problems != 0 || d.Scanned != int64(len(posts)) {
+			t.Fatalf("doctor: %+v %v", d, err)
+		}
+		if rep.Counts.Moved != int64(len(posts)) {
+			t.Fatalf("moved %d", rep.Counts.Moved)
+		}
+		t.Logf("rekey: scanned %d moved %d skipped %d conflicts %d in %v", rep.Counts.Scanned, rep.Counts.Moved, rep.Counts.Skipped, rep.Counts.Conflicts, rep.Duration.Round(time.Millisecond))
+	})
+}
+
+// TestBadInput: each bad input is a typed error; a refused job writes
+// nothing, a failed item is left untouched.
+func TestBadInput(t *testing.T) {
+	targets(t, func(t *testing.T, c entity.Client) {
+		tbl, posts := seedPosts(t, c, 20)
+		ctx := ctxT(t, 2*time.Minute)
+		pe := evolve.EntityOf[post.Post]()
+		broken := pe
+		sc := *pe.Schema
+		sc.Keys = append([]entity.KeyAttr(nil), sc.Keys...)
+		for i := range sc.Keys {
+			if sc.Keys[i].Attr == "AuthorPK" {
+				sc.Keys[i].Template = "AUTHOR#{AuthorID"
+			}
+		}
+		broken.Schema = &sc
+		refused := map[string]evolve.Job{
+			"empty name":        {Name: "", Steps: []evolve.Step{evolve.Backfill(pe)}},
+			"no steps":          {Name: "x"},
+			"unknown index":     {Name: "x", Steps: []evolve.Step{evolve.Backfill(pe, "NoSuchIndex")}},
+			"unbuildable key":   {Name: "x", Steps: []evolve.Step{evolve.Backfill(broken)}},
+			"entity not wired":  {Name: "x", Steps: []evolve.Step{evolve.Backfill(evolve.Entity{Schema: pe.Schema})}},
+			"rename of the key": {Name: "x", Steps: []evolve.Step{evolve.Rename("", "PK", "pk2")}},
+			"nil transform":     {Name: "x", Steps: []evolve.Step{evolve.Transform("", nil)}},
+			"index of no key":   {Name: "x", Steps: []evolve.Step{evolve.Backfill(pe, codex.TypeCreatedAt)}},
+		}
+		for name, job := range refused {
+			t.Run(name, func(t *testing.T) {
+				_, err := evolve.Run(ctx, tbl, job)
+				var je *evolve.JobError
+				if !errors.Is(err, evolve.ErrUnfit) || !errors.As(err, &je) {
+					t.Fatalf("Run = %v, want a *JobError matching ErrUnfit", err)
+				}
+			})
+		}
+		st, err := evolve.Status(ctx, tbl, "x")
+		if err != nil || len(st.Segments) != 0 {
+			t.Fatalf("a refused job wrote its leases: %+v %v", st, err)
+		}
+
+		// A transform error and an undecodable item: left untouched, reported.
+		bad, _ := codex.PostKey(posts[0].CategoryID, posts[0].ID)
+		_, err = c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(tbl.Name()), Key: tbl.KeyMap(bad),
+			UpdateExpression: aws.String("SET title = :n"), ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: "7"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		failing, _ := codex.PostKey(posts[1].CategoryID, posts[1].ID)
+		errNope := errors.New("nope")
+		before := rawGet(ctx, t, tbl, failing)
+		rep, err := evolve.Run(ctx, tbl, evolve.Job{Name: "bad-items", Steps: []evolve.Step{
+			evolve.Backfill(pe, post.AuthorIDCreatedAt),
+			evolve.Transform(codex.PostType, func(it evolve.Item) (evolve.Item, error) {
+				if testenv.Text(it, "id") == posts[1].ID {
+					return nil, errNope
+				}
+				return it, nil
+			}),
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Counts.Failures != 2 || len(rep.Failures) != 2 {
+			t.Fatalf("failures %d: %v", rep.Counts.Failures, rep.Failures)
+		}
+		var decodeErr, transformErr bool
+		for _, f := range rep.Failures {
+			var ie *evolve.ItemError
+			if !errors.As(f, &ie) {
+				t.Fatalf("failure %v is not an *ItemError", f)
+			}
+			decodeErr = decodeErr || (errors.Is(f, evolve.ErrDecode) && ie.Key == bad)
+			transformErr = transformErr || (errors.Is(f, evolve.ErrTransform) && errors.Is(f, errNope) && ie.Key == failing)
+		}
+		if !decodeErr || !transformErr {
+			t.Fatalf("failures: %v", rep.Failures)
+		}
+		if it := rawGet(ctx, t, tbl, bad); it["AuthorPK"] != nil {
+			t.Fatal("an undecodable item was rewritten")
+		}
+		if after := rawGet(ctx, t, tbl, failing); after["AuthorPK"] != nil || len(after) != len(before) {
+			t.Fatal("an item whose transform failed was rewritten")
+		}
+		d, err := evolve.Doctor(ctx, tbl, []evolve.Entity{pe}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		classes := map[string]int64{}
+		for _, f := range d.Findings {
+			classes[f.Class] += f.Count
+		}
+		if classes[evolve.Undecodable] != 1 || d.Problems != classes[evolve.Undecodable]+classes[evolve.IndexMissing] {
+			t.Fatalf("doctor: %+v", d.Findings)
+		}
+	})
+}
+
+// TestDoctorClasses: the doctor names each kind of drift.
+func TestDoctorClasses(t *testing.T) {
+	targets(t, func(t *testing.T, c entity.Client) {
+		tbl, posts := seedPosts(t, c, 10)
+		ctx := ctxT(t, 2*time.Minute)
+		pe := evolve.EntityOf[post.Post]()
+		if _, err := evolve.Run(ctx, tbl, backfillJob("doc")); err != nil {
+			t.Fatal(err)
+		}
+		put := func(it evolve.Item) {
+			if _, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tbl.Name()), Item: it}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		put(evolve.Item{"PK": s("WIDGET#1"), "SK": s("METADATA"), "Type": s("Widget")})
+		put(evolve.Item{"PK": s("CATEGORY#c01"), "SK": s("POST#wrong"), "Type": s("Post"), "id": s("right"), "categoryId": s("c01"), "title": s("t"), "CreatedAt": s("2025-01-01T00:00:00Z")})
+		k, _ := codex.PostKey(posts[1].CategoryID, posts[1].ID)
+		it := rawGet(ctx, t, tbl, k)
+		it["AuthorPK"] = s("AUTHOR#nobody")
+		put(it)
+		d, err := evolve.Doctor(ctx, tbl, []evolve.Entity{pe}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int64{}
+		for _, f := range d.Findings {
+			got[f.Type+"/"+f.Class] = f.Count
+		}
+		want := map[string]int64{"Widget/" + evolve.UnknownType: 1, "Post/" + evolve.KeyMismatch: 1, "Post/" + evolve.IndexStale: 1}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("findings %v, want %v", got, want)
+		}
+	})
+}

@@ -1,0 +1,291 @@
+package evolve
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/keys"
+)
+
+// Item is a raw DynamoDB item.
+type Item = map[string]types.AttributeValue
+
+// Entity is what a job knows of one entity type: its schema and a
+// round trip through its generated codec. Make one with [EntityOf].
+type Entity struct {
+	// Schema is the entity's generated schema.
+	Schema *entity.Schema
+	// remarshal decodes an item and encodes it again: the item as the
+	// current code would write it (key attributes of the primary key and
+	// of every index whose sources are present, and Type).
+	remarshal func(Item) (Item, error)
+}
+
+// EntityOf returns the [Entity] of T (for instance
+// evolve.EntityOf[codex.Post]()).
+func EntityOf[T any, PT interface {
+	*T
+	entity.Item
+}]() Entity {
+	return Entity{
+		Schema: PT(new(T)).EntitySchema(),
+		remarshal: func(it Item) (Item, error) {
+			var v T
+			if err := PT(&v).UnmarshalItem(it); err != nil {
+				return nil, err
+			}
+			return PT(&v).MarshalItem()
+		},
+	}
+}
+
+// Type is the entity's Type attribute value.
+func (e Entity) Type() string {
+	if e.Schema == nil {
+		return ""
+	}
+	return e.Schema.Type
+}
+
+// Step is one change a job applies to every item it matches. Make steps
+// with [Backfill], [Rename], [Rekey] and [Transform]; a [Job] applies its
+// steps in order, each to the output of the one before.
+type Step struct {
+	// Kind is "backfill", "rename", "rekey" or "transform".
+	Kind string
+	// Type restricts the step to items whose Type attribute is Type; ""
+	// matches every item (but never the job's own lease and job items).
+	Type string
+	// fn returns the item as it should be (a copy when it changes).
+	fn func(t *entity.Table, it Item) (Item, error)
+	// check refuses a step that does not fit the table, before any write.
+	check func(t *entity.Table) error
+	// version is the entity's version attribute ("" when none): the
+	// write condition then checks it alone.
+	version string
+}
+
+// Backfill returns the step that writes what e's code derives and the
+// item lacks or has stale: the key attributes of the named indexes (all
+// of e's indexes when none is named), honouring sparse rules (a sparse
+// index whose sources are missing is removed whole), the Type attribute,
+// and CreatedAt when only UpdatedAt is present. Items whose Type is e's,
+// and items without a Type whose primary key parses with e's templates,
+// are matched. An item that does not decode with e's codec fails with
+// [ErrDecode] and is left untouched.
+func Backfill(e Entity, indexes ...string) Step {
+	return Step{Kind: "backfill", Type: e.Type(), version: versionOf(e),
+		check: func(t *entity.Table) error { return checkEntity(t, e, indexes) },
+		fn: func(t *entity.Table, it Item) (Item, error) {
+			want, err := e.remarshal(it)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrDecode, err)
+			}
+			out := maps.Clone(it)
+			if ta := t.TypeAttr(); ta != "" {
+				out[ta] = &types.AttributeValueMemberS{Value: e.Type()}
+			}
+			sc := e.Schema
+			if sc.CreatedAttr != "" && sc.UpdatedAttr != "" {
+				if _, ok := it[sc.CreatedAttr]; !ok {
+					if u, ok := it[sc.UpdatedAttr]; ok {
+						out[sc.CreatedAttr] = u
+					}
+				}
+			}
+			for _, g := range indexGroups(sc, indexes) {
+				complete := true
+				for _, k := range g {
+					if _, ok := want[k.Attr]; !ok {
+						complete = false
+					}
+				}
+				for _, k := range g {
+					switch {
+					case complete:
+						out[k.Attr] = want[k.Attr]
+					case g[0].Sparse:
+						if !usedByComplete(sc, want, k) {
+							delete(out, k.Attr)
+						}
+					default:
+						_, err := k.Build(it)
+						return nil, fmt.Errorf("%w: index %s attribute %s: %w", ErrUnbuildable, k.Index, k.Attr, err)
+					}
+				}
+			}
+			return out, nil
+		}}
+}
+
+// usedByComplete reports whether k's attribute also belongs to another
+// index whose keys are all present in want.
+func usedByComplete(sc *entity.Schema, want Item, k entity.KeyAttr) bool {
+	for _, g := range indexGroups(sc, nil) {
+		if g[0].Index == k.Index {
+			continue
+		}
+		has, all := false, true
+		for _, o := range g {
+			has = has || o.Attr == k.Attr
+			if _, ok := want[o.Attr]; !ok {
+				all = false
+			}
+		}
+		if has && all {
+			return true
+		}
+	}
+	return false
+}
+
+// indexGroups returns e's secondary index keys grouped by index, limited
+// to names when given.
+func indexGroups(sc *entity.Schema, names []string) [][]entity.KeyAttr {
+	var out [][]entity.KeyAttr
+	pos := map[string]int{}
+	for _, k := range sc.Keys {
+		if k.Index == "" || (len(names) > 0 && !contains(names, k.Index)) {
+			continue
+		}
+		i, ok := pos[k.Index]
+		if !ok {
+			i = len(out)
+			pos[k.Index] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], k)
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// checkEntity refuses an entity whose keys do not fit the table, a named
+// index the entity or the table does not declare, and a key template
+// that does not parse.
+func checkEntity(t *entity.Table, e Entity, indexes []string) error {
+	if e.Schema == nil || e.remarshal == nil {
+		return &JobError{Reason: "entity made without EntityOf", Err: ErrUnfit}
+	}
+	if err := entity.CheckSchema(t, e.Schema); err != nil {
+		return &JobError{Type: e.Type(), Reason: "schema does not fit the table", Err: errors.Join(ErrUnfit, err)}
+	}
+	for _, ix := range indexes {
+		if _, ok := t.Index(ix); !ok {
+			return &JobError{Type: e.Type(), Reason: fmt.Sprintf("the table declares no index %q", ix), Err: ErrUnfit}
+		}
+		if len(indexGroups(e.Schema, []string{ix})) == 0 {
+			return &JobError{Type: e.Type(), Reason: fmt.Sprintf("%s writes no key of index %q", e.Type(), ix), Err: ErrUnfit}
+		}
+	}
+	for _, k := range e.Schema.Keys {
+		if _, err := keys.New(k.Template); err != nil || k.Build == nil {
+			return &JobError{Type: e.Type(), Reason: fmt.Sprintf("key template %q of %s cannot be built", k.Template, k.Attr), Err: errors.Join(ErrUnfit, err)}
+		}
+	}
+	return nil
+}
+
+// Rename returns the step that moves attribute from to attribute to on
+// the items of Type typ ("" for every item). An item that has from and
+// not to gets to (with from's value) and loses from; an item that has
+// both keeps to (written by newer code) and loses from. Key attributes
+// cannot be renamed ([ErrUnfit]).
+func Rename(typ, from, to string) Step {
+	return Step{Kind: "rename", Type: typ,
+		check: func(t *entity.Table) error {
+			if from == "" || to == "" || from == to {
+				return &JobError{Type: typ, Reason: fmt.Sprintf("rename %q to %q", from, to), Err: ErrUnfit}
+			}
+			for _, a := range []string{from, to} {
+				if a == t.PKAttr() || a == t.SKAttr() || a == t.TypeAttr() {
+					return &JobError{Type: typ, Reason: fmt.Sprintf("rename of key or Type attribute %q", a), Err: ErrUnfit}
+				}
+			}
+			return nil
+		},
+		fn: func(_ *entity.Table, it Item) (Item, error) {
+			v, ok := it[from]
+			if !ok {
+				return it, nil
+			}
+			out := maps.Clone(it)
+			if _, has := it[to]; !has {
+				out[to] = v
+			}
+			delete(out, from)
+			return out, nil
+		}}
+}
+
+// Rekey returns the step that moves every item of e whose primary key is
+// not the one e's (changed) key templates build: the runner puts the item
+// under its new key and deletes the old one in one transaction,
+// conditioned on the old item as read and on the new key being free. It
+// also backfills what [Backfill] would (all of e's indexes). Reads by the
+// old key find an item until it moves, reads by the new key from the
+// moment it moved; the transaction makes the move atomic.
+func Rekey(e Entity) Step {
+	bf := Backfill(e)
+	return Step{Kind: "rekey", Type: e.Type(), check: bf.check, version: bf.version,
+		fn: func(t *entity.Table, it Item) (Item, error) {
+			out, err := bf.fn(t, it)
+			if err != nil {
+				return nil, err
+			}
+			want, _ := e.remarshal(it)
+			for _, a := range []string{t.PKAttr(), t.SKAttr()} {
+				if a == "" {
+					continue
+				}
+				v, ok := want[a]
+				if !ok {
+					return nil, fmt.Errorf("%w: primary key attribute %s", ErrUnbuildable, a)
+				}
+				out[a] = v
+			}
+			return out, nil
+		}}
+}
+
+// Transform returns the step that applies fn to every item of Type typ
+// ("" for every item): fn gets a copy of the item and returns the item as
+// it should be. Returning the item unchanged skips it; an error leaves
+// the item untouched and is reported as a failure matching
+// [ErrTransform]. fn may change the key attributes: the runner then moves
+// the item as [Rekey] does. fn must be safe for concurrent use.
+func Transform(typ string, fn func(Item) (Item, error)) Step {
+	return Step{Kind: "transform", Type: typ,
+		check: func(*entity.Table) error {
+			if fn == nil {
+				return &JobError{Type: typ, Reason: "nil transform", Err: ErrUnfit}
+			}
+			return nil
+		},
+		fn: func(_ *entity.Table, it Item) (Item, error) {
+			out, err := fn(maps.Clone(it))
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrTransform, err)
+			}
+			return out, nil
+		}}
+}
+
+func versionOf(e Entity) string {
+	if e.Schema == nil {
+		return ""
+	}
+	return e.Schema.VersionAttr
+}
