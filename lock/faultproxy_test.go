@@ -42,6 +42,9 @@ type faultProxy struct {
 	wg     sync.WaitGroup
 
 	chunks, delayed, dropped atomic.Int64
+	// armed turns the faults on; until then replies pass untouched, so
+	// that the clients' connection handshakes in the test's setup succeed.
+	armed atomic.Bool
 }
 
 func startFaultProxy(t testing.TB, target string, delayP, dropP float64, delayMin, delayMax time.Duration) *faultProxy {
@@ -102,7 +105,10 @@ func (p *faultProxy) replies(c, s net.Conn) {
 		n, err := s.Read(buf)
 		if n > 0 {
 			p.chunks.Add(1)
-			r := rand.Float64()
+			r := 1.0 // no fault
+			if p.armed.Load() {
+				r = rand.Float64()
+			}
 			switch {
 			case r < p.dropP:
 				p.dropped.Add(1)
@@ -189,6 +195,7 @@ func TestObtainRidesOutFaults(t *testing.T) {
 			o.CleanupTimeout = 500 * time.Millisecond
 		})
 	}
+	proxy.armed.Store(true) // the faults start once every client is connected
 	var (
 		hs          holders
 		releaseErrs atomic.Int32
