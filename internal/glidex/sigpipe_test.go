@@ -196,6 +196,12 @@ func TestSigpipeChild(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 		srv.Start()
 	}
+	// With the server up for good, the load goes on until a write has
+	// succeeded (at most 10 s): on a loaded machine the 40 ms windows
+	// between kills can pass with every 256 KiB write timed out.
+	for deadline := time.Now().Add(10 * time.Second); ok.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	time.Sleep(100 * time.Millisecond)
 	stop.Store(true)
 	wg.Wait()
