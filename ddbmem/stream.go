@@ -87,7 +87,7 @@ type shard struct {
 	created    int64  // Unix nanoseconds
 	start, end uint64 // sequence number range; end is 0 while open
 	n          int    // records appended, trimmed ones included
-	recs       []streamRec
+	recs       recList
 	trimmed    uint64 // the records below this sequence number are gone
 }
 
@@ -113,6 +113,7 @@ type stream struct {
 	nShards   int      // shards created
 	total     int      // records held
 	checkTime int64    // no record expires before this (Unix nanoseconds)
+	spare     []*recBlock // emptied record blocks, for reuse
 }
 
 // streamSet is the DB's streams, current and disabled, in creation
@@ -266,8 +267,8 @@ func (s *stream) openShard(parent string, lo, hi uint64, at int64) *shard {
 // caller holds s.mu. An empty shard's range is its start alone, which
 // no record will have.
 func (s *stream) closeShard(sh *shard) {
-	if len(sh.recs) > 0 {
-		sh.end = sh.recs[len(sh.recs)-1].seq
+	if sh.recs.len() > 0 {
+		sh.end = sh.recs.last().seq
 		return
 	}
 	if sh.n > 0 {
@@ -333,9 +334,9 @@ func (s *stream) maintain(now int64) {
 func (s *stream) seqAt(t int64) uint64 {
 	seq := s.next
 	for _, sh := range s.shards {
-		i := sort.Search(len(sh.recs), func(i int) bool { return sh.recs[i].at >= t })
-		if i < len(sh.recs) && sh.recs[i].seq < seq {
-			seq = sh.recs[i].seq
+		i := sh.recs.search(func(r *streamRec) bool { return r.at >= t })
+		if i < sh.recs.len() && sh.recs.at(i).seq < seq {
+			seq = sh.recs.at(i).seq
 		}
 	}
 	return seq
@@ -349,17 +350,16 @@ func (s *stream) trim(seq uint64) {
 	oldest := int64(math.MaxInt64)
 	keep := s.shards[:0]
 	for _, sh := range s.shards {
-		i := sort.Search(len(sh.recs), func(i int) bool { return sh.recs[i].seq >= seq })
+		i := sh.recs.search(func(r *streamRec) bool { return r.seq >= seq })
 		if i > 0 {
-			sh.trimmed = sh.recs[i-1].seq + 1
-			clear(sh.recs[:i])
-			sh.recs = sh.recs[i:]
+			sh.trimmed = sh.recs.at(i-1).seq + 1
+			sh.recs.dropFirst(i, &s.spare)
 			s.total -= i
 		}
-		if len(sh.recs) > 0 && sh.recs[0].at < oldest {
-			oldest = sh.recs[0].at
+		if sh.recs.len() > 0 && sh.recs.at(0).at < oldest {
+			oldest = sh.recs.at(0).at
 		}
-		if sh.closed() && len(sh.recs) == 0 && now-sh.created > int64(s.opts.Retention) {
+		if sh.closed() && sh.recs.len() == 0 && now-sh.created > int64(s.opts.Retention) {
 			continue // DynamoDB deletes shards 24 hours after they close
 		}
 		keep = append(keep, sh)
@@ -382,12 +382,16 @@ func (s *stream) shard(id string) *shard {
 	return nil
 }
 
-// streamHook appends the stream record of a write to t (old and it as
-// table.write takes them) when t has a stream and the write changes the
-// item; the caller holds t.mu.
-func (t *table) streamHook(pk string, old, it item) {
+// streamHook appends the stream record of a write to t (old, of
+// oldSize bytes, and the new item's record r, nil for a deletion) when t
+// has a stream and the write changes the item; the caller holds t.mu.
+func (t *table) streamHook(pk string, old item, oldSize int, r *record) {
 	s := t.stream
-	if old == nil && it == nil || old != nil && it != nil && sameStored(old, it) {
+	var it item
+	if r != nil {
+		it = r.item
+	}
+	if old == nil && it == nil || old != nil && it != nil && sameStored(old, oldSize, r) {
 		return // nothing deleted, or a write that changes nothing
 	}
 	kind := recModify
@@ -420,10 +424,10 @@ func (t *table) streamHook(pk string, old, it item) {
 		i = sort.Search(len(s.open), func(i int) bool { return s.open[i].hi >= h })
 	}
 	sh := s.open[i]
-	if len(sh.recs) == 0 && s.total == 0 {
+	if s.total == 0 {
 		s.checkTime = now + int64(s.opts.Retention)
 	}
-	sh.recs = append(sh.recs, streamRec{seq: s.next, at: now, kind: kind, ttl: t.ttlDeleting, old: old, new: it})
+	sh.recs.push(streamRec{seq: s.next, at: now, kind: kind, ttl: t.ttlDeleting, old: old, new: it}, &s.spare)
 	s.next++
 	sh.n++
 	s.total++
@@ -433,29 +437,58 @@ func (t *table) streamHook(pk string, old, it item) {
 	s.mu.Unlock()
 }
 
-// sameStored reports whether two stored items hold the same attributes
-// and values. Stored numbers are canonical, so scalars compare by their
-// text; sets, lists and maps by ddbexpr.Equal.
-func sameStored(a, b item) bool {
-	if len(a) != len(b) {
+// longValue is the length from which sameStored compares a string
+// attribute in its second pass.
+const longValue = 64
+
+// sameStored reports whether the stored item a, of size aSize, holds the
+// same attributes and values as the record b. Items of different sizes
+// or attribute counts differ (stored numbers are canonical, so equal
+// numbers have equal sizes). Otherwise it compares the short scalars
+// first, where a change is most often found, and the long strings,
+// sets, lists and maps after: scalars by their text, the rest by
+// ddbexpr.Equal.
+func sameStored(a item, aSize int, b *record) bool {
+	if len(a) != len(b.attrs) || aSize != b.size {
 		return false
 	}
-	for k, v := range a {
-		w, ok := b[k]
+	long := false
+	for _, at := range b.attrs {
+		v, ok := a[at.name]
 		if !ok {
 			return false
 		}
-		switch x := v.(type) {
+		switch y := at.v.(type) {
 		case *types.AttributeValueMemberS:
-			if y, ok := w.(*types.AttributeValueMemberS); !ok || x.Value != y.Value {
+			x, ok := v.(*types.AttributeValueMemberS)
+			if !ok || len(x.Value) != len(y.Value) {
+				return false
+			}
+			if len(y.Value) >= longValue {
+				long = true
+			} else if x.Value != y.Value {
 				return false
 			}
 		case *types.AttributeValueMemberN:
-			if y, ok := w.(*types.AttributeValueMemberN); !ok || x.Value != y.Value {
+			if x, ok := v.(*types.AttributeValueMemberN); !ok || x.Value != y.Value {
 				return false
 			}
 		default:
-			if !ddbexpr.Equal(v, w) {
+			long = true
+		}
+	}
+	if !long {
+		return true
+	}
+	for _, at := range b.attrs {
+		switch y := at.v.(type) {
+		case *types.AttributeValueMemberS:
+			if len(y.Value) >= longValue && a[at.name].(*types.AttributeValueMemberS).Value != y.Value {
+				return false
+			}
+		case *types.AttributeValueMemberN:
+		default:
+			if !ddbexpr.Equal(a[at.name], at.v) {
 				return false
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -303,10 +302,10 @@ func (s *Streams) GetShardIterator(ctx context.Context, in *dynamodbstreams.GetS
 		}
 	case st.ShardIteratorTypeAtTimestamp:
 		t := in.Timestamp.UnixNano()
-		i := sort.Search(len(sh.recs), func(i int) bool { return sh.recs[i].at >= t })
+		i := sh.recs.search(func(r *streamRec) bool { return r.at >= t })
 		pos = x.next
-		if i < len(sh.recs) {
-			pos = sh.recs[i].seq
+		if i < sh.recs.len() {
+			pos = sh.recs.at(i).seq
 		} else if sh.closed() {
 			pos = sh.end + 1
 		}
@@ -374,19 +373,19 @@ func (s *Streams) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecords
 		x.mu.Unlock()
 		return nil, &st.TrimmedDataAccessException{Message: aws.String("Trimmed data: the iterator's position is past the trim horizon of shard " + sh.id)}
 	}
-	i := sort.Search(len(sh.recs), func(i int) bool { return sh.recs[i].seq >= it.pos })
+	i := sh.recs.search(func(r *streamRec) bool { return r.seq >= it.pos })
 	j := i
 	size := 0
-	for j < len(sh.recs) && j-i < limit && size < maxRecordBytes {
-		size += x.recordSize(&sh.recs[j])
+	for j < sh.recs.len() && j-i < limit && size < maxRecordBytes {
+		size += x.recordSize(sh.recs.at(j))
 		j++
 	}
-	recs := append([]streamRec(nil), sh.recs[i:j]...)
+	recs := sh.recs.copyRange(i, j)
 	pos := it.pos
 	if j > i {
 		pos = recs[len(recs)-1].seq + 1
 	}
-	done := sh.closed() && j == len(sh.recs)
+	done := sh.closed() && j == sh.recs.len()
 	id := sh.id
 	x.mu.Unlock()
 

@@ -475,8 +475,16 @@ func (t *table) indexKey(ix *index, it item) (string, string, bool) {
 // write replaces the item at its key (old may be nil) with it (nil
 // deletes), maintaining indexes and counters. The caller holds t.mu.
 func (t *table) write(pk, sk string, old, it item) {
+	oldSize := 0
+	if old != nil {
+		oldSize = ddbexpr.ItemSize(old)
+	}
+	var r *record
+	if it != nil {
+		r = newRecord(it, ddbexpr.ItemSize(it))
+	}
 	if t.stream != nil {
-		t.streamHook(pk, old, it) // streams: stream.go
+		t.streamHook(pk, old, oldSize, r) // streams: stream.go
 	}
 	if old != nil {
 		for _, ix := range t.indexes {
@@ -485,7 +493,7 @@ func (t *table) write(pk, sk string, old, it item) {
 			}
 		}
 		t.count--
-		t.bytes -= int64(ddbexpr.ItemSize(old))
+		t.bytes -= int64(oldSize)
 	}
 	if it == nil {
 		if old != nil {
@@ -493,8 +501,7 @@ func (t *table) write(pk, sk string, old, it item) {
 		}
 		return
 	}
-	size := ddbexpr.ItemSize(it)
-	r := newRecord(it, size)
+	size := r.size
 	t.data.put(pk, sk, r)
 	t.count++
 	t.bytes += int64(size)
