@@ -107,12 +107,12 @@ type stream struct {
 	opts              *StreamOptions
 	now               func() time.Time
 
-	shards    []*shard // in creation order
-	open      []*shard // the open shards, by hash range
-	next      uint64   // the next sequence number
-	nShards   int      // shards created
-	total     int      // records held
-	checkTime int64    // no record expires before this (Unix nanoseconds)
+	shards    []*shard    // in creation order
+	open      []*shard    // the open shards, by hash range
+	next      uint64      // the next sequence number
+	nShards   int         // shards created
+	total     int         // records held
+	checkTime int64       // no record expires before this (Unix nanoseconds)
 	spare     []*recBlock // emptied record blocks, for reuse
 }
 
