@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,7 +27,8 @@ import (
 
 // TestFeedChild is the consumer process of TestThreeProcesses (it runs
 // only when FEED_CHILD is set): it appends one line per handled record,
-// "fence shard pk v", to FEED_OUT before the batch is checkpointed.
+// "fence shard pk v at" (at: the handler call's time in Unix
+// nanoseconds), to FEED_OUT before the batch is checkpointed.
 func TestFeedChild(t *testing.T) {
 	if os.Getenv("FEED_CHILD") == "" {
 		t.Skip("the child process of TestThreeProcesses")
@@ -43,8 +45,9 @@ func TestFeedChild(t *testing.T) {
 	}
 	c, err := feed.New(streams, table, func(ctx context.Context, b feed.Batch) error {
 		var sb strings.Builder
+		at := time.Now().UnixNano()
 		for _, r := range b.Records {
-			fmt.Fprintf(&sb, "%d %s %s %s\n", b.Fence, b.Shard, r.Keys["PK"].(*types.AttributeValueMemberS).Value, r.New["v"].(*types.AttributeValueMemberN).Value)
+			fmt.Fprintf(&sb, "%d %s %s %s %d\n", b.Fence, b.Shard, r.Keys["PK"].(*types.AttributeValueMemberS).Value, r.New["v"].(*types.AttributeValueMemberN).Value, at)
 		}
 		_, err := out.WriteString(sb.String())
 		return err
@@ -64,8 +67,13 @@ func TestFeedChild(t *testing.T) {
 // order within each owner's tenure (fence), and a record is handled twice
 // only under a later fence than its first handling (after a takeover).
 // It runs on the engine served over HTTP (ddbmem.Serve, its stream in 4
-// shards, 10,000 writes) and on DynamoDB Local (one shard; 300 writes,
-// 10,000 with TABLEKIT_FEED_FULL=1).
+// shards, 10,000 writes) and on DynamoDB Local (one shard; 1,000 writes,
+// 10,000 with TABLEKIT_FEED_FULL=1: a shared DynamoDB Local under load
+// takes 20 s to over 3 minutes for 10,000 writes to a table with a
+// stream), and prints the counts, the time the writes took and the lag
+// from a write's acknowledgement to the first handler call of its record
+// (the processes share the clock). TABLEKIT_FEED_WRITES=N runs N writes
+// on each (a multiple of 10).
 func TestThreeProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
@@ -77,15 +85,29 @@ func TestThreeProcesses(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = srv.Close() })
 		tg := target{name: "engine", db: srv.Client(), streams: srv.StreamsClient()}
-		threeProcesses(t, tg, srv.URL(), 10_000)
+		threeProcesses(t, tg, srv.URL(), processWrites(t, 10_000))
 	})
 	t.Run("local", func(t *testing.T) {
-		writes := 300
+		writes := 1_000
 		if os.Getenv("TABLEKIT_FEED_FULL") != "" {
 			writes = 10_000
 		}
-		threeProcesses(t, localTarget(t), testenv.DynamoEndpoint(t), writes)
+		threeProcesses(t, localTarget(t), testenv.DynamoEndpoint(t), processWrites(t, writes))
 	})
+}
+
+// processWrites is the number of writes of TestThreeProcesses: def, or
+// TABLEKIT_FEED_WRITES.
+func processWrites(t *testing.T, def int) int {
+	v := os.Getenv("TABLEKIT_FEED_WRITES")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 30 || n%10 != 0 {
+		t.Fatalf("TABLEKIT_FEED_WRITES=%q: want a multiple of 10, at least 30", v)
+	}
+	return n
 }
 
 func threeProcesses(t *testing.T, tg target, ep string, writes int) {
@@ -109,6 +131,7 @@ func threeProcesses(t *testing.T, tg target, ep string, writes int) {
 		return p
 	}
 	procs := []*proc{start("p0"), start("p1"), start("p2")}
+	began := time.Now()
 	// the victim is the owner of the shard: the last to write its output
 	victim := func() int {
 		best, bestAt := 0, time.Time{}
@@ -123,6 +146,12 @@ func threeProcesses(t *testing.T, tg target, ep string, writes int) {
 	// victim is killed when a third and two thirds of the writes are done
 	kills := 0
 	var written atomic.Int64
+	type rec struct {
+		pk string
+		v  int
+	}
+	var ackMu sync.Mutex
+	acks := make(map[rec]int64, writes)
 	var wg sync.WaitGroup
 	perWriter := writes / 10
 	for g := range 10 {
@@ -132,7 +161,12 @@ func threeProcesses(t *testing.T, tg target, ep string, writes int) {
 			for i := range perWriter {
 				// writer g owns items g, g+10, g+20, ...; each gets versions 1, 2, ...
 				k := g + 10*(i%(items/10))
-				putV(t, tg.db, table, fmt.Sprintf("item%02d", k), i/(items/10)+1)
+				r := rec{fmt.Sprintf("item%02d", k), i/(items/10) + 1}
+				putV(t, tg.db, table, r.pk, r.v)
+				at := time.Now().UnixNano()
+				ackMu.Lock()
+				acks[r] = at
+				ackMu.Unlock()
 				written.Add(1)
 			}
 		}()
@@ -151,18 +185,17 @@ func threeProcesses(t *testing.T, tg target, ep string, writes int) {
 		procs[i] = start(fmt.Sprintf("%s-restart%d", strings.Split(p.name, "-")[0], kills))
 	}
 	wg.Wait()
+	wrote := time.Since(began)
 	// wait until every record was handled
-	type rec struct {
-		pk string
-		v  int
-	}
 	var handled map[rec][]int64
+	var firstAt map[rec]int64
 	var outLines int
 	perProc := map[string]int{}
 	tenures := map[string]bool{}
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		handled = map[rec][]int64{}
+		firstAt = map[rec]int64{}
 		outLines = 0
 		clear(perProc)
 		clear(tenures)
@@ -171,6 +204,7 @@ func threeProcesses(t *testing.T, tg target, ep string, writes int) {
 			fence int64
 			shard string
 			r     rec
+			at    int64
 		}
 		var all [][]line
 		for _, f := range files {
@@ -182,11 +216,14 @@ func threeProcesses(t *testing.T, tg target, ep string, writes int) {
 			sc := bufio.NewScanner(fh)
 			for sc.Scan() {
 				var l line
-				if _, err := fmt.Sscanf(sc.Text(), "%d %s %s %d", &l.fence, &l.shard, &l.r.pk, &l.r.v); err != nil {
+				if _, err := fmt.Sscanf(sc.Text(), "%d %s %s %d %d", &l.fence, &l.shard, &l.r.pk, &l.r.v, &l.at); err != nil {
 					continue // a line cut by SIGKILL
 				}
 				ls = append(ls, l)
 				handled[l.r] = append(handled[l.r], l.fence)
+				if f, ok := firstAt[l.r]; !ok || l.at < f {
+					firstAt[l.r] = l.at
+				}
 				outLines++
 				perProc[filepath.Base(f)]++
 				tenures[fmt.Sprint(l.shard, " ", l.fence)] = true
@@ -229,6 +266,23 @@ func threeProcesses(t *testing.T, tg target, ep string, writes int) {
 	}
 	t.Logf("writes %d, records handled %d of %d, handler lines %d, duplicates %d (all after a takeover: %v), shard tenures (shard, fence) %d, SIGKILLs %d, lines per process %v",
 		writes, len(handled), writes, outLines, dups, badDups == 0, len(tenures), kills, perProc)
+	var lags []time.Duration
+	for r, at := range firstAt {
+		if a, ok := acks[r]; ok {
+			lags = append(lags, time.Duration(max(at-a, 0)))
+		}
+	}
+	slices.Sort(lags)
+	pct := func(p float64) time.Duration {
+		if len(lags) == 0 {
+			return 0
+		}
+		return lags[min(int(p*float64(len(lags))), len(lags)-1)]
+	}
+	t.Logf("writes took %v (%.0f/s), every record handled %v after the last write",
+		wrote.Round(time.Millisecond), float64(writes)/wrote.Seconds(), (time.Since(began) - wrote).Round(time.Millisecond))
+	t.Logf("lag write ack -> first handler call: p50 %v, p90 %v, p99 %v, max %v (%d records; a SIGKILL and takeover in between)",
+		pct(0.5), pct(0.9), pct(0.99), pct(1), len(lags))
 	if len(handled) != writes {
 		t.Fatalf("%d records never handled", writes-len(handled))
 	}
