@@ -222,7 +222,8 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 		usages = map[string]*usage{}
 	}
 	for _, w := range writes {
-		old := w.t.data.get(w.pk, w.sk)
+		oldRec := w.t.data.getRec(w.pk, w.sk)
+		old := oldRec.get()
 		if usages != nil {
 			u := usages[w.t.name]
 			if u == nil {
@@ -231,7 +232,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 			}
 			u.add(w.t.writeUsage(old, w.it))
 		}
-		w.t.write(w.pk, w.sk, old, w.it)
+		w.t.write(w.pk, w.sk, oldRec, w.it)
 	}
 	unlock()
 	return &dynamodb.BatchWriteItemOutput{UnprocessedItems: left,

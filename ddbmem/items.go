@@ -145,11 +145,12 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	old := t.data.get(p.pk, p.sk)
+	oldRec := t.data.getRec(p.pk, p.sk)
+	old := oldRec.get()
 	if err := checkCond(p.x, old, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	t.write(p.pk, p.sk, old, p.it)
+	t.write(p.pk, p.sk, oldRec, p.it)
 	out := &dynamodb.PutItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, old, p.it)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
@@ -245,11 +246,12 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	old := t.data.get(pk, sk)
+	oldRec := t.data.getRec(pk, sk)
+	old := oldRec.get()
 	if err := checkCond(x, old, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	t.write(pk, sk, old, nil)
+	t.write(pk, sk, oldRec, nil)
 	out := &dynamodb.DeleteItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, old, nil)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
@@ -352,7 +354,8 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	old := t.data.get(p.pk, p.sk)
+	oldRec := t.data.getRec(p.pk, p.sk)
+	old := oldRec.get()
 	if err := checkCond(p.x, old, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
@@ -363,7 +366,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 		}
 		return nil, err
 	}
-	t.write(p.pk, p.sk, old, it)
+	t.write(p.pk, p.sk, oldRec, it)
 	out := &dynamodb.UpdateItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, old, it)}
 	switch in.ReturnValues {
 	case types.ReturnValueAllOld:

@@ -39,6 +39,14 @@ type attr struct {
 	v    types.AttributeValue
 }
 
+// get returns r's item, nil when r is nil.
+func (r *record) get() item {
+	if r == nil {
+		return nil
+	}
+	return r.item
+}
+
 func newRecord(it item, size int) *record {
 	r := &record{item: it, size: size, attrs: make([]attr, 0, len(it))}
 	for k, v := range it {

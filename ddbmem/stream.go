@@ -70,14 +70,17 @@ const (
 	recRemove
 )
 
-// streamRec is one stream record. Its images are stored items, which
-// are immutable, so a record costs no copy.
+// streamRec is one stream record. Its images are the attribute lists of
+// stored records (record.attrs), which are immutable, so a record costs
+// no copy; holding the list rather than the record or its map lets the
+// rest of a replaced record go, so that the retained images cost the
+// collector as little as they can.
 type streamRec struct {
 	seq      uint64
 	at       int64 // Options.Now at the write, in Unix nanoseconds
 	kind     uint8
 	ttl      bool // deleted by the TTL sweep
-	old, new item
+	old, new []attr
 }
 
 // shard is one shard of a stream.
@@ -382,24 +385,23 @@ func (s *stream) shard(id string) *shard {
 	return nil
 }
 
-// streamHook appends the stream record of a write to t (old, of
-// oldSize bytes, and the new item's record r, nil for a deletion) when t
-// has a stream and the write changes the item; the caller holds t.mu.
-func (t *table) streamHook(pk string, old item, oldSize int, r *record) {
+// streamHook appends the stream record of a write to t (oldRec, the
+// item's record before, and r, after; either may be nil) when t has a
+// stream and the write changes the item; the caller holds t.mu.
+func (t *table) streamHook(pk string, oldRec, r *record) {
 	s := t.stream
-	var it item
-	if r != nil {
-		it = r.item
-	}
-	if old == nil && it == nil || old != nil && it != nil && sameStored(old, oldSize, r) {
+	if oldRec == nil && r == nil || oldRec != nil && r != nil && sameStored(oldRec, r) {
 		return // nothing deleted, or a write that changes nothing
 	}
+	var old, it []attr
 	kind := recModify
 	switch {
-	case old == nil:
-		kind = recInsert
-	case it == nil:
-		kind = recRemove
+	case oldRec == nil:
+		kind, it = recInsert, r.attrs
+	case r == nil:
+		kind, old = recRemove, oldRec.attrs
+	default:
+		old, it = oldRec.attrs, r.attrs
 	}
 	// Keep only the images the view type shows (and one to take the keys
 	// from), so as not to hold old items for nothing.
@@ -441,20 +443,19 @@ func (t *table) streamHook(pk string, old item, oldSize int, r *record) {
 // attribute in its second pass.
 const longValue = 64
 
-// sameStored reports whether the stored item a, of size aSize, holds the
-// same attributes and values as the record b. Items of different sizes
-// or attribute counts differ (stored numbers are canonical, so equal
-// numbers have equal sizes). Otherwise it compares the short scalars
-// first, where a change is most often found, and the long strings,
-// sets, lists and maps after: scalars by their text, the rest by
-// ddbexpr.Equal.
-func sameStored(a item, aSize int, b *record) bool {
-	if len(a) != len(b.attrs) || aSize != b.size {
+// sameStored reports whether the records a and b hold the same
+// attributes and values. Items of different sizes or attribute counts
+// differ (stored numbers are canonical, so equal numbers have equal
+// sizes). Otherwise it compares the short scalars first, where a change
+// is most often found, and the long strings, sets, lists and maps after:
+// scalars by their text, the rest by ddbexpr.Equal.
+func sameStored(a, b *record) bool {
+	if len(a.attrs) != len(b.attrs) || a.size != b.size {
 		return false
 	}
 	long := false
 	for _, at := range b.attrs {
-		v, ok := a[at.name]
+		v, ok := a.item[at.name]
 		if !ok {
 			return false
 		}
@@ -483,12 +484,12 @@ func sameStored(a item, aSize int, b *record) bool {
 	for _, at := range b.attrs {
 		switch y := at.v.(type) {
 		case *types.AttributeValueMemberS:
-			if len(y.Value) >= longValue && a[at.name].(*types.AttributeValueMemberS).Value != y.Value {
+			if len(y.Value) >= longValue && a.item[at.name].(*types.AttributeValueMemberS).Value != y.Value {
 				return false
 			}
 		case *types.AttributeValueMemberN:
 		default:
-			if !ddbexpr.Equal(a[at.name], at.v) {
+			if !ddbexpr.Equal(a.item[at.name], at.v) {
 				return false
 			}
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
-	"github.com/tablekit/tablekit/internal/ddbexpr"
+	"github.com/tablekit/tablekit/internal/itemsize"
 )
 
 // Streams serves the DynamoDB Streams API of a DB in process: its
@@ -402,14 +402,22 @@ func (s *Streams) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecords
 var eventNames = [...]st.OperationType{recInsert: st.OperationTypeInsert, recModify: st.OperationTypeModify, recRemove: st.OperationTypeRemove}
 
 // images returns the keys and the images a record shows.
-func (x *stream) images(r *streamRec) (keys, oldImg, newImg item) {
+func (x *stream) images(r *streamRec) (keys, oldImg, newImg []attr) {
 	src := r.new
 	if src == nil {
 		src = r.old
 	}
-	keys = item{x.pk: src[x.pk]}
-	if x.sk != "" {
-		keys[x.sk] = src[x.sk]
+	keys = make([]attr, 0, 2)
+	for _, name := range [2]string{x.pk, x.sk} {
+		if name == "" {
+			continue
+		}
+		for _, a := range src {
+			if a.name == name {
+				keys = append(keys, a)
+				break
+			}
+		}
 	}
 	switch x.view {
 	case types.StreamViewTypeNewImage:
@@ -422,17 +430,19 @@ func (x *stream) images(r *streamRec) (keys, oldImg, newImg item) {
 	return keys, oldImg, newImg
 }
 
+// attrsSize is the DynamoDB size of an item given as its attributes.
+func attrsSize(as []attr) int {
+	n := 0
+	for _, a := range as {
+		n += len(a.name) + itemsize.Value(a.v)
+	}
+	return n
+}
+
 // recordSize is a record's SizeBytes: its keys and images.
 func (x *stream) recordSize(r *streamRec) int {
 	keys, o, n := x.images(r)
-	size := ddbexpr.ItemSize(keys)
-	if o != nil {
-		size += ddbexpr.ItemSize(o)
-	}
-	if n != nil {
-		size += ddbexpr.ItemSize(n)
-	}
-	return size
+	return attrsSize(keys) + attrsSize(o) + attrsSize(n)
 }
 
 // record builds the Record of r.
@@ -465,12 +475,12 @@ func (x *stream) record(r *streamRec) st.Record {
 	return rec
 }
 
-// streamItem converts an item to the attribute values of package
-// dynamodbstreams/types (a deep copy).
-func streamItem(it item) map[string]st.AttributeValue {
-	m := make(map[string]st.AttributeValue, len(it))
-	for k, v := range it {
-		m[k] = streamValue(v)
+// streamItem converts an item given as its attributes to the attribute
+// values of package dynamodbstreams/types (a deep copy).
+func streamItem(as []attr) map[string]st.AttributeValue {
+	m := make(map[string]st.AttributeValue, len(as))
+	for _, a := range as {
+		m[a.name] = streamValue(a.v)
 	}
 	return m
 }
@@ -504,7 +514,11 @@ func streamValue(v types.AttributeValue) st.AttributeValue {
 		}
 		return &st.AttributeValueMemberL{Value: l}
 	case *types.AttributeValueMemberM:
-		return &st.AttributeValueMemberM{Value: streamItem(x.Value)}
+		m := make(map[string]st.AttributeValue, len(x.Value))
+		for k, v := range x.Value {
+			m[k] = streamValue(v)
+		}
+		return &st.AttributeValueMemberM{Value: m}
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ func TestRecList(t *testing.T) {
 	}
 	push := func(n int) {
 		for range n {
-			l.push(streamRec{seq: next, new: item{}}, &spare)
+			l.push(streamRec{seq: next, new: []attr{{name: "pk"}}}, &spare)
 			next++
 		}
 	}
@@ -124,8 +124,7 @@ func TestSameStored(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a, b := base(), base()
 			tc.change(b)
-			r := newRecord(b, ddbexpr.ItemSize(b))
-			if got := sameStored(a, ddbexpr.ItemSize(a), r); got != tc.same {
+			if got := sameStored(newRecord(a, ddbexpr.ItemSize(a)), newRecord(b, ddbexpr.ItemSize(b))); got != tc.same {
 				t.Fatalf("sameStored = %v, want %v", got, tc.same)
 			}
 		})

@@ -472,19 +472,17 @@ func (t *table) indexKey(ix *index, it item) (string, string, bool) {
 	return keyEnc(pv), string(b), true
 }
 
-// write replaces the item at its key (old may be nil) with it (nil
-// deletes), maintaining indexes and counters. The caller holds t.mu.
-func (t *table) write(pk, sk string, old, it item) {
-	oldSize := 0
-	if old != nil {
-		oldSize = ddbexpr.ItemSize(old)
-	}
+// write replaces the item at its key, stored as oldRec (nil if none),
+// with it (nil deletes), maintaining indexes and counters. The caller
+// holds t.mu.
+func (t *table) write(pk, sk string, oldRec *record, it item) {
+	old := oldRec.get()
 	var r *record
 	if it != nil {
 		r = newRecord(it, ddbexpr.ItemSize(it))
 	}
 	if t.stream != nil {
-		t.streamHook(pk, old, oldSize, r) // streams: stream.go
+		t.streamHook(pk, oldRec, r) // streams: stream.go
 	}
 	if old != nil {
 		for _, ix := range t.indexes {
@@ -493,7 +491,7 @@ func (t *table) write(pk, sk string, old, it item) {
 			}
 		}
 		t.count--
-		t.bytes -= int64(oldSize)
+		t.bytes -= int64(oldRec.size)
 	}
 	if it == nil {
 		if old != nil {

@@ -162,7 +162,8 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		usages = map[string]*usage{}
 	}
 	for _, a := range acts {
-		old := a.t.data.get(a.pk, a.sk)
+		oldRec := a.t.data.getRec(a.pk, a.sk)
+		old := oldRec.get()
 		if usages != nil {
 			var u usage
 			switch {
@@ -183,11 +184,11 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		}
 		switch {
 		case a.put != nil:
-			a.t.write(a.pk, a.sk, old, a.put.it)
+			a.t.write(a.pk, a.sk, oldRec, a.put.it)
 		case a.upd != nil:
-			a.t.write(a.pk, a.sk, old, a.newIt)
+			a.t.write(a.pk, a.sk, oldRec, a.newIt)
 		case a.del:
-			a.t.write(a.pk, a.sk, old, nil)
+			a.t.write(a.pk, a.sk, oldRec, nil)
 		}
 	}
 	if token != "" {

@@ -25,7 +25,7 @@ func (db *DB) SweepExpired(now time.Time) int {
 	for _, t := range ts {
 		t.mu.Lock()
 		if t.ttlAttr != "" {
-			var doomed []item
+			var doomed []*record
 			for _, p := range t.data.parts {
 				for i := 0; i < p.len(); i++ {
 					e := p.at(i)
@@ -35,14 +35,14 @@ func (db *DB) SweepExpired(now time.Time) int {
 					}
 					exp, err := ddbexpr.ParseNumber(v.Value)
 					if err == nil && exp.Cmp(cutoff) < 0 {
-						doomed = append(doomed, e.rec.item)
+						doomed = append(doomed, e.rec)
 					}
 				}
 			}
 			t.ttlDeleting = true // streams: marks the records (stream.go)
-			for _, it := range doomed {
-				pk, sk := t.tableKey(it)
-				t.write(pk, sk, it, nil)
+			for _, r := range doomed {
+				pk, sk := t.tableKey(r.item)
+				t.write(pk, sk, r, nil)
 				n++
 			}
 			t.ttlDeleting = false
