@@ -356,7 +356,7 @@ func (s *stream) trim(seq uint64) {
 		i := sh.recs.search(func(r *streamRec) bool { return r.seq >= seq })
 		if i > 0 {
 			sh.trimmed = sh.recs.at(i-1).seq + 1
-			sh.recs.dropFirst(i, &s.spare)
+			sh.recs.dropFirst(i, &s.spare, s.maxSpare())
 			s.total -= i
 		}
 		if sh.recs.len() > 0 && sh.recs.at(0).at < oldest {
@@ -374,6 +374,11 @@ func (s *stream) trim(seq uint64) {
 		s.checkTime = oldest + int64(s.opts.Retention)
 	}
 }
+
+// maxSpare is the number of emptied record blocks s keeps for reuse:
+// enough for the records a trim past MaxRecords removes at once, so that
+// a full stream appends into reused blocks. The caller holds s.mu.
+func (s *stream) maxSpare() int { return s.opts.MaxRecords/8/recBlockSize + 2 }
 
 // shard returns the shard with id, nil if none; the caller holds s.mu.
 func (s *stream) shard(id string) *shard {

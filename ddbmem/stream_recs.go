@@ -46,13 +46,10 @@ func (l *recList) push(r streamRec, spare *[]*recBlock) {
 	l.n++
 }
 
-// maxSpare is the number of emptied blocks a stream keeps for reuse.
-const maxSpare = 4
-
 // dropFirst removes the k oldest records, clearing them so that their
-// images can be collected, and gives emptied blocks to spare (up to
-// maxSpare of them).
-func (l *recList) dropFirst(k int, spare *[]*recBlock) {
+// images can be collected, and gives emptied blocks to spare while it
+// holds fewer than maxSpare.
+func (l *recList) dropFirst(k int, spare *[]*recBlock, maxSpare int) {
 	for i := 0; i < k; {
 		b := l.blocks[0]
 		m := min(recBlockSize-l.off, k-i)

@@ -11,6 +11,7 @@ import (
 // TestRecList appends and trims records across block boundaries and
 // checks order, search, copies and the reuse of emptied blocks.
 func TestRecList(t *testing.T) {
+	const maxSpare = 2
 	var l recList
 	var spare []*recBlock
 	next := uint64(1)
@@ -56,7 +57,7 @@ func TestRecList(t *testing.T) {
 		}
 	}
 	drop := func(n int) {
-		l.dropFirst(n, &spare)
+		l.dropFirst(n, &spare, maxSpare)
 		first += uint64(n)
 	}
 	check("empty")
