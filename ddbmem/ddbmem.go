@@ -137,11 +137,12 @@
 // NextShardIterator once it has returned the shard's last record.
 // Disabling a stream, or deleting its table, closes its shards; its
 // records stay readable until they expire. A stream record holds the
-// stored items it shows, which are immutable, so a write costs no copy,
-// and a table without a stream pays nothing; a stream does hold on to
-// the old images it shows until they are trimmed, which the garbage
-// collector pays for (BenchmarkEngine/PutItemStream in internal/bench
-// measures PutItem with a NEW_AND_OLD_IMAGES stream).
+// attribute lists of the stored items it shows, which are immutable, so
+// a write costs no copy, and a table without a stream pays nothing; a
+// stream does hold on to the old images it shows until they are
+// trimmed, which the garbage collector pays for (BenchmarkEngine/
+// PutItemStream in internal/bench measures PutItem with a
+// NEW_AND_OLD_IMAGES stream).
 //
 // # Paging
 //

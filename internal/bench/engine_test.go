@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -317,4 +319,61 @@ func (m inMemory) Do(r *http.Request) (*http.Response, error) {
 	rec := httptest.NewRecorder()
 	m.h.ServeHTTP(rec, r)
 	return rec.Result(), nil
+}
+
+// BenchmarkLoopback is the network under BenchmarkEngineHTTP without HTTP,
+// SDK or engine: a client goroutine writes a request of the size of the
+// operation's HTTP request (head and body) to a TCP connection on
+// loopback and reads a response of the size of its answer, which a
+// server goroutine of the same process reads and writes back, timed like
+// BenchmarkEngineHTTP (p50-ns). It is what BenchmarkEngineHTTP pays on top
+// of BenchmarkEngineHTTPFloor that no server or client code can take
+// away: two send system calls that run the loopback TCP path, the reads,
+// and waking the goroutine parked on the other end. The sizes are the
+// bytes the SDK's requests and the endpoint's answers take on the wire,
+// measured with a counting proxy (PutItem 1,782 → 216, GetItem 512 →
+// 1,541, Query20 592 → 26,589).
+func BenchmarkLoopback(b *testing.B) {
+	for _, c := range []struct {
+		name      string
+		req, resp int
+	}{{"PutItem", 1782, 216}, {"GetItem", 512, 1541}, {"Query20", 592, 26589}} {
+		b.Run(c.name, func(b *testing.B) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ln.Close()
+			go func() {
+				conn, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				defer conn.Close()
+				in, out := make([]byte, c.req), make([]byte, c.resp)
+				for {
+					if _, err := io.ReadFull(conn, in); err != nil {
+						return
+					}
+					if _, err := conn.Write(out); err != nil {
+						return
+					}
+				}
+			}()
+			conn, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer conn.Close()
+			req, resp := make([]byte, c.req), make([]byte, c.resp)
+			timeOps(b, true, func(int) {
+				if _, err := conn.Write(req); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(conn, resp); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
 }
