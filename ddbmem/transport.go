@@ -328,11 +328,19 @@ func readResponseHead(br *bufio.Reader, req *http.Request) (*http.Response, bool
 	if code < 200 || code == 204 || code == 304 || req.Method == http.MethodHead {
 		return nil, false
 	}
+	// The header values are substrings of one copy of the head, and
+	// their slices share one backing array: two allocations, not two per
+	// header.
+	head := string(rest)
+	off := 0
+	vals := make([]string, 0, 8)
 	h := make(http.Header, 8)
 	length := int64(-1)
 	closing := false
 	for len(rest) > 0 {
+		lineStart := off
 		line, rest, _ = bytes.Cut(rest, []byte("\r\n"))
+		off += len(line) + 2
 		colon := bytes.IndexByte(line, ':')
 		if colon <= 0 || !plainHeader(line, colon) {
 			return nil, false
@@ -362,7 +370,17 @@ func readResponseHead(br *bufio.Reader, req *http.Request) (*http.Response, bool
 		case "":
 			key = http.CanonicalHeaderKey(string(name))
 		}
-		h[key] = append(h[key], string(value))
+		v := ""
+		if len(value) > 0 {
+			start := lineStart + cap(line) - cap(value) // value is a part of line
+			v = head[start : start+len(value)]
+		}
+		if h[key] == nil && len(vals) < cap(vals) {
+			vals = append(vals, v)
+			h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
+		} else {
+			h[key] = append(h[key], v)
+		}
 	}
 	if length < 0 {
 		return nil, false
