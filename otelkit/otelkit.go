@@ -45,12 +45,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go/middleware"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -58,7 +56,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tablekit/tablekit/consumer"
-	"github.com/tablekit/tablekit/entity"
 )
 
 // ScopeName is the instrumentation scope of otelkit's tracer and meter.
@@ -82,9 +79,14 @@ type Telemetry struct {
 	o      Options
 	tracer trace.Tracer
 
+	reqs  sync.Map // reqKey -> *reqAttrs
+	nreqs atomic.Int64
+
 	dbDuration      metric.Float64Histogram
 	readUnits       metric.Float64Counter
 	writeUnits      metric.Float64Counter
+	throttles       metric.Int64Counter
+	pageDuration    metric.Float64Histogram
 	processDuration metric.Float64Histogram
 	lag             metric.Float64Histogram
 	deliveries      metric.Int64Counter
@@ -120,6 +122,12 @@ func New(optFns ...func(*Options)) (*Telemetry, error) {
 	t.writeUnits, err = m.Float64Counter("tablekit.dynamodb.consumed_write_units", metric.WithUnit("{unit}"),
 		metric.WithDescription("Write capacity units consumed, by table, entity and access pattern."))
 	mk(err)
+	t.throttles, err = m.Int64Counter("tablekit.dynamodb.throttles", metric.WithUnit("{attempt}"),
+		metric.WithDescription("Throttled attempts of DynamoDB requests, by table, entity and access pattern."))
+	mk(err)
+	t.pageDuration, err = m.Float64Histogram("tablekit.query.page.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of query pages, by table, entity and access pattern."))
+	mk(err)
 	t.processDuration, err = m.Float64Histogram("messaging.process.duration", metric.WithUnit("s"),
 		metric.WithDescription("Duration of consumer handlers."))
 	mk(err)
@@ -133,190 +141,6 @@ func New(optFns ...func(*Options)) (*Telemetry, error) {
 		return nil, fmt.Errorf("otelkit: instruments: %w", err)
 	}
 	return t, nil
-}
-
-// labelKey is the ctx key of [Label].
-type labelKey struct{}
-
-type labels struct{ entity, pattern string }
-
-// Label returns ctx carrying the entity type and the access pattern name
-// of the requests sent with it: their spans and capacity metrics carry
-// them as tablekit.entity and tablekit.access_pattern. Empty strings are
-// left out.
-func Label(ctx context.Context, entityType, accessPattern string) context.Context {
-	return context.WithValue(ctx, labelKey{}, labels{entityType, accessPattern})
-}
-
-// Entity returns the [entity.Tracer] of t: set it as the table's
-// (entity.TableOptions.Tracer) or a call's tracer.
-func (t *Telemetry) Entity() entity.Tracer { return entityTracer{t} }
-
-type entityTracer struct{ t *Telemetry }
-
-// spanKey carries the start attributes from TraceStart to TraceEnd for
-// the metrics.
-type spanKey struct{}
-
-type started struct {
-	attrs []attribute.KeyValue // metric attributes
-}
-
-func (e entityTracer) TraceStart(ctx context.Context, ev entity.TraceStartEvent) context.Context {
-	attrs := make([]attribute.KeyValue, 0, 8)
-	attrs = append(attrs,
-		attribute.String("db.system.name", "aws.dynamodb"),
-		attribute.String("db.operation.name", ev.Op),
-		attribute.StringSlice("aws.dynamodb.table_names", []string{ev.Table}),
-	)
-	if ev.Index != "" {
-		attrs = append(attrs, attribute.String("aws.dynamodb.index_name", ev.Index))
-	}
-	if l, ok := ctx.Value(labelKey{}).(labels); ok {
-		if l.entity != "" {
-			attrs = append(attrs, attribute.String("tablekit.entity", l.entity))
-		}
-		if l.pattern != "" {
-			attrs = append(attrs, attribute.String("tablekit.access_pattern", l.pattern))
-		}
-	}
-	name := ev.Op
-	if ev.Table != "" {
-		name += " " + ev.Table
-	}
-	ctx, _ = e.t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attrs...), trace.WithAttributes(attribute.String("db.system", "aws.dynamodb")))
-	return context.WithValue(ctx, spanKey{}, &started{attrs: attrs})
-}
-
-func (e entityTracer) TraceEnd(ctx context.Context, ev entity.TraceEvent) {
-	span := trace.SpanFromContext(ctx)
-	st, _ := ctx.Value(spanKey{}).(*started)
-	var mattrs []attribute.KeyValue
-	if st != nil {
-		mattrs = st.attrs
-	}
-	var rcu, wcu float64
-	if len(ev.Consumed) > 0 {
-		caps := make([]string, 0, len(ev.Consumed))
-		write := isWrite(ev.Op)
-		for _, c := range ev.Consumed {
-			r, w := units(c)
-			if write && w == 0 {
-				r, w = 0, r
-			}
-			rcu += r
-			wcu += w
-			caps = append(caps, capacityJSON(c))
-		}
-		span.SetAttributes(attribute.StringSlice("aws.dynamodb.consumed_capacity", caps),
-			attribute.Float64("tablekit.consumed.read_units", rcu), attribute.Float64("tablekit.consumed.write_units", wcu))
-	}
-	if ev.Err != nil {
-		et := errorType(ev.Err)
-		span.RecordError(ev.Err)
-		span.SetStatus(codes.Error, ev.Err.Error())
-		span.SetAttributes(attribute.String("error.type", et))
-		var tce *types.TransactionCanceledException
-		if errors.As(ev.Err, &tce) {
-			reasons := make([]string, len(tce.CancellationReasons))
-			for i, r := range tce.CancellationReasons {
-				reasons[i] = derefOr(r.Code, "None")
-			}
-			span.SetAttributes(attribute.StringSlice("tablekit.cancellation_reasons", reasons))
-		}
-		switch et {
-		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded":
-			span.SetAttributes(attribute.Bool("tablekit.throttled", true))
-		}
-		mattrs = append(mattrs[:len(mattrs):len(mattrs)], attribute.String("error.type", et))
-	}
-	if n := retries(ev.Err); n > 0 {
-		span.SetAttributes(attribute.Int("tablekit.retries", n))
-	}
-	span.End()
-	set := metric.WithAttributes(mattrs...)
-	e.t.dbDuration.Record(context.Background(), ev.Duration.Seconds(), set)
-	if rcu > 0 {
-		e.t.readUnits.Add(context.Background(), rcu, set)
-	}
-	if wcu > 0 {
-		e.t.writeUnits.Add(context.Background(), wcu, set)
-	}
-}
-
-// units returns the read and write units of one ConsumedCapacity: its
-// ReadCapacityUnits and WriteCapacityUnits when DynamoDB split them (a
-// transaction, or INDEXES detail), else CapacityUnits, counted as read
-// units here and moved to write units by [entityTracer.TraceEnd] for
-// write operations.
-func units(c types.ConsumedCapacity) (read, write float64) {
-	if c.ReadCapacityUnits != nil || c.WriteCapacityUnits != nil {
-		return derefF(c.ReadCapacityUnits), derefF(c.WriteCapacityUnits)
-	}
-	if c.Table != nil && (c.Table.ReadCapacityUnits != nil || c.Table.WriteCapacityUnits != nil) {
-		return derefF(c.Table.ReadCapacityUnits), derefF(c.Table.WriteCapacityUnits)
-	}
-	return derefF(c.CapacityUnits), 0
-}
-
-func isWrite(op string) bool {
-	switch op {
-	case "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems":
-		return true
-	}
-	return false
-}
-
-func capacityJSON(c types.ConsumedCapacity) string {
-	s := `{"TableName":` + strconv.Quote(derefOr(c.TableName, "")) + `,"CapacityUnits":` + strconv.FormatFloat(derefF(c.CapacityUnits), 'f', -1, 64)
-	if c.ReadCapacityUnits != nil {
-		s += `,"ReadCapacityUnits":` + strconv.FormatFloat(*c.ReadCapacityUnits, 'f', -1, 64)
-	}
-	if c.WriteCapacityUnits != nil {
-		s += `,"WriteCapacityUnits":` + strconv.FormatFloat(*c.WriteCapacityUnits, 'f', -1, 64)
-	}
-	return s + "}"
-}
-
-func derefF(p *float64) float64 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
-func derefOr(p *string, d string) string {
-	if p == nil {
-		return d
-	}
-	return *p
-}
-
-// errorType is the error.type of err: the AWS error code when there is
-// one, else the Go type.
-func errorType(err error) string {
-	var ae interface{ ErrorCode() string }
-	if errors.As(err, &ae) {
-		return ae.ErrorCode()
-	}
-	if errors.Is(err, entity.ErrConditionFailed) {
-		return "ConditionalCheckFailedException"
-	}
-	return fmt.Sprintf("%T", err)
-}
-
-// retries is the number of retries the SDK made, from the attempt
-// metadata an operation error carries (0 when unknown).
-func retries(err error) int {
-	var oe interface{ ResultMetadata() middleware.Metadata }
-	if err == nil || !errors.As(err, &oe) {
-		return 0
-	}
-	if r, ok := retry.GetAttemptResults(oe.ResultMetadata()); ok && len(r.Results) > 1 {
-		return len(r.Results) - 1
-	}
-	return 0
 }
 
 // Consumer returns the [consumer.Tracer] of t for the queue named queue
