@@ -90,6 +90,19 @@ type Telemetry struct {
 	processDuration metric.Float64Histogram
 	lag             metric.Float64Histogram
 	deliveries      metric.Int64Counter
+
+	cacheReads     metric.Int64Counter
+	cacheDuration  metric.Float64Histogram
+	lockWait       metric.Float64Histogram
+	lockAttempts   metric.Int64Histogram
+	idemCalls      metric.Int64Counter
+	idemDuration   metric.Float64Histogram
+	feedDuration   metric.Float64Histogram
+	feedLag        metric.Float64Histogram
+	feedRecords    metric.Int64Counter
+	feedDead       metric.Int64Counter
+	evolveItems    metric.Int64Counter
+	evolveSegments metric.Int64Counter
 }
 
 // New returns a Telemetry on the providers of optFns (the global ones by
@@ -136,6 +149,42 @@ func New(optFns ...func(*Options)) (*Telemetry, error) {
 	mk(err)
 	t.deliveries, err = m.Int64Counter("tablekit.consumer.deliveries", metric.WithUnit("{delivery}"),
 		metric.WithDescription("Consumer deliveries by outcome (dead_lettered: the dead letters)."))
+	mk(err)
+	t.cacheReads, err = m.Int64Counter("tablekit.cache.reads", metric.WithUnit("{read}"),
+		metric.WithDescription("Cache reads by tablekit.cache.result (hit, near_hit, barrier_hit, miss, error; and a cached store's negative_hit, fail_open, bypass): the hit ratio."))
+	mk(err)
+	t.cacheDuration, err = m.Float64Histogram("tablekit.cache.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of cache reads and cached-store gets, by result."))
+	mk(err)
+	t.lockWait, err = m.Float64Histogram("tablekit.lock.wait", metric.WithUnit("s"),
+		metric.WithDescription("Time Obtain took, by outcome (obtained, not_obtained, error)."))
+	mk(err)
+	t.lockAttempts, err = m.Int64Histogram("tablekit.lock.attempts", metric.WithUnit("{attempt}"),
+		metric.WithDescription("Acquire attempts per Obtain, by outcome."))
+	mk(err)
+	t.idemCalls, err = m.Int64Counter("tablekit.idempotency.calls", metric.WithUnit("{call}"),
+		metric.WithDescription("Idempotent calls by outcome (new, replayed, in_progress, error)."))
+	mk(err)
+	t.idemDuration, err = m.Float64Histogram("tablekit.idempotency.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of idempotent calls, by outcome."))
+	mk(err)
+	t.feedDuration, err = m.Float64Histogram("tablekit.feed.batch.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of change-feed handler calls, by table."))
+	mk(err)
+	t.feedLag, err = m.Float64Histogram("tablekit.feed.lag", metric.WithUnit("s"),
+		metric.WithDescription("Age of a change-feed batch's first record when its handler starts, by table."))
+	mk(err)
+	t.feedRecords, err = m.Int64Counter("tablekit.feed.records", metric.WithUnit("{record}"),
+		metric.WithDescription("Change-feed records handed to a handler, by table and error.type."))
+	mk(err)
+	t.feedDead, err = m.Int64Counter("tablekit.feed.dead_letters", metric.WithUnit("{record}"),
+		metric.WithDescription("Change-feed records given to the dead letter, by table."))
+	mk(err)
+	t.evolveItems, err = m.Int64Counter("tablekit.evolve.items", metric.WithUnit("{item}"),
+		metric.WithDescription("Items of live-table jobs by job and tablekit.evolve.count (scanned, changed, moved, skipped, conflicts, failures)."))
+	mk(err)
+	t.evolveSegments, err = m.Int64Counter("tablekit.evolve.segments", metric.WithUnit("{segment}"),
+		metric.WithDescription("Segments of live-table jobs finished by this process, by job."))
 	mk(err)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("otelkit: instruments: %w", err)
