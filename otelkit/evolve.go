@@ -119,4 +119,3 @@ func (p *EvolveProgress) End(err error) {
 		delete(p.jobs, k)
 	}
 }
-
