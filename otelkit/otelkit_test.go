@@ -79,6 +79,16 @@ func (w *world) metrics(t *testing.T) map[string][]metricdata.DataPoint[float64]
 				for _, p := range d.DataPoints {
 					out[m.Name] = append(out[m.Name], metricdata.DataPoint[float64]{Attributes: p.Attributes, Value: float64(p.Count)})
 				}
+			case metricdata.Histogram[int64]:
+				for _, p := range d.DataPoints {
+					out[m.Name] = append(out[m.Name], metricdata.DataPoint[float64]{Attributes: p.Attributes, Value: float64(p.Count)})
+				}
+			case metricdata.Gauge[float64]:
+				out[m.Name] = append(out[m.Name], d.DataPoints...)
+			case metricdata.Gauge[int64]:
+				for _, p := range d.DataPoints {
+					out[m.Name] = append(out[m.Name], metricdata.DataPoint[float64]{Attributes: p.Attributes, Value: float64(p.Value)})
+				}
 			}
 		}
 	}
