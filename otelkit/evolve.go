@@ -72,17 +72,9 @@ func (p *EvolveProgress) Event(e evolve.Event) {
 			attribute.Int64("tablekit.evolve.fence", e.Fence), attribute.Bool("tablekit.evolve.takeover", e.Takeover)))
 		p.segs[segKey{e.Job, e.Segment}] = span
 	case evolve.PageDone:
-		if span, ok := p.segs[segKey{e.Job, e.Segment}]; ok {
-			span.AddEvent("page", trace.WithAttributes(countAttrs("tablekit.evolve.", e.Page)...))
-		}
-		ctx := context.Background()
-		for name, n := range map[string]int64{"scanned": e.Page.Scanned, "changed": e.Page.Changed, "moved": e.Page.Moved,
-			"skipped": e.Page.Skipped, "conflicts": e.Page.Conflicts, "failures": e.Page.Failures} {
-			if n > 0 {
-				p.t.evolveItems.Add(ctx, n, metric.WithAttributes(job, attribute.String("tablekit.evolve.count", name)))
-			}
-		}
+		p.page(e, job)
 	case evolve.SegmentDone:
+		p.page(e, job) // the segment's last page
 		k := segKey{e.Job, e.Segment}
 		if span, ok := p.segs[k]; ok {
 			span.SetAttributes(countAttrs("tablekit.evolve.", e.Counts)...)
@@ -95,6 +87,24 @@ func (p *EvolveProgress) Event(e evolve.Event) {
 			span.SetAttributes(countAttrs("tablekit.evolve.", e.Total)...)
 			span.End()
 			delete(p.jobs, e.Job)
+		}
+	}
+}
+
+// page records the page of e: an event on its segment's span and the
+// items counter.
+func (p *EvolveProgress) page(e evolve.Event, job attribute.KeyValue) {
+	if span, ok := p.segs[segKey{e.Job, e.Segment}]; ok {
+		span.AddEvent("page", trace.WithAttributes(countAttrs("tablekit.evolve.", e.Page)...))
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		n    int64
+	}{{"scanned", e.Page.Scanned}, {"changed", e.Page.Changed}, {"moved", e.Page.Moved},
+		{"skipped", e.Page.Skipped}, {"conflicts", e.Page.Conflicts}, {"failures", e.Page.Failures}} {
+		if c.n > 0 {
+			p.t.evolveItems.Add(ctx, c.n, metric.WithAttributes(job, attribute.String("tablekit.evolve.count", c.name)))
 		}
 	}
 }

@@ -128,8 +128,12 @@ func (w *world) pointsBy(t *testing.T, name, key string) map[string]float64 {
 	t.Helper()
 	out := map[string]float64{}
 	for _, p := range w.metrics(t)[name] {
-		v, _ := p.Attributes.Value(attribute.Key(key))
-		out[v.Emit()] += p.Value
+		v, ok := p.Attributes.Value(attribute.Key(key))
+		k := ""
+		if ok {
+			k = v.Emit()
+		}
+		out[k] += p.Value
 	}
 	return out
 }
