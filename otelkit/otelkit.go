@@ -1,44 +1,70 @@
 // Package otelkit exposes tablekit to OpenTelemetry: spans and metrics for
-// entity requests (entity.Tracer) and consumer deliveries
-// (consumer.Tracer), through the small tracer interfaces those packages
-// own. It is the only tablekit package that imports OpenTelemetry: a
-// program that does not import otelkit does not link it.
+// entity requests and query pages (entity.Tracer, query.PageTracer), cache
+// reads (cache.Tracer), cached-store reads (cachestore.Tracer), lock
+// obtains (lock.Tracer), idempotent calls (idempotency.Tracer), consumer
+// deliveries (consumer.Tracer), change-feed batches (feed.Tracer) and
+// live-table jobs (evolve.Progress), through the small tracer interfaces
+// those packages own, and seed 002's cache metrics and health check as
+// observable instruments. It is the only tablekit package that imports
+// OpenTelemetry: a program that does not import otelkit does not link it,
+// and a hook left unset costs a nil check.
 //
 // # Spans
 //
-// Every DynamoDB request the runtime sends (Get, Put, a page of a query,
-// one chunk of a batch, one attempt of a transaction) is a client span
-// named "OPERATION TABLE", a child of the caller's span; the AWS SDK's own
+// Every DynamoDB request the runtime sends (Get, Put, a page's Query, one
+// chunk of a batch, one attempt of a transaction) is a client span named
+// "OPERATION TABLE", a child of the caller's span; the AWS SDK's own
 // instrumentation (otelaws) nests under it when installed, as the request
-// is sent with the span's ctx. Attributes follow OpenTelemetry's semantic
-// conventions for databases: db.system.name "aws.dynamodb" (and the older
-// db.system), db.operation.name, aws.dynamodb.table_names,
-// aws.dynamodb.index_name, aws.dynamodb.consumed_capacity, error.type;
-// tablekit's own under "tablekit.": tablekit.entity and
-// tablekit.access_pattern (from [Label]), tablekit.consumed.read_units and
-// tablekit.consumed.write_units, tablekit.retries and tablekit.throttled
+// is sent with the span's ctx (see Example). Attributes follow
+// OpenTelemetry's semantic conventions for databases: db.system.name
+// "aws.dynamodb" (and the older db.system), db.operation.name,
+// db.collection.name, aws.dynamodb.table_names, aws.dynamodb.index_name,
+// aws.dynamodb.consumed_capacity, error.type; tablekit's own under
+// "tablekit.": tablekit.entity and tablekit.access_pattern (the entity
+// type and pattern the runtime knows: a Store's type, a query's pattern,
+// query.Get's, entity.WithPattern; [Label] fills what it does not know),
+// tablekit.items, tablekit.consumed.read_units and
+// tablekit.consumed.write_units, tablekit.retries and tablekit.throttles
 // (from the SDK's attempt metadata), tablekit.cancellation_reasons (a
-// cancelled transaction's reasons, one code per item).
+// cancelled transaction's reasons, one code per item). The attributes are
+// built once per operation, table, index, entity and pattern.
 //
-// Each consumer delivery is a consumer span "process QUEUE" with
-// messaging.system (default "aws_sqs"), messaging.operation.name
+// Each page of a query is an internal span "page PATTERN" with the same
+// table, entity and pattern attributes and tablekit.page.requests,
+// tablekit.items, tablekit.page.more, tablekit.page.resumed and
+// tablekit.page.limit, the parent of its Query requests.
+//
+// The other spans are described on the methods that make their tracers:
+// [Telemetry.Cache] ("GET", "GETSYNCED"), [Telemetry.CacheStore] ("cache
+// get TYPE"), [Telemetry.Lock] ("lock obtain"), [Telemetry.Idempotency]
+// ("idempotency Do"), [Telemetry.Consumer] ("process QUEUE", consumer
+// kind, messaging.system default "aws_sqs", messaging.operation.name
 // "process", messaging.destination.name, messaging.message.id,
-// tablekit.receive_count and tablekit.outcome.
+// tablekit.receive_count, tablekit.outcome), [Telemetry.Feed] ("process
+// TABLE", "dead letter TABLE") and [Telemetry.Evolve] ("evolve JOB" and
+// its segments).
 //
 // # Metrics
 //
 //   - db.client.operation.duration (s), by table, operation, index, entity,
-//     access pattern and error.type;
+//     access pattern and error.type; tablekit.query.page.duration (s);
 //   - tablekit.dynamodb.consumed_read_units and
 //     tablekit.dynamodb.consumed_write_units (counters), by the same
-//     attributes: what each access pattern costs;
+//     attributes: what each access pattern costs; tablekit.dynamodb.throttles;
+//   - tablekit.cache.reads (counter) and tablekit.cache.duration by
+//     tablekit.cache.layer (cache, store) and tablekit.cache.result: the hit
+//     ratio; [Telemetry.ObserveCache] adds cache.Metrics and cache.Health;
+//   - tablekit.lock.wait (s) and tablekit.lock.attempts by outcome;
+//   - tablekit.idempotency.calls and tablekit.idempotency.duration by outcome;
 //   - messaging.process.duration (s), tablekit.consumer.lag (s, from the
 //     message's send time to the start of its handling) and
 //     tablekit.consumer.deliveries (counter) by tablekit.outcome, whose
-//     "dead_lettered" count is the dead letters.
-//
-// The live-table jobs and the change feed get their spans here when they
-// land, through the progress and hook interfaces of their packages.
+//     "dead_lettered" count is the dead letters;
+//   - tablekit.feed.batch.duration, tablekit.feed.lag (s, the age of a
+//     batch's first record), tablekit.feed.records and
+//     tablekit.feed.dead_letters by table; [Telemetry.ObserveFeed] adds the
+//     per-shard figures of feed.Consumer.Metrics;
+//   - tablekit.evolve.items by job and count, tablekit.evolve.segments.
 package otelkit
 
 import (
