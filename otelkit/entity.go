@@ -139,8 +139,15 @@ func (e entityTracer) TraceEnd(ctx context.Context, ev entity.TraceEvent) {
 		wcu += w
 	}
 	if span.IsRecording() {
-		var buf [8]attribute.KeyValue
-		a := append(buf[:0], attribute.Int("tablekit.items", ev.Items))
+		n := 1
+		if len(ev.Consumed) > 0 {
+			n += 3
+		}
+		if ev.Retries > 0 || ev.Throttles > 0 || ev.Cancellation != nil {
+			n += 3
+		}
+		a := make([]attribute.KeyValue, 0, n) // escapes to the span: sized, not a fixed buffer
+		a = append(a, attribute.Int("tablekit.items", ev.Items))
 		if len(ev.Consumed) > 0 {
 			caps := make([]string, len(ev.Consumed))
 			for i, c := range ev.Consumed {
