@@ -71,7 +71,7 @@ func (s *Store[T, PT]) put(ctx context.Context, op string, v *T, o CallOptions, 
 		if err := s.putUnique(ctx, op, in, item, key, &o, create); err != nil {
 			return err
 		}
-	} else if _, err := send(ctx, s.t, s.t.tracer(&o), "PutItem", "", in, s.t.client.PutItem, s.t.sdkOpts...); err != nil {
+	} else if _, err := send(ctx, s.t, s.tracer(&o), "PutItem", "", in, s.t.client.PutItem, s.t.sdkOpts...); err != nil {
 		return s.fail(op, key, &o, create, err)
 	}
 	if s.schema.CreatedAttr != "" || s.schema.UpdatedAttr != "" || s.schema.VersionAttr != "" {

@@ -300,7 +300,7 @@ func (t *Table) EnsureTable(ctx context.Context) error {
 	switch {
 	case err == nil:
 	case errors.As(err, &nf):
-		_, err = send(ctx, t, t.opts.Tracer, "CreateTable", "", t.CreateTableInput(), t.client.CreateTable)
+		_, err = send(ctx, t, tracing{tr: t.opts.Tracer}, "CreateTable", "", t.CreateTableInput(), t.client.CreateTable)
 		var inUse *types.ResourceInUseException
 		if err != nil && !errors.As(err, &inUse) {
 			return fmt.Errorf("entity: create table %s: %w", t.name, err)
