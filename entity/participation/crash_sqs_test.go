@@ -291,8 +291,8 @@ func (q dupWorld) Send(ctx context.Context, m p.Message) error {
 // duplicate delivery, which a standard SQS queue may make at any time),
 // under the flow of TestCrashParticipationSQS with every crash point
 // enumerated in every mode: the second delivery of a decided request
-// changes nothing and is deleted; exactly N winners; every copy leaves the
-// queue.
+// changes nothing and is deleted; exactly N winners; every copy is
+// delivered and deleted.
 func TestCrashSQSDuplicateDelivery(t *testing.T) {
 	crashtest.Every(t, " in Participate x4, Process, the consumer's acks (every message twice)", 0, func(k int, mode crashtest.Mode) ([]string, []string) {
 		var dq dupWorld
@@ -300,12 +300,13 @@ func TestCrashSQSDuplicateDelivery(t *testing.T) {
 			dq = dupWorld{crashtest.SQS[p.Message](t, testenv.SQS(t), time.Hour)}
 			return dq
 		}, false, k, mode)
+		// Every copy was delivered and deleted, or is hidden by a receive
+		// whose reply was lost (the consumer stopped while goaws answered
+		// it): it comes back after the visibility timeout.
 		st := dq.Q.Stats()
-		if st.Sent%2 != 0 || st.Received < st.Sent {
-			v = append(v, fmt.Sprintf("queue stats %+v: want every message sent twice and each copy delivered", st))
-		}
-		if queued, _, err := dq.Counts(context.Background()); err != nil || queued != 0 {
-			v = append(v, fmt.Sprintf("%d copies left on the queue (%v)", queued, err))
+		queued, inFlight, err := dq.Counts(context.Background())
+		if err != nil || queued != inFlight || st.Sent%2 != 0 || st.Deleted+int64(inFlight) != st.Sent {
+			v = append(v, fmt.Sprintf("queue stats %+v, %d left (%d hidden), %v: want every copy delivered and deleted", st, queued, inFlight, err))
 		}
 		return calls, v
 	})
