@@ -97,7 +97,10 @@ type Options[T any] struct {
 	// for the Deletes of the other messages this Queue holds (received,
 	// not yet deleted nor passed to ChangeVisibility) to fill its batch
 	// (up to 10); it does not wait when no other message is held, nor
-	// once the batch is full. Default 1 ms.
+	// once the batch is full. A message received more than a minute ago
+	// no longer counts as held (its handler is slow, or it was never
+	// acknowledged: a dead-letter hook failed, a shutdown abandoned it).
+	// Default 1 ms.
 	DeleteWait time.Duration
 	// NoVisibilityBatch sends each ChangeVisibility alone, for
 	// SQS-compatible servers without ChangeMessageVisibilityBatch (goaws).
@@ -123,8 +126,9 @@ type Queue[T any] struct {
 
 	del, vis batcher
 
-	heldMu sync.Mutex
-	held   map[string]struct{} // receipt handles returned and not yet acknowledged
+	heldMu    sync.Mutex
+	held      map[string]time.Time // receipt handles returned and not yet acknowledged -> when
+	heldPrune time.Time            // when held was last pruned
 
 	countMu sync.Mutex
 	counts  map[string]delivery // message ID -> deliveries seen (CountReceives)
@@ -171,7 +175,7 @@ func New[T any](c Client, optFns ...func(*Options[T])) (*Queue[T], error) {
 	if o.Unmarshal == nil {
 		o.Unmarshal = func(s string, body *T) error { return json.Unmarshal([]byte(s), body) }
 	}
-	q := &Queue[T]{c: c, o: o, held: map[string]struct{}{}}
+	q := &Queue[T]{c: c, o: o, held: map[string]time.Time{}}
 	q.del.send = q.deleteBatch
 	q.del.wait, q.del.held = o.DeleteWait, q.heldCount
 	q.vis.send = q.visibilityBatch
@@ -252,11 +256,14 @@ func (q *Queue[T]) Receive(ctx context.Context, n int) ([]consumer.Message[T], e
 		}
 		msgs = append(msgs, cm)
 	}
-	q.heldMu.Lock()
-	for _, m := range msgs {
-		q.held[m.Handle] = struct{}{}
+	if len(msgs) > 0 {
+		now := time.Now()
+		q.heldMu.Lock()
+		for _, m := range msgs {
+			q.held[m.Handle] = now
+		}
+		q.heldMu.Unlock()
 	}
-	q.heldMu.Unlock()
 	q.received.Add(int64(len(msgs)))
 	return msgs, nil
 }
@@ -287,10 +294,22 @@ func (q *Queue[T]) release(handle string) {
 	q.heldMu.Unlock()
 }
 
-// heldCount is the number of messages held (see Options.DeleteWait).
+// heldHorizon is how long a received message counts as held.
+const heldHorizon = time.Minute
+
+// heldCount is the number of messages held (see Options.DeleteWait); it
+// forgets, every heldHorizon, those received more than heldHorizon ago.
 func (q *Queue[T]) heldCount() int {
 	q.heldMu.Lock()
 	defer q.heldMu.Unlock()
+	if now := time.Now(); now.Sub(q.heldPrune) > heldHorizon {
+		q.heldPrune = now
+		for h, at := range q.held {
+			if now.Sub(at) > heldHorizon {
+				delete(q.held, h)
+			}
+		}
+	}
 	return len(q.held)
 }
 
