@@ -58,7 +58,13 @@ func TestCrashReconcilerPassSQS(t *testing.T) {
 // FAILED_FINAL, a new one. Both modes at the first send, and the
 // invariants of TestCrashParticipation after recovery.
 func TestCrashSQSSendBeforeQueued(t *testing.T) {
-	for _, mode := range []crashtest.Mode{crashtest.LoseReply, crashtest.DieAfter} {
+	modes := []crashtest.Mode{crashtest.LoseReply, crashtest.DieAfter}
+	violations := 0
+	defer func() {
+		t.Logf("crash points: %d covered, invariant violations: %d", len(modes), violations)
+		fmt.Printf("%s: crash points: %d covered, invariant violations: %d\n", t.Name(), len(modes), violations)
+	}()
+	for _, mode := range modes {
 		t.Run(mode.String(), func(t *testing.T) {
 			w := newCrashWorld(t, ddbmem.New(), 1, crashSQS(time.Hour))
 			ctx := context.Background()
@@ -113,6 +119,7 @@ func TestCrashSQSSendBeforeQueued(t *testing.T) {
 			}
 			b.drain(ctx, w, 10*time.Second)
 			for _, v := range checkInvariants(ctx, t, w, []string{"u1"}, 1, nil) {
+				violations++
 				t.Error(v)
 			}
 		})
