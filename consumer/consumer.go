@@ -427,11 +427,13 @@ func (c *Consumer[T]) handleTraced(ctx context.Context, m Message[T]) (string, e
 	return OutcomeDeadLettered, err
 }
 
+func noop() {}
+
 // heartbeat starts the visibility heartbeat of m (Options.Heartbeat) and
 // returns the function that stops it and waits for it.
 func (c *Consumer[T]) heartbeat(ctx context.Context, m Message[T]) (stop func()) {
 	if c.o.Heartbeat <= 0 {
-		return func() {}
+		return noop
 	}
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
