@@ -116,7 +116,8 @@ type Options[T any] struct {
 	// for more slots to free (handlers finishing) so that one Receive asks
 	// for a full batch (Batch, or Concurrency when smaller) rather than
 	// one Receive per freed slot. It waits only while handlers are
-	// running, and not at all when the batch is full. Default 1 ms.
+	// running, and not at all when the batch is full. Default 1 ms (a
+	// nanosecond in effect receives at once into the free slots).
 	BatchWait time.Duration
 	// Heartbeat, when positive, keeps a delivery hidden while its handler
 	// runs longer than the queue's visibility timeout: every Heartbeat the

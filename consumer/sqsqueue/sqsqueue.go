@@ -100,7 +100,7 @@ type Options[T any] struct {
 	// once the batch is full. A message received more than a minute ago
 	// no longer counts as held (its handler is slow, or it was never
 	// acknowledged: a dead-letter hook failed, a shutdown abandoned it).
-	// Default 1 ms.
+	// Default 1 ms (a nanosecond in effect sends at once).
 	DeleteWait time.Duration
 	// NoVisibilityBatch sends each ChangeVisibility alone, for
 	// SQS-compatible servers without ChangeMessageVisibilityBatch (goaws).
