@@ -3,7 +3,6 @@ package evolve
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -203,7 +202,7 @@ func diagnose(t *entity.Table, byType map[string]Entity, typ string, it Item) []
 	}
 	var out []string
 	for _, a := range []string{t.PKAttr(), t.SKAttr()} {
-		if a != "" && !reflect.DeepEqual(want[a], it[a]) {
+		if a != "" && !avEqual(want[a], it[a]) {
 			out = append(out, KeyMismatch)
 			break
 		}
@@ -221,7 +220,7 @@ func diagnose(t *entity.Table, byType map[string]Entity, typ string, it Item) []
 			switch {
 			case complete && !ok:
 				missing = true
-			case complete && !reflect.DeepEqual(have, want[k.Attr]):
+			case complete && !avEqual(have, want[k.Attr]):
 				stale = true
 			case !complete && g[0].Sparse && ok && !usedByComplete(e.Schema, want, k):
 				stale = true

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/internal/ddbexpr"
 	"github.com/tablekit/tablekit/lease"
 )
 
@@ -485,7 +485,7 @@ func (r *runner) item(ctx context.Context, it Item, c *Counts) error {
 			r.fail(&ItemError{Key: r.keyOf(it), Type: r.typeOf(it), Step: step, Err: err})
 			return nil
 		}
-		if reflect.DeepEqual(want, it) {
+		if sameItem(want, it) {
 			c.Skipped++
 			return nil
 		}
@@ -550,8 +550,51 @@ func (r *runner) keyOf(it Item) entity.Key {
 	return k
 }
 
+// moves reports whether want's primary key differs from old's.
 func (r *runner) moves(old, want Item) bool {
-	return !reflect.DeepEqual(r.t.KeyMap(r.keyOf(old)), r.t.KeyMap(r.keyOf(want)))
+	if a := r.t.PKAttr(); !avEqual(old[a], want[a]) {
+		return true
+	}
+	if a := r.t.SKAttr(); a != "" && !avEqual(old[a], want[a]) {
+		return true
+	}
+	return false
+}
+
+// sameItem reports whether a and b hold the same attributes and values
+// (as DynamoDB compares them); a map compared with itself costs nothing.
+func sameItem(a, b Item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() {
+		return true
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !avEqual(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// placeholders are the expression names and values of the first
+// attributes of a write, made once.
+var placeholders = func() (p [4][64]string) {
+	for i := range p[0] {
+		n := strconv.Itoa(i)
+		p[0][i], p[1][i], p[2][i], p[3][i] = "#c"+n, ":c"+n, "#s"+n, ":s"+n
+	}
+	return p
+}()
+
+// placeholder returns placeholder kind (0 #c, 1 :c, 2 #s, 3 :s) number i.
+func placeholder(kind, i int) string {
+	if i < len(placeholders[kind]) {
+		return placeholders[kind][i]
+	}
+	return placeholders[kind][0][:2] + strconv.Itoa(i)
 }
 
 func (r *runner) reread(ctx context.Context, k entity.Key) (Item, error) {
@@ -580,46 +623,36 @@ var errConflict = errors.New("evolve: concurrent write")
 // absence of each attribute that want adds (so that a concurrent writer
 // that added it wins).
 func (r *runner) readCondition(old, want Item, names map[string]string, vals map[string]types.AttributeValue) string {
-	var parts []string
-	pk := r.t.PKAttr()
+	var b strings.Builder
+	b.Grow(32 + 24*len(old))
+	pk, sk := r.t.PKAttr(), r.t.SKAttr()
 	names["#pk"] = pk
-	parts = append(parts, "attribute_exists(#pk)")
+	b.WriteString("attribute_exists(#pk)")
 	i := 0
-	name := func(a string) string {
-		p := "#c" + strconv.Itoa(i)
-		names[p] = a
-		i++
-		return p
-	}
 	va := r.versionAttr(old)
-	attrs := make([]string, 0, len(old))
-	for a := range old {
-		if a == pk || a == r.t.SKAttr() {
+	for a, v := range old {
+		if a == pk || a == sk || (va != "" && a != va) {
 			continue
 		}
-		if va != "" && a != va {
-			continue
-		}
-		attrs = append(attrs, a)
+		n, p := placeholder(0, i), placeholder(1, i)
+		i++
+		names[n], vals[p] = a, v
+		b.WriteString(" AND ")
+		b.WriteString(n)
+		b.WriteString(" = ")
+		b.WriteString(p)
 	}
-	sort.Strings(attrs)
-	for _, a := range attrs {
-		p := name(a)
-		v := ":c" + strconv.Itoa(i)
-		vals[v] = old[a]
-		parts = append(parts, p+" = "+v)
-	}
-	added := make([]string, 0)
 	for a := range want {
-		if _, ok := old[a]; !ok && a != pk && a != r.t.SKAttr() {
-			added = append(added, a)
+		if _, ok := old[a]; !ok && a != pk && a != sk {
+			n := placeholder(0, i)
+			i++
+			names[n] = a
+			b.WriteString(" AND attribute_not_exists(")
+			b.WriteString(n)
+			b.WriteString(")")
 		}
 	}
-	sort.Strings(added)
-	for _, a := range added {
-		parts = append(parts, "attribute_not_exists("+name(a)+")")
-	}
-	return strings.Join(parts, " AND ")
+	return b.String()
 }
 
 // versionAttr returns the version attribute of old's entity when it has
@@ -642,44 +675,46 @@ func (r *runner) write(ctx context.Context, old, want Item) error {
 	if r.moves(old, want) {
 		return r.move(ctx, old, want)
 	}
-	names := map[string]string{}
-	vals := map[string]types.AttributeValue{}
+	names := make(map[string]string, 2*len(want)+2)
+	vals := make(map[string]types.AttributeValue, 2*len(want))
 	cond := r.readCondition(old, want, names, vals)
-	var set, remove []string
-	keys := make([]string, 0, len(want))
-	for a := range want {
-		keys = append(keys, a)
-	}
-	sort.Strings(keys)
-	for j, a := range keys {
-		if ov, ok := old[a]; ok && reflect.DeepEqual(ov, want[a]) {
+	var upd strings.Builder
+	upd.Grow(64)
+	j := 0
+	for a, v := range want {
+		if ov, ok := old[a]; ok && avEqual(ov, v) {
 			continue
 		}
-		p, v := "#s"+strconv.Itoa(j), ":s"+strconv.Itoa(j)
-		names[p], vals[v] = a, want[a]
-		set = append(set, p+" = "+v)
+		n, p := placeholder(2, j), placeholder(3, j)
+		names[n], vals[p] = a, v
+		if j == 0 {
+			upd.WriteString("SET ")
+		} else {
+			upd.WriteString(", ")
+		}
+		upd.WriteString(n)
+		upd.WriteString(" = ")
+		upd.WriteString(p)
+		j++
 	}
-	gone := make([]string, 0)
+	first := true
 	for a := range old {
-		if _, ok := want[a]; !ok {
-			gone = append(gone, a)
+		if _, ok := want[a]; ok {
+			continue
 		}
-	}
-	sort.Strings(gone)
-	for j, a := range gone {
-		p := "#r" + strconv.Itoa(j)
-		names[p] = a
-		remove = append(remove, p)
-	}
-	var upd strings.Builder
-	if len(set) > 0 {
-		upd.WriteString("SET " + strings.Join(set, ", "))
-	}
-	if len(remove) > 0 {
-		if upd.Len() > 0 {
-			upd.WriteString(" ")
+		n := "#r" + strconv.Itoa(j)
+		j++
+		names[n] = a
+		switch {
+		case first && upd.Len() > 0:
+			upd.WriteString(" REMOVE ")
+		case first:
+			upd.WriteString("REMOVE ")
+		default:
+			upd.WriteString(", ")
 		}
-		upd.WriteString("REMOVE " + strings.Join(remove, ", "))
+		upd.WriteString(n)
+		first = false
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(r.t.Name()),
@@ -891,4 +926,14 @@ func decodePosition(p string) (Item, error) {
 		}
 	}
 	return k, nil
+}
+
+// avEqual reports whether a and b are the same value as DynamoDB compares
+// them (numbers numerically, sets in any order); two absent values are
+// equal.
+func avEqual(a, b types.AttributeValue) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return ddbexpr.Equal(a, b)
 }

@@ -78,6 +78,11 @@ type Step struct {
 // are matched. An item that does not decode with e's codec fails with
 // [ErrDecode] and is left untouched.
 func Backfill(e Entity, indexes ...string) Step {
+	var groups [][]entity.KeyAttr
+	var typ types.AttributeValue = &types.AttributeValueMemberS{Value: e.Type()}
+	if e.Schema != nil {
+		groups = indexGroups(e.Schema, indexes)
+	}
 	return Step{Kind: "backfill", Type: e.Type(), version: versionOf(e),
 		check: func(t *entity.Table) error { return checkEntity(t, e, indexes) },
 		fn: func(t *entity.Table, it Item) (Item, error) {
@@ -85,19 +90,19 @@ func Backfill(e Entity, indexes ...string) Step {
 			if err != nil {
 				return nil, fmt.Errorf("%w: %w", ErrDecode, err)
 			}
-			out := maps.Clone(it)
+			out := edit{src: it}
 			if ta := t.TypeAttr(); ta != "" {
-				out[ta] = &types.AttributeValueMemberS{Value: e.Type()}
+				out.set(ta, typ)
 			}
 			sc := e.Schema
 			if sc.CreatedAttr != "" && sc.UpdatedAttr != "" {
 				if _, ok := it[sc.CreatedAttr]; !ok {
 					if u, ok := it[sc.UpdatedAttr]; ok {
-						out[sc.CreatedAttr] = u
+						out.set(sc.CreatedAttr, u)
 					}
 				}
 			}
-			for _, g := range indexGroups(sc, indexes) {
+			for _, g := range groups {
 				complete := true
 				for _, k := range g {
 					if _, ok := want[k.Attr]; !ok {
@@ -107,10 +112,10 @@ func Backfill(e Entity, indexes ...string) Step {
 				for _, k := range g {
 					switch {
 					case complete:
-						out[k.Attr] = want[k.Attr]
+						out.set(k.Attr, want[k.Attr])
 					case g[0].Sparse:
 						if !usedByComplete(sc, want, k) {
-							delete(out, k.Attr)
+							out.remove(k.Attr)
 						}
 					default:
 						_, err := k.Build(it)
@@ -118,8 +123,44 @@ func Backfill(e Entity, indexes ...string) Step {
 					}
 				}
 			}
-			return out, nil
+			return out.item(), nil
 		}}
+}
+
+// edit is an item changed copy-on-write: src until the first change,
+// then a copy of it.
+type edit struct {
+	src, out Item
+}
+
+// set makes attribute a v (no copy when it already is).
+func (e *edit) set(a string, v types.AttributeValue) {
+	if cur, ok := e.src[a]; ok && e.out == nil && avEqual(cur, v) {
+		return
+	}
+	if e.out == nil {
+		e.out = maps.Clone(e.src)
+	}
+	e.out[a] = v
+}
+
+// remove removes attribute a (no copy when it is absent).
+func (e *edit) remove(a string) {
+	if e.out == nil {
+		if _, ok := e.src[a]; !ok {
+			return
+		}
+		e.out = maps.Clone(e.src)
+	}
+	delete(e.out, a)
+}
+
+// item returns the edited item: src itself when nothing changed.
+func (e *edit) item() Item {
+	if e.out == nil {
+		return e.src
+	}
+	return e.out
 }
 
 // usedByComplete reports whether k's attribute also belongs to another
@@ -246,6 +287,7 @@ func Rekey(e Entity) Step {
 				return nil, err
 			}
 			want, _ := e.remarshal(it)
+			ed := edit{src: out}
 			for _, a := range []string{t.PKAttr(), t.SKAttr()} {
 				if a == "" {
 					continue
@@ -254,9 +296,9 @@ func Rekey(e Entity) Step {
 				if !ok {
 					return nil, fmt.Errorf("%w: primary key attribute %s", ErrUnbuildable, a)
 				}
-				out[a] = v
+				ed.set(a, v)
 			}
-			return out, nil
+			return ed.item(), nil
 		}}
 }
 
