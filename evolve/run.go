@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -628,29 +629,40 @@ func (r *runner) readCondition(old, want Item, names map[string]string, vals map
 	pk, sk := r.t.PKAttr(), r.t.SKAttr()
 	names["#pk"] = pk
 	b.WriteString("attribute_exists(#pk)")
-	i := 0
+	// Attributes in name order: items of one shape get the same
+	// expression, which a server can parse once.
+	attrs := make([]string, 0, len(old)+4)
 	va := r.versionAttr(old)
-	for a, v := range old {
-		if a == pk || a == sk || (va != "" && a != va) {
-			continue
+	for a := range old {
+		if a != pk && a != sk && (va == "" || a == va) {
+			attrs = append(attrs, a)
 		}
+	}
+	slices.Sort(attrs)
+	i := 0
+	for _, a := range attrs {
 		n, p := placeholder(0, i), placeholder(1, i)
 		i++
-		names[n], vals[p] = a, v
+		names[n], vals[p] = a, old[a]
 		b.WriteString(" AND ")
 		b.WriteString(n)
 		b.WriteString(" = ")
 		b.WriteString(p)
 	}
+	attrs = attrs[:0]
 	for a := range want {
 		if _, ok := old[a]; !ok && a != pk && a != sk {
-			n := placeholder(0, i)
-			i++
-			names[n] = a
-			b.WriteString(" AND attribute_not_exists(")
-			b.WriteString(n)
-			b.WriteString(")")
+			attrs = append(attrs, a)
 		}
+	}
+	slices.Sort(attrs)
+	for _, a := range attrs {
+		n := placeholder(0, i)
+		i++
+		names[n] = a
+		b.WriteString(" AND attribute_not_exists(")
+		b.WriteString(n)
+		b.WriteString(")")
 	}
 	return b.String()
 }
@@ -680,13 +692,17 @@ func (r *runner) write(ctx context.Context, old, want Item) error {
 	cond := r.readCondition(old, want, names, vals)
 	var upd strings.Builder
 	upd.Grow(64)
-	j := 0
+	attrs := make([]string, 0, 8)
 	for a, v := range want {
-		if ov, ok := old[a]; ok && avEqual(ov, v) {
-			continue
+		if ov, ok := old[a]; !ok || !avEqual(ov, v) {
+			attrs = append(attrs, a)
 		}
+	}
+	slices.Sort(attrs)
+	j := 0
+	for _, a := range attrs {
 		n, p := placeholder(2, j), placeholder(3, j)
-		names[n], vals[p] = a, v
+		names[n], vals[p] = a, want[a]
 		if j == 0 {
 			upd.WriteString("SET ")
 		} else {
@@ -697,24 +713,25 @@ func (r *runner) write(ctx context.Context, old, want Item) error {
 		upd.WriteString(p)
 		j++
 	}
-	first := true
+	attrs = attrs[:0]
 	for a := range old {
-		if _, ok := want[a]; ok {
-			continue
+		if _, ok := want[a]; !ok {
+			attrs = append(attrs, a)
 		}
-		n := "#r" + strconv.Itoa(j)
-		j++
+	}
+	slices.Sort(attrs)
+	for i, a := range attrs {
+		n := "#r" + strconv.Itoa(i)
 		names[n] = a
 		switch {
-		case first && upd.Len() > 0:
+		case i == 0 && upd.Len() > 0:
 			upd.WriteString(" REMOVE ")
-		case first:
+		case i == 0:
 			upd.WriteString("REMOVE ")
 		default:
 			upd.WriteString(", ")
 		}
 		upd.WriteString(n)
-		first = false
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(r.t.Name()),

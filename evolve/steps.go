@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -23,6 +24,8 @@ type Entity struct {
 	// current code would write it (key attributes of the primary key and
 	// of every index whose sources are present, and Type).
 	remarshal func(Item) (Item, error)
+	// decode reports whether an item decodes with the codec.
+	decode func(Item) error
 }
 
 // EntityOf returns the [Entity] of T (for instance
@@ -39,6 +42,10 @@ func EntityOf[T any, PT interface {
 				return nil, err
 			}
 			return PT(&v).MarshalItem()
+		},
+		decode: func(it Item) error {
+			var v T
+			return PT(&v).UnmarshalItem(it)
 		},
 	}
 }
@@ -80,12 +87,37 @@ type Step struct {
 func Backfill(e Entity, indexes ...string) Step {
 	var groups [][]entity.KeyAttr
 	var typ types.AttributeValue = &types.AttributeValueMemberS{Value: e.Type()}
+	fast := e.decode != nil // every key of groups is a built string
 	if e.Schema != nil {
 		groups = indexGroups(e.Schema, indexes)
+		for _, g := range groups {
+			for _, k := range g {
+				if bare(k.Template) {
+					fast = false // a copied field keeps its own type
+				}
+			}
+		}
 	}
 	return Step{Kind: "backfill", Type: e.Type(), version: versionOf(e),
 		check: func(t *entity.Table) error { return checkEntity(t, e, indexes) },
 		fn: func(t *entity.Table, it Item) (Item, error) {
+			sc := e.Schema
+			fill := sc.CreatedAttr != "" && sc.UpdatedAttr != "" && it[sc.CreatedAttr] == nil && it[sc.UpdatedAttr] != nil
+			if fast && !fill {
+				// The common case, without encoding the whole item: the
+				// index keys built from the item's own attributes (as
+				// KeyAttr.Build decodes them: the codec's way).
+				if err := e.decode(it); err != nil {
+					return nil, fmt.Errorf("%w: %w", ErrDecode, err)
+				}
+				out := edit{src: it}
+				if ta := t.TypeAttr(); ta != "" {
+					out.set(ta, typ)
+				}
+				if ok, err := backfillBuilt(&out, groups, it); ok || err != nil {
+					return out.item(), err
+				}
+			}
 			want, err := e.remarshal(it)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %w", ErrDecode, err)
@@ -94,7 +126,6 @@ func Backfill(e Entity, indexes ...string) Step {
 			if ta := t.TypeAttr(); ta != "" {
 				out.set(ta, typ)
 			}
-			sc := e.Schema
 			if sc.CreatedAttr != "" && sc.UpdatedAttr != "" {
 				if _, ok := it[sc.CreatedAttr]; !ok {
 					if u, ok := it[sc.UpdatedAttr]; ok {
@@ -125,6 +156,35 @@ func Backfill(e Entity, indexes ...string) Step {
 			}
 			return out.item(), nil
 		}}
+}
+
+// backfillBuilt sets in out the index keys of groups that KeyAttr.Build
+// makes from it. It returns false when a group is incomplete (a source
+// is missing), which the caller then handles with the whole encoded item.
+func backfillBuilt(out *edit, groups [][]entity.KeyAttr, it Item) (bool, error) {
+	var buf [4]types.AttributeValue
+	for _, g := range groups {
+		vals := buf[:0]
+		for _, k := range g {
+			v, err := k.Build(it)
+			if errors.Is(err, keys.ErrMissingField) {
+				return false, nil
+			}
+			if err != nil {
+				return false, fmt.Errorf("%w: index %s attribute %s: %w", ErrUnbuildable, k.Index, k.Attr, err)
+			}
+			vals = append(vals, &types.AttributeValueMemberS{Value: v})
+		}
+		for i, k := range g {
+			out.set(k.Attr, vals[i])
+		}
+	}
+	return true, nil
+}
+
+// bare reports a template of a single bare field ("{CreatedAt}").
+func bare(template string) bool {
+	return strings.HasPrefix(template, "{") && strings.HasSuffix(template, "}") && strings.Count(template, "{") == 1
 }
 
 // edit is an item changed copy-on-write: src until the first change,
