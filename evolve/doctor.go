@@ -156,7 +156,7 @@ func Doctor(ctx context.Context, t *entity.Table, entities []Entity, samples int
 		doc(it)
 		return it, nil
 	}}}}, o: o, thr: newThrottle(o.ReadUnits, 0), segs: map[int]Counts{}, start: time.Now(),
-		ownPK: []string{"LEASE#", jobPrefix}}
+		ownPK: []string{"LEASE#", jobPrefix}, name: aws.String(t.Name())}
 	if _, err := r.dryRun(ctx); err != nil {
 		return nil, err
 	}

@@ -138,6 +138,7 @@ type runner struct {
 	lt     string // lease table
 	thr    *throttle
 	ownPK  []string // partition key prefixes of the job's own items
+	name   *string  // the table's name, for requests (set by Run)
 
 	mu       sync.Mutex
 	active   map[string]bool // segments this process's workers hold
@@ -187,7 +188,7 @@ func Run(ctx context.Context, t *entity.Table, job Job, optFns ...func(*Options)
 	if err := Check(t, job); err != nil {
 		return nil, err
 	}
-	r := &runner{t: t, job: job, o: o, thr: newThrottle(o.ReadUnits, o.WriteUnits), segs: map[int]Counts{}, start: time.Now()}
+	r := &runner{t: t, job: job, o: o, thr: newThrottle(o.ReadUnits, o.WriteUnits), segs: map[int]Counts{}, start: time.Now(), name: aws.String(t.Name())}
 	r.lt = o.LeaseTable
 	if r.lt == "" {
 		r.lt = t.Name()
@@ -551,6 +552,24 @@ func (r *runner) keyOf(it Item) entity.Key {
 	return k
 }
 
+// tableName is the table's name for a request (one string for the run:
+// requests do not change it).
+func (r *runner) tableName() *string {
+	if r.name == nil {
+		return aws.String(r.t.Name())
+	}
+	return r.name
+}
+
+// keyMap is the primary key of the item it, as it holds it.
+func (r *runner) keyMap(it Item) Item {
+	pk, sk := r.t.PKAttr(), r.t.SKAttr()
+	if sk == "" {
+		return Item{pk: it[pk]}
+	}
+	return Item{pk: it[pk], sk: it[sk]}
+}
+
 // moves reports whether want's primary key differs from old's.
 func (r *runner) moves(old, want Item) bool {
 	if a := r.t.PKAttr(); !avEqual(old[a], want[a]) {
@@ -734,8 +753,8 @@ func (r *runner) write(ctx context.Context, old, want Item) error {
 		upd.WriteString(n)
 	}
 	in := &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(r.t.Name()),
-		Key:                       r.t.KeyMap(r.keyOf(old)),
+		TableName:                 r.tableName(),
+		Key:                       r.keyMap(old),
 		UpdateExpression:          aws.String(upd.String()),
 		ConditionExpression:       aws.String(cond),
 		ExpressionAttributeNames:  names,
@@ -778,7 +797,7 @@ func (r *runner) move(ctx context.Context, old, want Item) error {
 				ExpressionAttributeNames: map[string]string{"#pk": r.t.PKAttr()},
 			}},
 			{Delete: &types.Delete{
-				TableName: aws.String(r.t.Name()), Key: r.t.KeyMap(r.keyOf(old)),
+				TableName: r.tableName(), Key: r.keyMap(old),
 				ConditionExpression:       aws.String(cond),
 				ExpressionAttributeNames:  names,
 				ExpressionAttributeValues: vals,
