@@ -401,5 +401,10 @@ func TestDoctorGuards(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) || d.Problems != 4 {
 			t.Fatalf("findings %v (%d problems), want %v (4)", got, d.Problems, want)
 		}
+		// A re-key would leave the guards naming the old keys: refused.
+		_, err = evolve.Run(ctx, tbl, evolve.Job{Name: "rekey-unique", Steps: []evolve.Step{evolve.Rekey(ents[0])}})
+		if !errors.Is(err, evolve.ErrUnfit) {
+			t.Fatalf("re-key of an entity with unique fields: %v, want ErrUnfit", err)
+		}
 	})
 }

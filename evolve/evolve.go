@@ -2,7 +2,8 @@
 // application keeps writing: backfill of what the code derives (index
 // keys, Type, timestamps), rename of an attribute, re-key of items whose
 // key template changed, a user transform, and a read-only doctor that
-// lists every item that no longer matches the code.
+// lists every item that no longer matches the code (and every unique
+// guard out of step with its item).
 //
 // # Safety while the application writes
 //

@@ -706,8 +706,8 @@ func (r *runner) write(ctx context.Context, old, want Item) error {
 	if r.moves(old, want) {
 		return r.move(ctx, old, want)
 	}
-	names := make(map[string]string, 2*len(want)+2)
-	vals := make(map[string]types.AttributeValue, 2*len(want))
+	names := make(map[string]string, len(old)+4)
+	vals := make(map[string]types.AttributeValue, len(old)+2)
 	cond := r.readCondition(old, want, names, vals)
 	var upd strings.Builder
 	upd.Grow(64)

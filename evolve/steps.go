@@ -199,9 +199,19 @@ func (e *edit) set(a string, v types.AttributeValue) {
 		return
 	}
 	if e.out == nil {
-		e.out = maps.Clone(e.src)
+		e.out = grown(e.src)
 	}
 	e.out[a] = v
+}
+
+// grown copies it with room for a few more attributes (maps.Clone's copy
+// would grow, and reallocate, on the first attribute added).
+func grown(it Item) Item {
+	out := make(Item, len(it)+4)
+	for k, v := range it {
+		out[k] = v
+	}
+	return out
 }
 
 // remove removes attribute a (no copy when it is absent).
@@ -210,7 +220,7 @@ func (e *edit) remove(a string) {
 		if _, ok := e.src[a]; !ok {
 			return
 		}
-		e.out = maps.Clone(e.src)
+		e.out = grown(e.src)
 	}
 	delete(e.out, a)
 }
@@ -337,10 +347,21 @@ func Rename(typ, from, to string) Step {
 // conditioned on the old item as read and on the new key being free. It
 // also backfills what [Backfill] would (all of e's indexes). Reads by the
 // old key find an item until it moves, reads by the new key from the
-// moment it moved; the transaction makes the move atomic.
+// moment it moved; the transaction makes the move atomic. An entity with
+// unique fields is refused ([ErrUnfit]): the move does not rewrite its
+// guard items.
 func Rekey(e Entity) Step {
 	bf := Backfill(e)
-	return Step{Kind: "rekey", Type: e.Type(), check: bf.check, version: bf.version,
+	check := func(t *entity.Table) error {
+		if err := bf.check(t); err != nil {
+			return err
+		}
+		if len(e.Schema.Unique) > 0 {
+			return &JobError{Type: e.Type(), Reason: "re-key of an entity with unique fields (its guard items would still name the old keys)", Err: ErrUnfit}
+		}
+		return nil
+	}
+	return Step{Kind: "rekey", Type: e.Type(), check: check, version: bf.version,
 		fn: func(t *entity.Table, it Item) (Item, error) {
 			out, err := bf.fn(t, it)
 			if err != nil {
