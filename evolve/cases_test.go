@@ -231,14 +231,17 @@ func TestBadInput(t *testing.T) {
 		}
 		broken.Schema = &sc
 		refused := map[string]evolve.Job{
-			"empty name":        {Name: "", Steps: []evolve.Step{evolve.Backfill(pe)}},
-			"no steps":          {Name: "x"},
-			"unknown index":     {Name: "x", Steps: []evolve.Step{evolve.Backfill(pe, "NoSuchIndex")}},
-			"unbuildable key":   {Name: "x", Steps: []evolve.Step{evolve.Backfill(broken)}},
-			"entity not wired":  {Name: "x", Steps: []evolve.Step{evolve.Backfill(evolve.Entity{Schema: pe.Schema})}},
-			"rename of the key": {Name: "x", Steps: []evolve.Step{evolve.Rename("", "PK", "pk2")}},
-			"nil transform":     {Name: "x", Steps: []evolve.Step{evolve.Transform("", nil)}},
-			"index of no key":   {Name: "x", Steps: []evolve.Step{evolve.Backfill(pe, codex.TypeCreatedAt)}},
+			"empty name":         {Name: "", Steps: []evolve.Step{evolve.Backfill(pe)}},
+			"no steps":           {Name: "x"},
+			"unknown index":      {Name: "x", Steps: []evolve.Step{evolve.Backfill(pe, "NoSuchIndex")}},
+			"unbuildable key":    {Name: "x", Steps: []evolve.Step{evolve.Backfill(broken)}},
+			"entity not wired":   {Name: "x", Steps: []evolve.Step{evolve.Backfill(evolve.Entity{Schema: pe.Schema})}},
+			"rename of the key":  {Name: "x", Steps: []evolve.Step{evolve.Rename("", "PK", "pk2")}},
+			"nil transform":      {Name: "x", Steps: []evolve.Step{evolve.Transform("", nil)}},
+			"index of no key":    {Name: "x", Steps: []evolve.Step{evolve.Backfill(pe, codex.TypeCreatedAt)}},
+			"import from itself": {Name: "x", Steps: []evolve.Step{evolve.Import(tbl.Name(), func(evolve.Item) (*codex.Post, error) { return nil, nil })}},
+			"import and more":    {Name: "x", Steps: []evolve.Step{evolve.Import("Legacy", func(evolve.Item) (*codex.Post, error) { return nil, nil }), evolve.Backfill(pe)}},
+			"nil import":         {Name: "x", Steps: []evolve.Step{evolve.Import[codex.Post]("Legacy", nil)}},
 		}
 		for name, job := range refused {
 			t.Run(name, func(t *testing.T) {

@@ -61,6 +61,9 @@ type Options struct {
 	MaxFailures int
 	// MaxConflicts bounds the rereads of one item. Default 50.
 	MaxConflicts int
+	// SourceClient reads the source table of an [Import] (default: the
+	// job's table's client).
+	SourceClient entity.Client
 }
 
 func (o *Options) defaults() {
@@ -139,6 +142,8 @@ type runner struct {
 	thr    *throttle
 	ownPK  []string // partition key prefixes of the job's own items
 	name   *string  // the table's name, for requests (set by Run)
+	src    *string  // the table scanned: name, or an import's source
+	imp    *Step    // the job's import step, if any
 
 	mu       sync.Mutex
 	active   map[string]bool // segments this process's workers hold
@@ -156,6 +161,11 @@ func Check(t *entity.Table, job Job) error {
 	}
 	if len(job.Steps) == 0 {
 		return &JobError{Reason: "no steps", Err: ErrUnfit}
+	}
+	for _, s := range job.Steps {
+		if s.source != "" && len(job.Steps) != 1 {
+			return &JobError{Reason: "an import must be its job's only step", Err: ErrUnfit}
+		}
 	}
 	for _, s := range job.Steps {
 		if s.fn == nil {
@@ -207,6 +217,9 @@ func Run(ctx context.Context, t *entity.Table, job Job, optFns ...func(*Options)
 	}
 	r.leases = m
 	r.ownPK = []string{m.Options().Prefix, jobPrefix}
+	if s := job.Steps[0]; s.source != "" {
+		r.imp, r.src = &s, aws.String(s.source)
+	}
 	if o.DryRun {
 		return r.dryRun(ctx)
 	}
@@ -353,8 +366,12 @@ func (r *runner) segment(ctx context.Context, l *lease.Lease) error {
 
 // scan reads one page of segment seg.
 func (r *runner) scan(ctx context.Context, seg int, start Item) ([]Item, Item, error) {
+	src := r.src
+	if src == nil {
+		src = r.tableName()
+	}
 	in := &dynamodb.ScanInput{
-		TableName:              aws.String(r.t.Name()),
+		TableName:              src,
 		Segment:                aws.Int32(int32(seg)),
 		TotalSegments:          aws.Int32(int32(r.o.Segments)),
 		Limit:                  aws.Int32(r.o.PageSize),
@@ -364,7 +381,11 @@ func (r *runner) scan(ctx context.Context, seg int, start Item) ([]Item, Item, e
 	var out *dynamodb.ScanOutput
 	err := r.call(ctx, true, func() (float64, error) {
 		var err error
-		out, err = r.t.Client().Scan(ctx, in, r.t.SDKOptions()...)
+		c := r.t.Client()
+		if r.imp != nil && r.o.SourceClient != nil {
+			c = r.o.SourceClient
+		}
+		out, err = c.Scan(ctx, in, r.t.SDKOptions()...)
 		if err != nil {
 			return 0, err
 		}
@@ -493,16 +514,24 @@ func (r *runner) item(ctx context.Context, it Item, c *Counts) error {
 		}
 		if r.o.DryRun {
 			c.Changed++
-			if r.moves(it, want) {
+			if r.imp == nil && r.moves(it, want) {
 				c.Moved++
 			}
 			return nil
 		}
-		err = r.write(ctx, it, want)
+		if r.imp != nil {
+			err = r.put(ctx, want)
+			if errors.Is(err, errConflict) { // the table holds it as recent
+				c.Skipped++
+				return nil
+			}
+		} else {
+			err = r.write(ctx, it, want)
+		}
 		switch {
 		case err == nil:
 			c.Changed++
-			if r.moves(it, want) {
+			if r.imp == nil && r.moves(it, want) {
 				c.Moved++
 			}
 			return nil
@@ -777,6 +806,36 @@ func (r *runner) write(ctx context.Context, old, want Item) error {
 	}
 	if err != nil {
 		return fmt.Errorf("evolve: update %s: %w", r.keyOf(old).PK, err)
+	}
+	return nil
+}
+
+// put writes want, an import's item, on the condition that the table
+// does not hold it or holds it with an older updated timestamp. It
+// returns errConflict when the condition failed.
+func (r *runner) put(ctx context.Context, want Item) error {
+	cond := "attribute_not_exists(#pk)"
+	names := map[string]string{"#pk": r.t.PKAttr()}
+	var vals map[string]types.AttributeValue
+	if u, ok := want[r.imp.updated]; ok && r.imp.updated != "" {
+		cond += " OR attribute_not_exists(#u) OR #u < :u"
+		names["#u"], vals = r.imp.updated, map[string]types.AttributeValue{":u": u}
+	}
+	in := &dynamodb.PutItemInput{TableName: r.tableName(), Item: want, ConditionExpression: aws.String(cond),
+		ExpressionAttributeNames: names, ExpressionAttributeValues: vals, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
+	err := r.call(ctx, false, func() (float64, error) {
+		out, err := r.t.Client().PutItem(ctx, in, r.t.SDKOptions()...)
+		if err != nil {
+			return 1, err
+		}
+		return units(out.ConsumedCapacity, 1), nil
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return errConflict
+	}
+	if err != nil {
+		return fmt.Errorf("evolve: import put %s: %w", r.keyOf(want).PK, err)
 	}
 	return nil
 }

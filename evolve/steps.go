@@ -62,7 +62,7 @@ func (e Entity) Type() string {
 // with [Backfill], [Rename], [Rekey] and [Transform]; a [Job] applies its
 // steps in order, each to the output of the one before.
 type Step struct {
-	// Kind is "backfill", "rename", "rekey" or "transform".
+	// Kind is "backfill", "rename", "rekey", "transform" or "import".
 	Kind string
 	// Type restricts the step to items whose Type attribute is Type; ""
 	// matches every item (but never the job's own lease and job items).
@@ -74,6 +74,9 @@ type Step struct {
 	// version is the entity's version attribute ("" when none): the
 	// write condition then checks it alone.
 	version string
+	// source is the table an import step reads ("" for the others), and
+	// updated the attribute whose newer value an import's put needs.
+	source, updated string
 }
 
 // Backfill returns the step that writes what e's code derives and the
@@ -411,4 +414,56 @@ func versionOf(e Entity) string {
 		return ""
 	}
 	return e.Schema.VersionAttr
+}
+
+// Import returns the step of a job that copies the items of another table,
+// from, into the job's table, as T (a legacy table moved into the single
+// table): fn maps an item of from to the T to write (nil: skip the item;
+// an error: the item is reported as a failure matching [ErrTransform],
+// and nothing is written for it). A job with an import scans from instead
+// of its own table and has no other step.
+//
+// Each T is encoded with its codec and put on the condition that the
+// job's table does not hold it yet, or holds it with an older value of
+// T's updated timestamp (Schema.UpdatedAttr; an entity without one is
+// only ever created): a re-run (a job of a new name) copies only what is
+// new or newer, and a newer write of the application wins. In the
+// report, Changed counts the items written and Skipped those the table
+// already held as recent (or that fn skipped). A T whose primary key
+// cannot be built fails with an entity.ValidationError.
+func Import[T any, PT interface {
+	*T
+	entity.Item
+}](from string, fn func(Item) (*T, error)) Step {
+	sc := PT(new(T)).EntitySchema()
+	return Step{Kind: "import", source: from, updated: sc.UpdatedAttr,
+		check: func(t *entity.Table) error {
+			if fn == nil || from == "" {
+				return &JobError{Type: sc.Type, Reason: "import with no function or no source table", Err: ErrUnfit}
+			}
+			if from == t.Name() {
+				return &JobError{Type: sc.Type, Reason: "import from the job's own table", Err: ErrUnfit}
+			}
+			if err := entity.CheckSchema(t, sc); err != nil {
+				return &JobError{Type: sc.Type, Reason: "schema does not fit the table", Err: errors.Join(ErrUnfit, err)}
+			}
+			return nil
+		},
+		fn: func(_ *entity.Table, it Item) (Item, error) {
+			v, err := fn(maps.Clone(it))
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrTransform, err)
+			}
+			if v == nil {
+				return it, nil
+			}
+			if _, err := PT(v).PrimaryKey(); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrTransform, &entity.ValidationError{Op: "Import", Type: sc.Type, Field: "key", Err: err})
+			}
+			out, err := PT(v).MarshalItem()
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrTransform, &entity.ValidationError{Op: "Import", Type: sc.Type, Err: err})
+			}
+			return out, nil
+		}}
 }
