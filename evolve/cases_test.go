@@ -411,3 +411,83 @@ func TestDoctorGuards(t *testing.T) {
 		}
 	})
 }
+
+// TestImport: a legacy table (key id) is copied into the table as
+// categories; a re-run (a new job) writes nothing; a legacy item edited
+// later is copied again, unless the application wrote the category since
+// (a newer UpdatedAt wins); an item the function rejects is reported.
+func TestImport(t *testing.T) {
+	targets(t, func(t *testing.T, c entity.Client) {
+		ctx := ctxT(t, 2*time.Minute)
+		tbl := testenv.Table(t, post.NewTable(c, testenv.UniqueName("import")))
+		legacy := testenv.UniqueName("legacy")
+		if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(legacy),
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+			BillingMode:          types.BillingModePayPerRequest}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_, _ = c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(legacy)})
+		})
+		putLegacy := func(id, title, updated string) {
+			if _, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(legacy), Item: evolve.Item{
+				"id": s(id), "title": s(title), "updatedAt": s(updated)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		const n = 30
+		for i := range n {
+			putLegacy(fmt.Sprint("c", i), fmt.Sprint("title ", i), "2025-01-01T00:00:00Z")
+		}
+		errBad := errors.New("bad legacy item")
+		job := func(run int) evolve.Job {
+			return evolve.Job{Name: fmt.Sprint("import-", run), Steps: []evolve.Step{evolve.Import(legacy, func(it evolve.Item) (*codex.Category, error) {
+				if testenv.Text(it, "title") == "bad" {
+					return nil, errBad
+				}
+				u, err := time.Parse(time.RFC3339, testenv.Text(it, "updatedAt"))
+				if err != nil {
+					return nil, err
+				}
+				return &codex.Category{ID: testenv.Text(it, "id"), Title: testenv.Text(it, "title"), CreatedAt: u, UpdatedAt: u}, nil
+			})}}
+		}
+		counts := func(run int) evolve.Counts {
+			t.Helper()
+			rep, err := evolve.Run(ctx, tbl, job(run), func(o *evolve.Options) { o.PageSize = 7 })
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rep.Counts
+		}
+		if got := counts(1); got.Scanned != n || got.Changed != n || got.Failures != 0 {
+			t.Fatalf("first import: %+v", got)
+		}
+		if got := counts(2); got.Changed != 0 || got.Skipped != n {
+			t.Fatalf("re-run: %+v", got)
+		}
+		// c1 and c2 edited in the legacy table; the application wrote c2
+		// since (newer); c3 turned bad.
+		putLegacy("c1", "edited 1", "2025-02-01T00:00:00Z")
+		putLegacy("c2", "edited 2", "2025-02-01T00:00:00Z")
+		putLegacy("c3", "bad", "2025-02-01T00:00:00Z")
+		cats := entity.NewStore[codex.Category](tbl)
+		if err := cats.Put(ctx, &codex.Category{ID: "c2", Title: "app", CreatedAt: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), UpdatedAt: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)}, entity.KeepTimestamps); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := evolve.Run(ctx, tbl, job(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.Counts; got.Changed != 1 || got.Skipped != n-2 || got.Failures != 1 || !errors.Is(rep.Failures[0], errBad) {
+			t.Fatalf("delta: %+v %v", got, rep.Failures)
+		}
+		for id, want := range map[string]string{"c1": "edited 1", "c2": "app", "c3": "title 3"} {
+			k, _ := codex.CategoryKey(id)
+			if got, err := cats.Get(ctx, k, entity.ConsistentRead); err != nil || got.Title != want {
+				t.Fatalf("%s: %q %v, want %q", id, got.Title, err, want)
+			}
+		}
+	})
+}
