@@ -127,6 +127,10 @@ type Options struct {
 
 	// Now returns the current time; nil means time.Now. Tests may stub it.
 	Now func() time.Time
+
+	// Tracer observes Get and GetSynced (package otelkit has one for
+	// OpenTelemetry); nil (default) observes nothing.
+	Tracer Tracer
 }
 
 // Cache is a namespaced cache on Valkey. It is safe for concurrent use.
@@ -236,6 +240,9 @@ func New(o Options, optFns ...func(*Options)) (*Cache, error) {
 	co.breaker.cooldown = o.BreakerCooldown
 	co.breaker.now = o.Now
 	c := &Cache{o: o, core: co, prefix: o.AppID + ":" + o.Env + ":" + o.Service + ":"}
+	if o.Tracer != nil {
+		tracedCaches.Add(1)
+	}
 	return c, nil
 }
 

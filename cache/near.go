@@ -104,6 +104,13 @@ func (c *Cache) NearStats() (s NearStats, ok bool) {
 // Errors are Get's: ErrMiss, ErrInvalidKey, ErrUnavailable (wrapped; it
 // also matches ctx.Err() when ctx ended while the barrier was out).
 func (c *Cache) GetSynced(ctx context.Context, key string) (string, error) {
+	if c.o.Tracer != nil {
+		return c.traceRead(ctx, "GETSYNCED", key, c.getSynced)
+	}
+	return c.getSynced(ctx, key)
+}
+
+func (c *Cache) getSynced(ctx context.Context, key string) (string, error) {
 	var v string
 	err := c.read(ctx, key, func(ctx context.Context, conn Conn, full string) (ok bool, e error) {
 		v, ok, e = connGet(ctx, conn, full, true)
@@ -635,6 +642,9 @@ func (v *vgConn) GetSynced(ctx context.Context, key string) (string, bool, error
 	val, out := s.settle(key, seq, b.view)
 	switch out {
 	case syncHit:
+		if tracedCaches.Load() > 0 {
+			noteRead(ctx, ReadBarrierHit)
+		}
 		return nilOK(val.ToString())
 	case syncRead:
 		return v.Get(ctx, key)

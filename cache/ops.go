@@ -51,7 +51,17 @@ func (c *Cache) write(ctx context.Context, key string, op func(ctx context.Conte
 
 // Get returns the string at key, or ErrMiss.
 func (c *Cache) Get(ctx context.Context, key string) (string, error) {
+	if c.o.Tracer != nil {
+		return c.traceRead(ctx, "GET", key, c.get)
+	}
+	return c.get(ctx, key)
+}
+
+func (c *Cache) get(ctx context.Context, key string) (string, error) {
 	if v, ok := c.nearHit(ctx, key); ok {
+		if c.o.Tracer != nil {
+			noteRead(ctx, ReadNearHit)
+		}
 		return v, nil
 	}
 	var v string

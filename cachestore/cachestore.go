@@ -51,6 +51,9 @@ type Options struct {
 	// this package's guarantee at one round trip per hit. Without a near
 	// cache it changes nothing.
 	NearRelaxed bool
+	// Tracer observes each Get (package otelkit has one for
+	// OpenTelemetry). Default none.
+	Tracer Tracer
 }
 
 // Store is an [entity.Store] with a cache in front. It is safe for
@@ -175,17 +178,39 @@ return 2`)
 // entity.ErrNotFound. When the cache fails, the table answers. Options
 // are passed to the table read (ConsistentRead is always set).
 func (s *Store[T, PT]) Get(ctx context.Context, k entity.Key, optFns ...func(*entity.CallOptions)) (T, error) {
+	if s.o.Tracer != nil {
+		return s.traceGet(ctx, k, optFns)
+	}
+	return s.get(ctx, k, optFns, nil)
+}
+
+// get is Get; it reports what answered in *res when res is not nil.
+func (s *Store[T, PT]) get(ctx context.Context, k entity.Key, optFns []func(*entity.CallOptions), res *GetResult) (T, error) {
 	var zero T
 	ck := s.CacheKey(k)
 	if !s.c.Enabled() || !s.clean(ctx, ck) {
+		if res != nil {
+			*res = GetBypass
+		}
 		return s.load(ctx, k, optFns)
 	}
 	if v, err := s.cached(ctx, ck); err == nil {
 		if t, err, ok := s.decode(v, k); ok {
+			if res != nil {
+				*res = GetHit
+				if err != nil {
+					*res = GetNegativeHit
+				}
+			}
 			return t, err
 		}
 	} else if ctx.Err() != nil {
 		return zero, ctx.Err()
+	} else if res != nil && !errors.Is(err, cache.ErrMiss) {
+		*res = GetFailOpen
+	}
+	if res != nil && *res == "" {
+		*res = GetMiss
 	}
 	f := s.flights.start(ck, func(seal func()) (T, error) {
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.c.LoadTimeout())

@@ -112,6 +112,13 @@ type Options[T any] struct {
 	// Batch is the most messages asked of one Receive. Default 10 (SQS's
 	// limit), never more than the free handler slots.
 	Batch int
+	// BatchWait is how long the loop, once a handler slot is free, waits
+	// for more slots to free (handlers finishing) so that one Receive asks
+	// for a full batch (Batch, or Concurrency when smaller) rather than
+	// one Receive per freed slot. It waits only while handlers are
+	// running, and not at all when the batch is full. Default 1 ms (a
+	// nanosecond in effect receives at once into the free slots).
+	BatchWait time.Duration
 	// Heartbeat, when positive, keeps a delivery hidden while its handler
 	// runs longer than the queue's visibility timeout: every Heartbeat the
 	// loop sets the message's visibility to HeartbeatVisibility from now
@@ -218,8 +225,8 @@ func New[T any](q Queue[T], h Handler[T], optFns ...func(*Options[T])) (*Consume
 	for _, fn := range optFns {
 		fn(&o)
 	}
-	if o.Concurrency < 0 || o.MaxReceives < 0 || o.Drain < 0 || o.AckTimeout < 0 || o.Batch < 0 || o.Heartbeat < 0 || o.HeartbeatVisibility < 0 {
-		return nil, fmt.Errorf("%w: negative Concurrency, MaxReceives, Drain, AckTimeout, Batch, Heartbeat or HeartbeatVisibility", ErrInvalidOptions)
+	if o.Concurrency < 0 || o.MaxReceives < 0 || o.Drain < 0 || o.AckTimeout < 0 || o.Batch < 0 || o.BatchWait < 0 || o.Heartbeat < 0 || o.HeartbeatVisibility < 0 {
+		return nil, fmt.Errorf("%w: negative Concurrency, MaxReceives, Drain, AckTimeout, Batch, BatchWait, Heartbeat or HeartbeatVisibility", ErrInvalidOptions)
 	}
 	if o.HeartbeatVisibility == 0 {
 		o.HeartbeatVisibility = 3 * o.Heartbeat
@@ -241,6 +248,9 @@ func New[T any](q Queue[T], h Handler[T], optFns ...func(*Options[T])) (*Consume
 	}
 	if o.Batch == 0 {
 		o.Batch = 10
+	}
+	if o.BatchWait == 0 {
+		o.BatchWait = time.Millisecond
 	}
 	return &Consumer[T]{q: q, h: h, o: o}, nil
 }
@@ -268,22 +278,43 @@ func (c *Consumer[T]) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	recvErrs := 0
+	full := min(c.o.Batch, c.o.Concurrency)
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
+	defer linger.Stop()
 	for {
-		// Wait for one free slot, then take every free one (up to Batch).
+		// Wait for one free slot, then take every free one and, for up to
+		// BatchWait, those that free meanwhile (up to a full batch).
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case slots <- struct{}{}:
 		}
-		n := 1
+		n, lingering := 1, false
 	more:
-		for n < c.o.Batch {
+		for n < full {
 			select {
 			case slots <- struct{}{}:
 				n++
+				continue
 			default:
+			}
+			if !lingering {
+				lingering = true
+				linger.Reset(c.o.BatchWait)
+			}
+			select {
+			case slots <- struct{}{}:
+				n++
+			case <-linger.C:
+				lingering = false
+				break more
+			case <-ctx.Done():
 				break more
 			}
+		}
+		if lingering {
+			linger.Stop()
 		}
 		msgs, err := c.q.Receive(ctx, n)
 		if err != nil {
@@ -397,11 +428,13 @@ func (c *Consumer[T]) handleTraced(ctx context.Context, m Message[T]) (string, e
 	return OutcomeDeadLettered, err
 }
 
+func noop() {}
+
 // heartbeat starts the visibility heartbeat of m (Options.Heartbeat) and
 // returns the function that stops it and waits for it.
 func (c *Consumer[T]) heartbeat(ctx context.Context, m Message[T]) (stop func()) {
 	if c.o.Heartbeat <= 0 {
-		return func() {}
+		return noop
 	}
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {

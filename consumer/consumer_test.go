@@ -108,6 +108,7 @@ func TestNewValidation(t *testing.T) {
 		"nil handler":          {q, nil, nil},
 		"negative concurrency": {q, h, func(o *consumer.Options[int]) { o.Concurrency = -1 }},
 		"negative receives":    {q, h, func(o *consumer.Options[int]) { o.MaxReceives = -1 }},
+		"negative batch wait":  {q, h, func(o *consumer.Options[int]) { o.BatchWait = -1 }},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var fns []func(*consumer.Options[int])
@@ -373,5 +374,53 @@ func TestReceiveErrors(t *testing.T) {
 	_ = stop()
 	if handled.Load() != 1 {
 		t.Fatalf("handled %d", handled.Load())
+	}
+}
+
+// sizeQueue records the sizes of the receives asked of a MemQueue.
+type sizeQueue struct {
+	*consumer.MemQueue[int]
+	mu    sync.Mutex
+	sizes []int
+}
+
+func (q *sizeQueue) Receive(ctx context.Context, max int) ([]consumer.Message[int], error) {
+	ms, err := q.MemQueue.Receive(ctx, max)
+	if len(ms) > 0 {
+		q.mu.Lock()
+		q.sizes = append(q.sizes, max)
+		q.mu.Unlock()
+	}
+	return ms, err
+}
+
+// TestBatchWait: handlers that finish one by one (2 ms apart) free their
+// slots one by one; within BatchWait the loop gathers them into one
+// receive of a full batch instead of one receive per slot.
+func TestBatchWait(t *testing.T) {
+	const n, batch = 30, 5
+	q := &sizeQueue{MemQueue: consumer.NewMemQueue[int]()}
+	for i := range n {
+		_ = q.Send(context.Background(), i)
+	}
+	c, err := consumer.New[int](q, func(ctx context.Context, m consumer.Message[int]) error {
+		time.Sleep(time.Duration(m.Body%batch) * 2 * time.Millisecond)
+		return nil
+	}, func(o *consumer.Options[int]) {
+		o.Concurrency, o.Batch = batch, batch
+		o.BatchWait = 5 * time.Second
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := run(c)
+	waitEmpty(t, q.MemQueue)
+	_ = stop()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i, s := range q.sizes {
+		if s != batch {
+			t.Fatalf("receive %d asked for %d (sizes %v), want %d each", i, s, q.sizes, batch)
+		}
 	}
 }

@@ -72,9 +72,10 @@ func mixedRequests(t *testing.T, c *dynamodb.Client, table string, n, workers in
 }
 
 // TestEndpointClientsNoClosedConnections: the clients this package builds
-// (Server.Client, NewEndpointClient) answer mixed requests (2,400 each;
-// DDBMEM_CLOSEDCONN_N=12000 for the size) from 8 goroutines with
-// the SDK's retries off and no failure; NewEndpointClient gives every http:// URL the same transport. The SDK's own client, with its default HTTP client,
+// (Server.Client, NewEndpointClient) answer 12,000 mixed requests each
+// (DDBMEM_CLOSEDCONN_N sets another number) from 8 goroutines with the
+// SDK's retries off and no failure; NewEndpointClient gives every http://
+// URL the same transport. The SDK's own client, with its default HTTP client,
 // can fail a request with "use of closed network connection" against a
 // server that answers this fast (aws-sdk-go-v2#2737); see README,
 // "The engine over HTTP". DDBMEM_CLOSEDCONN_PLAIN=1 also runs the plain
@@ -89,9 +90,9 @@ func TestEndpointClientsNoClosedConnections(t *testing.T) {
 	if err := testenv.CreateKeyTable(context.Background(), srv.Client(), table, "pk", "sk"); err != nil {
 		t.Fatal(err)
 	}
-	// 12,000 takes 80 s per client under -race on a loaded machine: the
-	// default is smaller, DDBMEM_CLOSEDCONN_N sets the size.
-	n := 2_400
+	// The size: about 5 s per client under -race on a quiet
+	// two-core machine, 80 s on a loaded one.
+	n := 12_000
 	if v, _ := strconv.Atoi(os.Getenv("DDBMEM_CLOSEDCONN_N")); v > 0 {
 		n = v
 	}

@@ -454,11 +454,22 @@ func (t *table) tableKey(it item) (string, string) {
 // indexKey returns the index partition key and the composite entry key of
 // it in ix, and false when it has no value for an index key (sparse).
 func (t *table) indexKey(ix *index, it item) (string, string, bool) {
+	if _, ok := it[ix.pk.name]; !ok {
+		return "", "", false
+	}
+	tpk, tsk := t.tableKey(it)
+	return indexKeyAt(ix, it, tpk, tsk)
+}
+
+// indexKeyAt is indexKey for an item whose encoded table key (tableKey)
+// the caller already has.
+func indexKeyAt(ix *index, it item, tpk, tsk string) (string, string, bool) {
 	pv, ok := it[ix.pk.name]
 	if !ok {
 		return "", "", false
 	}
-	var b []byte
+	var buf [128]byte
+	b := buf[:0]
 	if ix.sk.name != "" {
 		sv, ok := it[ix.sk.name]
 		if !ok {
@@ -466,7 +477,6 @@ func (t *table) indexKey(ix *index, it item) (string, string, bool) {
 		}
 		b = appendComponent(b, keyEnc(sv))
 	}
-	tpk, tsk := t.tableKey(it)
 	b = appendComponent(b, tpk)
 	b = append(b, tsk...)
 	return keyEnc(pv), string(b), true
@@ -486,7 +496,7 @@ func (t *table) write(pk, sk string, oldRec *record, it item) {
 	}
 	if old != nil {
 		for _, ix := range t.indexes {
-			if ipk, isk, ok := t.indexKey(ix, old); ok {
+			if ipk, isk, ok := indexKeyAt(ix, old, pk, sk); ok {
 				ix.data.remove(ipk, isk)
 			}
 		}
@@ -504,7 +514,7 @@ func (t *table) write(pk, sk string, oldRec *record, it item) {
 	t.count++
 	t.bytes += int64(size)
 	for _, ix := range t.indexes {
-		if ipk, isk, ok := t.indexKey(ix, it); ok {
+		if ipk, isk, ok := indexKeyAt(ix, it, pk, sk); ok {
 			ix.data.put(ipk, isk, r)
 		}
 	}

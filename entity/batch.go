@@ -67,7 +67,7 @@ func (s *Store[T, PT]) BatchGet(ctx context.Context, keys []Key, optFns ...func(
 		}
 	}
 	found := make([]map[string]types.AttributeValue, len(uniq))
-	tr := s.t.tracer(&o)
+	tr := s.tracer(&o)
 	input := func(chunk []Key) *dynamodb.BatchGetItemInput {
 		ka := types.KeysAndAttributes{Keys: make([]map[string]types.AttributeValue, len(chunk))}
 		for i, k := range chunk {
@@ -258,7 +258,7 @@ func (t *Table) BatchWrite(ctx context.Context, ops ...WriteOp) error {
 			pending = append(pending, op)
 		}
 	}
-	tr := t.opts.Tracer
+	tr := tracing{tr: t.opts.Tracer}
 	left, err := batchLoop(ctx, t, pending, BatchWriteSize, func(ctx context.Context, chunk []WriteOp) ([]WriteOp, error) {
 		reqs := make([]types.WriteRequest, len(chunk))
 		for i, w := range chunk {

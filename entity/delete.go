@@ -28,7 +28,7 @@ func (s *Store[T, PT]) Delete(ctx context.Context, key Key, optFns ...func(*Call
 	if len(s.schema.Unique) > 0 {
 		return s.deleteUnique(ctx, key, in, &o)
 	}
-	if _, err := send(ctx, s.t, s.t.tracer(&o), "DeleteItem", "", in, s.t.client.DeleteItem, s.t.sdkOpts...); err != nil {
+	if _, err := send(ctx, s.t, s.tracer(&o), "DeleteItem", "", in, s.t.client.DeleteItem, s.t.sdkOpts...); err != nil {
 		return s.fail("Delete", key, &o, false, err)
 	}
 	return nil

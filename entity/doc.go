@@ -83,7 +83,9 @@
 //
 // Nothing is logged. A [Tracer] sees every request start and end with the
 // call's context, so its spans nest under the caller's (operation, table,
-// index, consumed capacity, duration, error). Every request goes through
+// index, entity type, access pattern, item count, consumed capacity,
+// retries, throttles, a transaction's cancellation reasons, duration,
+// error). Every request goes through
 // one path ([Send] for packages built on the runtime), and every loop the
 // runtime owns is paced by the one retry.Strategy shape of package retry.
 //

@@ -24,7 +24,7 @@ func (s *Store[T, PT]) Get(ctx context.Context, key Key, optFns ...func(*CallOpt
 		*o.DryRun = Request{Op: "GetItem", Input: in}
 		return v, nil
 	}
-	out, err := send(ctx, s.t, s.t.tracer(&o), "GetItem", "", in, s.t.client.GetItem, s.t.sdkOpts...)
+	out, err := send(ctx, s.t, s.tracer(&o), "GetItem", "", in, s.t.client.GetItem, s.t.sdkOpts...)
 	if err != nil {
 		return v, s.fail("Get", key, &o, false, err)
 	}

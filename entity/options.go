@@ -25,6 +25,17 @@ type CallOptions struct {
 	KeepTimestamps bool
 	// Trace, when non-nil, replaces the table's tracer for this call.
 	Trace Tracer
+	// Pattern names the access pattern the call serves
+	// ("codex/post-by-id"); the tracer receives it
+	// ([TraceStartEvent].Pattern). query.Get sets it to its pattern's
+	// name. Default "": none.
+	Pattern string
+}
+
+// WithPattern names the access pattern of a call for the tracer (see
+// [CallOptions].Pattern).
+func WithPattern(name string) func(*CallOptions) {
+	return func(o *CallOptions) { o.Pattern = name }
 }
 
 // ConsistentRead requests a strongly consistent read.

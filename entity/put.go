@@ -71,7 +71,7 @@ func (s *Store[T, PT]) put(ctx context.Context, op string, v *T, o CallOptions, 
 		if err := s.putUnique(ctx, op, in, item, key, &o, create); err != nil {
 			return err
 		}
-	} else if _, err := send(ctx, s.t, s.t.tracer(&o), "PutItem", "", in, s.t.client.PutItem, s.t.sdkOpts...); err != nil {
+	} else if _, err := send(ctx, s.t, s.tracer(&o), "PutItem", "", in, s.t.client.PutItem, s.t.sdkOpts...); err != nil {
 		return s.fail(op, key, &o, create, err)
 	}
 	if s.schema.CreatedAttr != "" || s.schema.UpdatedAttr != "" || s.schema.VersionAttr != "" {
@@ -120,12 +120,18 @@ func (s *Store[T, PT]) putInput(op string, v *T, o *CallOptions, create bool) (*
 func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create bool) (map[string]types.AttributeValue, Key, error) {
 	sc := s.schema
 	pv := PT(v)
-	key, err := pv.PrimaryKey()
-	if err != nil {
-		return nil, key, &ValidationError{Op: op, Type: sc.Type, Field: "key", Err: err}
-	}
-	if err := s.checkKey(op, key); err != nil {
-		return nil, key, err
+	// The key is the one PrimaryKey builds from v. A generated codec
+	// writes that same key into the item, so when no timestamp it stamps
+	// below is a source of the key, it is read from the item instead of
+	// being built twice; a codec that does not write it (a hand-written
+	// entity) gets PrimaryKey's.
+	var key Key
+	if !s.stampFree {
+		k, err := s.primaryKey(op, pv)
+		if err != nil {
+			return nil, k, err
+		}
+		key = k
 	}
 	// Generated entities stamp their own timestamps (on a copy: the
 	// caller's value is not modified), so that index keys built from them
@@ -141,7 +147,19 @@ func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create bool) (map
 	}
 	item, err := pv.MarshalItem()
 	if err != nil {
+		if k, kerr := s.primaryKey(op, PT(v)); kerr != nil {
+			return nil, k, kerr
+		}
 		return nil, key, &ValidationError{Op: op, Type: sc.Type, Err: err}
+	}
+	if s.stampFree {
+		k, ok := s.itemKey(item)
+		if !ok {
+			if k, err = s.primaryKey(op, PT(v)); err != nil {
+				return nil, k, err
+			}
+		}
+		key = k
 	}
 	// The codec writes the key and Type attributes; set them only when it
 	// did not (or wrote something else).
@@ -189,6 +207,33 @@ func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create bool) (map
 		return nil, key, &ItemTooLargeError{Type: sc.Type, Key: key, Size: n}
 	}
 	return item, key, nil
+}
+
+// primaryKey is v's PrimaryKey, checked; its errors are ValidationErrors.
+func (s *Store[T, PT]) primaryKey(op string, v PT) (Key, error) {
+	key, err := v.PrimaryKey()
+	if err != nil {
+		return key, &ValidationError{Op: op, Type: s.schema.Type, Field: "key", Err: err}
+	}
+	return key, s.checkKey(op, key)
+}
+
+// itemKey is the primary key a codec wrote into item, if it wrote one
+// that passes checkKey.
+func (s *Store[T, PT]) itemKey(item map[string]types.AttributeValue) (Key, bool) {
+	pk, ok := item[s.t.opts.PK].(*types.AttributeValueMemberS)
+	if !ok || pk.Value == "" {
+		return Key{}, false
+	}
+	key := Key{PK: pk.Value}
+	if s.t.opts.SK != "" {
+		sk, ok := item[s.t.opts.SK].(*types.AttributeValueMemberS)
+		if !ok || sk.Value == "" {
+			return Key{}, false
+		}
+		key.SK = sk.Value
+	}
+	return key, true
 }
 
 // TimeFormat is the layout of the automatic CreatedAt and UpdatedAt

@@ -7,35 +7,80 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
 )
 
-// tracer returns the tracer of a call: the per-call one, else the table's.
-func (t *Table) tracer(o *CallOptions) Tracer {
+// tracing is who traces a request and what it serves: the tracer (nil:
+// untraced), the entity type and the access pattern name.
+type tracing struct {
+	tr           Tracer
+	typ, pattern string
+}
+
+// tracer returns the tracing of a call of s: the per-call tracer, else the
+// table's, with the entity type and the call's pattern.
+func (s *Store[T, PT]) tracer(o *CallOptions) tracing {
+	tr := s.t.opts.Tracer
 	if o != nil && o.Trace != nil {
-		return o.Trace
+		tr = o.Trace
 	}
-	return t.opts.Tracer
+	if tr == nil {
+		return tracing{}
+	}
+	tc := tracing{tr: tr, typ: s.schema.Type}
+	if o != nil {
+		tc.pattern = o.Pattern
+	}
+	return tc
 }
 
 // send is the one path of every request the runtime sends: it asks for
-// the consumed capacity when traced, calls tr.TraceStart, sends in with
-// the context TraceStart returned, and hands the outcome to tr.TraceEnd.
-// A nil tr sends in untraced. Callers translate the error.
-func send[I, O any](ctx context.Context, t *Table, tr Tracer, op, index string, in I,
+// the consumed capacity when traced, calls TraceStart, sends in with
+// the context TraceStart returned, and hands the outcome to TraceEnd.
+// A nil tracer sends in untraced. Callers translate the error.
+func send[I, O any](ctx context.Context, t *Table, tc tracing, op, index string, in I,
 	call func(context.Context, I, ...func(*dynamodb.Options)) (O, error), optFns ...func(*dynamodb.Options)) (O, error) {
+	tr := tc.tr
 	if tr == nil {
 		return call(ctx, in, optFns...)
 	}
 	askCapacity(in)
-	ctx = tr.TraceStart(ctx, TraceStartEvent{Op: op, Table: t.name, Index: index})
+	ctx = tr.TraceStart(ctx, TraceStartEvent{Op: op, Table: t.name, Index: index, Type: tc.typ, Pattern: tc.pattern})
 	start := time.Now()
 	out, err := call(ctx, in, optFns...)
-	ev := TraceEvent{Op: op, Table: t.name, Index: index, Duration: time.Since(start), Err: err}
+	ev := TraceEvent{Op: op, Table: t.name, Index: index, Type: tc.typ, Pattern: tc.pattern, Duration: time.Since(start), Err: err}
+	var md middleware.Metadata
 	if err == nil {
-		ev.Consumed = consumed(out)
+		ev.Consumed, ev.Items, md = outcome(out)
+	} else {
+		var oe interface{ ResultMetadata() middleware.Metadata }
+		if errors.As(err, &oe) {
+			md = oe.ResultMetadata()
+		}
+		var tce *types.TransactionCanceledException
+		if errors.As(err, &tce) {
+			ev.Cancellation = make([]string, len(tce.CancellationReasons))
+			for i, r := range tce.CancellationReasons {
+				ev.Cancellation[i] = "None"
+				if r.Code != nil {
+					ev.Cancellation[i] = *r.Code
+				}
+			}
+		}
+	}
+	if ar, ok := retry.GetAttemptResults(md); ok && len(ar.Results) > 1 {
+		ev.Retries = len(ar.Results) - 1
+		for _, r := range ar.Results {
+			if r.Err != nil && throttled(r.Err) {
+				ev.Throttles++
+			}
+		}
+	} else if err != nil && throttled(err) {
+		ev.Throttles = 1
 	}
 	tr.TraceEnd(ctx, ev)
 	return out, err
@@ -50,7 +95,15 @@ func send[I, O any](ctx context.Context, t *Table, tr Tracer, op, index string, 
 // The error is the client's, untranslated.
 func Send[I, O any](ctx context.Context, t *Table, op, index string, in I,
 	call func(context.Context, I, ...func(*dynamodb.Options)) (O, error), optFns ...func(*dynamodb.Options)) (O, error) {
-	return send(ctx, t, t.opts.Tracer, op, index, in, call, optFns...)
+	return send(ctx, t, tracing{tr: t.opts.Tracer}, op, index, in, call, optFns...)
+}
+
+// SendAs is [Send] with the trace start event's Op, Index, Type and
+// Pattern taken from ev (its Table is t's name): package query sends its
+// pages with the entity type and the access pattern they serve.
+func SendAs[I, O any](ctx context.Context, t *Table, ev TraceStartEvent, in I,
+	call func(context.Context, I, ...func(*dynamodb.Options)) (O, error), optFns ...func(*dynamodb.Options)) (O, error) {
+	return send(ctx, t, tracing{tr: t.opts.Tracer, typ: ev.Type, pattern: ev.Pattern}, ev.Op, ev.Index, in, call, optFns...)
 }
 
 func askCapacity(in any) {
@@ -79,7 +132,9 @@ func askCapacity(in any) {
 	}
 }
 
-func consumed(out any) []types.ConsumedCapacity {
+// outcome returns the consumed capacity, the number of items read or
+// written and the result metadata of a response.
+func outcome(out any) (cc []types.ConsumedCapacity, items int, md middleware.Metadata) {
 	one := func(c *types.ConsumedCapacity) []types.ConsumedCapacity {
 		if c == nil {
 			return nil
@@ -88,27 +143,33 @@ func consumed(out any) []types.ConsumedCapacity {
 	}
 	switch x := out.(type) {
 	case *dynamodb.GetItemOutput:
-		return one(x.ConsumedCapacity)
+		if len(x.Item) > 0 {
+			items = 1
+		}
+		return one(x.ConsumedCapacity), items, x.ResultMetadata
 	case *dynamodb.PutItemOutput:
-		return one(x.ConsumedCapacity)
+		return one(x.ConsumedCapacity), 1, x.ResultMetadata
 	case *dynamodb.UpdateItemOutput:
-		return one(x.ConsumedCapacity)
+		return one(x.ConsumedCapacity), 1, x.ResultMetadata
 	case *dynamodb.DeleteItemOutput:
-		return one(x.ConsumedCapacity)
+		return one(x.ConsumedCapacity), 1, x.ResultMetadata
 	case *dynamodb.QueryOutput:
-		return one(x.ConsumedCapacity)
+		return one(x.ConsumedCapacity), int(x.Count), x.ResultMetadata
 	case *dynamodb.ScanOutput:
-		return one(x.ConsumedCapacity)
+		return one(x.ConsumedCapacity), int(x.Count), x.ResultMetadata
 	case *dynamodb.BatchGetItemOutput:
-		return x.ConsumedCapacity
+		for _, r := range x.Responses {
+			items += len(r)
+		}
+		return x.ConsumedCapacity, items, x.ResultMetadata
 	case *dynamodb.BatchWriteItemOutput:
-		return x.ConsumedCapacity
+		return x.ConsumedCapacity, 0, x.ResultMetadata
 	case *dynamodb.TransactWriteItemsOutput:
-		return x.ConsumedCapacity
+		return x.ConsumedCapacity, 0, x.ResultMetadata
 	case *dynamodb.TransactGetItemsOutput:
-		return x.ConsumedCapacity
+		return x.ConsumedCapacity, len(x.Responses), x.ResultMetadata
 	}
-	return nil
+	return nil, 0, md
 }
 
 // fail translates the error of a single-item request (Get, Create, Put,

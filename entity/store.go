@@ -28,6 +28,10 @@ type Store[T any, PT interface {
 	// primaryT are the parsed templates of primary (nil if unparseable).
 	primaryT []*keys.Template
 	srcOf    map[string]bool
+	// stampFree reports that the primary key is built from no automatic
+	// timestamp, so that the key a codec writes into the item is the key
+	// PrimaryKey returns (see encode).
+	stampFree bool
 }
 
 // NewStore returns the store of entity T in table t, for instance
@@ -72,6 +76,7 @@ func NewStore[T any, PT interface {
 			s.derived = append(s.derived, k)
 		}
 	}
+	s.stampFree = (sc.CreatedAttr == "" || !s.srcOf[sc.CreatedAttr]) && (sc.UpdatedAttr == "" || !s.srcOf[sc.UpdatedAttr])
 	return s
 }
 

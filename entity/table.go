@@ -67,13 +67,15 @@ type Options struct {
 	Retry retry.Strategy
 	// Now is the clock of the automatic timestamps; nil means time.Now.
 	Now func() time.Time
-	// StandardDecoder turns off the runtime's fast decoder of item-bearing
-	// responses (GetItem, Query, Scan, and the PutItem, UpdateItem and
-	// DeleteItem of a Store, whose returned attributes it decodes), which
-	// is on by default with
-	// *dynamodb.Client: it builds the same values as the SDK's decoder
-	// (and falls back to it for anything unusual) with far fewer
-	// allocations, its strings sharing the response's memory.
+	// StandardDecoder turns off the runtime's fast JSON codec, on by
+	// default with *dynamodb.Client: its encoder writes the GetItem,
+	// PutItem, UpdateItem, DeleteItem, Query and Scan requests, byte for
+	// byte as the SDK's serializer does, in a fraction of its time; its
+	// decoder reads the item-bearing responses (GetItem, Query, Scan, and
+	// the returned attributes of a Store's PutItem, UpdateItem and
+	// DeleteItem), building the same values as the SDK's decoder with far
+	// fewer allocations, its strings sharing the response's memory. Both
+	// fall back to the SDK for anything unusual.
 	StandardDecoder bool
 	// CursorKey signs query cursors (HMAC-SHA256, package query). When
 	// empty, a random key generated once per process is used: cursors then
@@ -298,7 +300,7 @@ func (t *Table) EnsureTable(ctx context.Context) error {
 	switch {
 	case err == nil:
 	case errors.As(err, &nf):
-		_, err = send(ctx, t, t.opts.Tracer, "CreateTable", "", t.CreateTableInput(), t.client.CreateTable)
+		_, err = send(ctx, t, tracing{tr: t.opts.Tracer}, "CreateTable", "", t.CreateTableInput(), t.client.CreateTable)
 		var inUse *types.ResourceInUseException
 		if err != nil && !errors.As(err, &inUse) {
 			return fmt.Errorf("entity: create table %s: %w", t.name, err)

@@ -12,17 +12,40 @@ type TraceStartEvent struct {
 	Op    string // "GetItem", "PutItem", "Query", "BatchWriteItem", ...
 	Table string
 	Index string // "" for the table itself
+	// Type is the entity type of a [Store]'s request or a query's ("Post");
+	// "" for requests of the table (transactions, BatchWrite, CreateTable).
+	Type string
+	// Pattern is the name of the access pattern the request serves: a
+	// query's pattern, query.Get's, or [CallOptions].Pattern; "" when none
+	// was named.
+	Pattern string
 }
 
-// TraceEvent describes the end of one request the runtime sent. Consumed
-// is nil when DynamoDB did not report capacity.
+// TraceEvent describes the end of one request the runtime sent.
 type TraceEvent struct {
-	Op       string // "GetItem", "PutItem", "Query", "BatchWriteItem", ...
-	Table    string
-	Index    string // "" for the table itself
+	Op      string // "GetItem", "PutItem", "Query", "BatchWriteItem", ...
+	Table   string
+	Index   string // "" for the table itself
+	Type    string // as in TraceStartEvent
+	Pattern string // as in TraceStartEvent
+	// Consumed is nil when DynamoDB did not report capacity.
 	Consumed []types.ConsumedCapacity
-	Duration time.Duration
-	Err      error
+	// Items is the number of items the response carries or the request
+	// wrote: 0 or 1 for GetItem, 1 for a successful single-item write, the
+	// Count of a Query or Scan page, the items read by BatchGetItem and
+	// TransactGetItems; 0 for BatchWriteItem, TransactWriteItems and
+	// failures.
+	Items int
+	// Retries is the number of retries the SDK's retryer made for this
+	// request, from its attempt metadata; Throttles how many of the
+	// attempts were throttled (the last one included when it failed so).
+	Retries, Throttles int
+	// Cancellation holds the reason code of each item of a cancelled
+	// transaction ("None", "ConditionalCheckFailed",
+	// "TransactionConflict", ...), nil otherwise.
+	Cancellation []string
+	Duration     time.Duration
+	Err          error
 }
 
 // Tracer observes every request the runtime sends, in the style of pgx's

@@ -281,7 +281,7 @@ func (x *Tx) Exec(ctx context.Context) error {
 		return err
 	}
 	for attempt := 1; ; attempt++ {
-		_, err := send(ctx, x.t, x.t.opts.Tracer, "TransactWriteItems", "", in, x.t.client.TransactWriteItems)
+		_, err := send(ctx, x.t, tracing{tr: x.t.opts.Tracer}, "TransactWriteItems", "", in, x.t.client.TransactWriteItems)
 		if err == nil {
 			for _, op := range x.ops {
 				if op.after != nil {

@@ -363,7 +363,7 @@ const maxSnapshotRetries = 16
 // current reads the item with key, strongly consistent; nil when absent.
 func (s *Store[T, PT]) current(ctx context.Context, op string, key Key, o *CallOptions) (map[string]types.AttributeValue, error) {
 	in := &dynamodb.GetItemInput{TableName: &s.t.name, Key: s.t.KeyMap(key), ConsistentRead: aws.Bool(true)}
-	out, err := send(ctx, s.t, s.t.tracer(o), "GetItem", "", in, s.t.client.GetItem, s.t.sdkOpts...)
+	out, err := send(ctx, s.t, s.tracer(o), "GetItem", "", in, s.t.client.GetItem, s.t.sdkOpts...)
 	if err != nil {
 		return nil, s.fail(op, key, o, false, err)
 	}
@@ -387,7 +387,7 @@ type uniqueWrite struct {
 // that the callers translate it as they do for a single request; a failed
 // guard condition is a *UniqueError.
 func (s *Store[T, PT]) sendUnique(ctx context.Context, op string, key Key, o *CallOptions, w uniqueWrite) (failedItem map[string]types.AttributeValue, itemFailed bool, err error) {
-	tr := s.t.tracer(o)
+	tr := s.tracer(o)
 	if len(w.guards) == 0 {
 		switch {
 		case w.first.Put != nil:
@@ -670,7 +670,7 @@ func GetUnique[T any, PT interface {
 	if o.ConsistentRead {
 		in.ConsistentRead = aws.Bool(true)
 	}
-	out, err := send(ctx, s.t, s.t.tracer(&o), "GetItem", "", in, s.t.client.GetItem, s.t.sdkOpts...)
+	out, err := send(ctx, s.t, s.tracer(&o), "GetItem", "", in, s.t.client.GetItem, s.t.sdkOpts...)
 	if err != nil {
 		return zero, fmt.Errorf("entity: GetUnique %s %s=%q: %w", s.schema.Type, u.Attr, value, err)
 	}

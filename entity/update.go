@@ -55,7 +55,7 @@ func (s *Store[T, PT]) Update(ctx context.Context, key Key, changes Changes[T], 
 	if len(s.schema.Unique) > 0 && s.touchesUnique(changes) {
 		return s.updateUnique(ctx, key, in, &o)
 	}
-	out, err := send(ctx, s.t, s.t.tracer(&o), "UpdateItem", "", in, s.t.client.UpdateItem, s.t.sdkOpts...)
+	out, err := send(ctx, s.t, s.tracer(&o), "UpdateItem", "", in, s.t.client.UpdateItem, s.t.sdkOpts...)
 	if err != nil {
 		return v, s.fail("Update", key, &o, false, err)
 	}

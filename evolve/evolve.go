@@ -1,8 +1,10 @@
 // Package evolve changes the items already in a live table while the
 // application keeps writing: backfill of what the code derives (index
 // keys, Type, timestamps), rename of an attribute, re-key of items whose
-// key template changed, a user transform, and a read-only doctor that
-// lists every item that no longer matches the code.
+// key template changed, a user transform, an import of another table's
+// items (a legacy table moved into the single table: [Import]), and a
+// read-only doctor that lists every item that no longer matches the code
+// (and every unique guard out of step with its item).
 //
 // # Safety while the application writes
 //

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +19,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/internal/ddbexpr"
 	"github.com/tablekit/tablekit/lease"
 )
 
@@ -60,6 +61,9 @@ type Options struct {
 	MaxFailures int
 	// MaxConflicts bounds the rereads of one item. Default 50.
 	MaxConflicts int
+	// SourceClient reads the source table of an [Import] (default: the
+	// job's table's client).
+	SourceClient entity.Client
 }
 
 func (o *Options) defaults() {
@@ -137,6 +141,9 @@ type runner struct {
 	lt     string // lease table
 	thr    *throttle
 	ownPK  []string // partition key prefixes of the job's own items
+	name   *string  // the table's name, for requests (set by Run)
+	src    *string  // the table scanned: name, or an import's source
+	imp    *Step    // the job's import step, if any
 
 	mu       sync.Mutex
 	active   map[string]bool // segments this process's workers hold
@@ -154,6 +161,11 @@ func Check(t *entity.Table, job Job) error {
 	}
 	if len(job.Steps) == 0 {
 		return &JobError{Reason: "no steps", Err: ErrUnfit}
+	}
+	for _, s := range job.Steps {
+		if s.source != "" && len(job.Steps) != 1 {
+			return &JobError{Reason: "an import must be its job's only step", Err: ErrUnfit}
+		}
 	}
 	for _, s := range job.Steps {
 		if s.fn == nil {
@@ -186,7 +198,7 @@ func Run(ctx context.Context, t *entity.Table, job Job, optFns ...func(*Options)
 	if err := Check(t, job); err != nil {
 		return nil, err
 	}
-	r := &runner{t: t, job: job, o: o, thr: newThrottle(o.ReadUnits, o.WriteUnits), segs: map[int]Counts{}, start: time.Now()}
+	r := &runner{t: t, job: job, o: o, thr: newThrottle(o.ReadUnits, o.WriteUnits), segs: map[int]Counts{}, start: time.Now(), name: aws.String(t.Name())}
 	r.lt = o.LeaseTable
 	if r.lt == "" {
 		r.lt = t.Name()
@@ -205,6 +217,9 @@ func Run(ctx context.Context, t *entity.Table, job Job, optFns ...func(*Options)
 	}
 	r.leases = m
 	r.ownPK = []string{m.Options().Prefix, jobPrefix}
+	if s := job.Steps[0]; s.source != "" {
+		r.imp, r.src = &s, aws.String(s.source)
+	}
 	if o.DryRun {
 		return r.dryRun(ctx)
 	}
@@ -351,8 +366,12 @@ func (r *runner) segment(ctx context.Context, l *lease.Lease) error {
 
 // scan reads one page of segment seg.
 func (r *runner) scan(ctx context.Context, seg int, start Item) ([]Item, Item, error) {
+	src := r.src
+	if src == nil {
+		src = r.tableName()
+	}
 	in := &dynamodb.ScanInput{
-		TableName:              aws.String(r.t.Name()),
+		TableName:              src,
 		Segment:                aws.Int32(int32(seg)),
 		TotalSegments:          aws.Int32(int32(r.o.Segments)),
 		Limit:                  aws.Int32(r.o.PageSize),
@@ -362,7 +381,11 @@ func (r *runner) scan(ctx context.Context, seg int, start Item) ([]Item, Item, e
 	var out *dynamodb.ScanOutput
 	err := r.call(ctx, true, func() (float64, error) {
 		var err error
-		out, err = r.t.Client().Scan(ctx, in, r.t.SDKOptions()...)
+		c := r.t.Client()
+		if r.imp != nil && r.o.SourceClient != nil {
+			c = r.o.SourceClient
+		}
+		out, err = c.Scan(ctx, in, r.t.SDKOptions()...)
 		if err != nil {
 			return 0, err
 		}
@@ -485,22 +508,30 @@ func (r *runner) item(ctx context.Context, it Item, c *Counts) error {
 			r.fail(&ItemError{Key: r.keyOf(it), Type: r.typeOf(it), Step: step, Err: err})
 			return nil
 		}
-		if reflect.DeepEqual(want, it) {
+		if sameItem(want, it) {
 			c.Skipped++
 			return nil
 		}
 		if r.o.DryRun {
 			c.Changed++
-			if r.moves(it, want) {
+			if r.imp == nil && r.moves(it, want) {
 				c.Moved++
 			}
 			return nil
 		}
-		err = r.write(ctx, it, want)
+		if r.imp != nil {
+			err = r.put(ctx, want)
+			if errors.Is(err, errConflict) { // the table holds it as recent
+				c.Skipped++
+				return nil
+			}
+		} else {
+			err = r.write(ctx, it, want)
+		}
 		switch {
 		case err == nil:
 			c.Changed++
-			if r.moves(it, want) {
+			if r.imp == nil && r.moves(it, want) {
 				c.Moved++
 			}
 			return nil
@@ -550,8 +581,69 @@ func (r *runner) keyOf(it Item) entity.Key {
 	return k
 }
 
+// tableName is the table's name for a request (one string for the run:
+// requests do not change it).
+func (r *runner) tableName() *string {
+	if r.name == nil {
+		return aws.String(r.t.Name())
+	}
+	return r.name
+}
+
+// keyMap is the primary key of the item it, as it holds it.
+func (r *runner) keyMap(it Item) Item {
+	pk, sk := r.t.PKAttr(), r.t.SKAttr()
+	if sk == "" {
+		return Item{pk: it[pk]}
+	}
+	return Item{pk: it[pk], sk: it[sk]}
+}
+
+// moves reports whether want's primary key differs from old's.
 func (r *runner) moves(old, want Item) bool {
-	return !reflect.DeepEqual(r.t.KeyMap(r.keyOf(old)), r.t.KeyMap(r.keyOf(want)))
+	if a := r.t.PKAttr(); !avEqual(old[a], want[a]) {
+		return true
+	}
+	if a := r.t.SKAttr(); a != "" && !avEqual(old[a], want[a]) {
+		return true
+	}
+	return false
+}
+
+// sameItem reports whether a and b hold the same attributes and values
+// (as DynamoDB compares them); a map compared with itself costs nothing.
+func sameItem(a, b Item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() {
+		return true
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !avEqual(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// placeholders are the expression names and values of the first
+// attributes of a write, made once.
+var placeholders = func() (p [4][64]string) {
+	for i := range p[0] {
+		n := strconv.Itoa(i)
+		p[0][i], p[1][i], p[2][i], p[3][i] = "#c"+n, ":c"+n, "#s"+n, ":s"+n
+	}
+	return p
+}()
+
+// placeholder returns placeholder kind (0 #c, 1 :c, 2 #s, 3 :s) number i.
+func placeholder(kind, i int) string {
+	if i < len(placeholders[kind]) {
+		return placeholders[kind][i]
+	}
+	return placeholders[kind][0][:2] + strconv.Itoa(i)
 }
 
 func (r *runner) reread(ctx context.Context, k entity.Key) (Item, error) {
@@ -580,46 +672,47 @@ var errConflict = errors.New("evolve: concurrent write")
 // absence of each attribute that want adds (so that a concurrent writer
 // that added it wins).
 func (r *runner) readCondition(old, want Item, names map[string]string, vals map[string]types.AttributeValue) string {
-	var parts []string
-	pk := r.t.PKAttr()
+	var b strings.Builder
+	b.Grow(32 + 24*len(old))
+	pk, sk := r.t.PKAttr(), r.t.SKAttr()
 	names["#pk"] = pk
-	parts = append(parts, "attribute_exists(#pk)")
-	i := 0
-	name := func(a string) string {
-		p := "#c" + strconv.Itoa(i)
-		names[p] = a
-		i++
-		return p
-	}
+	b.WriteString("attribute_exists(#pk)")
+	// Attributes in name order: items of one shape get the same
+	// expression, which a server can parse once.
+	attrs := make([]string, 0, len(old)+4)
 	va := r.versionAttr(old)
-	attrs := make([]string, 0, len(old))
 	for a := range old {
-		if a == pk || a == r.t.SKAttr() {
-			continue
+		if a != pk && a != sk && (va == "" || a == va) {
+			attrs = append(attrs, a)
 		}
-		if va != "" && a != va {
-			continue
-		}
-		attrs = append(attrs, a)
 	}
-	sort.Strings(attrs)
+	slices.Sort(attrs)
+	i := 0
 	for _, a := range attrs {
-		p := name(a)
-		v := ":c" + strconv.Itoa(i)
-		vals[v] = old[a]
-		parts = append(parts, p+" = "+v)
+		n, p := placeholder(0, i), placeholder(1, i)
+		i++
+		names[n], vals[p] = a, old[a]
+		b.WriteString(" AND ")
+		b.WriteString(n)
+		b.WriteString(" = ")
+		b.WriteString(p)
 	}
-	added := make([]string, 0)
+	attrs = attrs[:0]
 	for a := range want {
-		if _, ok := old[a]; !ok && a != pk && a != r.t.SKAttr() {
-			added = append(added, a)
+		if _, ok := old[a]; !ok && a != pk && a != sk {
+			attrs = append(attrs, a)
 		}
 	}
-	sort.Strings(added)
-	for _, a := range added {
-		parts = append(parts, "attribute_not_exists("+name(a)+")")
+	slices.Sort(attrs)
+	for _, a := range attrs {
+		n := placeholder(0, i)
+		i++
+		names[n] = a
+		b.WriteString(" AND attribute_not_exists(")
+		b.WriteString(n)
+		b.WriteString(")")
 	}
-	return strings.Join(parts, " AND ")
+	return b.String()
 }
 
 // versionAttr returns the version attribute of old's entity when it has
@@ -642,48 +735,55 @@ func (r *runner) write(ctx context.Context, old, want Item) error {
 	if r.moves(old, want) {
 		return r.move(ctx, old, want)
 	}
-	names := map[string]string{}
-	vals := map[string]types.AttributeValue{}
+	names := make(map[string]string, len(old)+4)
+	vals := make(map[string]types.AttributeValue, len(old)+2)
 	cond := r.readCondition(old, want, names, vals)
-	var set, remove []string
-	keys := make([]string, 0, len(want))
-	for a := range want {
-		keys = append(keys, a)
-	}
-	sort.Strings(keys)
-	for j, a := range keys {
-		if ov, ok := old[a]; ok && reflect.DeepEqual(ov, want[a]) {
-			continue
+	var upd strings.Builder
+	upd.Grow(64)
+	attrs := make([]string, 0, 8)
+	for a, v := range want {
+		if ov, ok := old[a]; !ok || !avEqual(ov, v) {
+			attrs = append(attrs, a)
 		}
-		p, v := "#s"+strconv.Itoa(j), ":s"+strconv.Itoa(j)
-		names[p], vals[v] = a, want[a]
-		set = append(set, p+" = "+v)
 	}
-	gone := make([]string, 0)
+	slices.Sort(attrs)
+	j := 0
+	for _, a := range attrs {
+		n, p := placeholder(2, j), placeholder(3, j)
+		names[n], vals[p] = a, want[a]
+		if j == 0 {
+			upd.WriteString("SET ")
+		} else {
+			upd.WriteString(", ")
+		}
+		upd.WriteString(n)
+		upd.WriteString(" = ")
+		upd.WriteString(p)
+		j++
+	}
+	attrs = attrs[:0]
 	for a := range old {
 		if _, ok := want[a]; !ok {
-			gone = append(gone, a)
+			attrs = append(attrs, a)
 		}
 	}
-	sort.Strings(gone)
-	for j, a := range gone {
-		p := "#r" + strconv.Itoa(j)
-		names[p] = a
-		remove = append(remove, p)
-	}
-	var upd strings.Builder
-	if len(set) > 0 {
-		upd.WriteString("SET " + strings.Join(set, ", "))
-	}
-	if len(remove) > 0 {
-		if upd.Len() > 0 {
-			upd.WriteString(" ")
+	slices.Sort(attrs)
+	for i, a := range attrs {
+		n := "#r" + strconv.Itoa(i)
+		names[n] = a
+		switch {
+		case i == 0 && upd.Len() > 0:
+			upd.WriteString(" REMOVE ")
+		case i == 0:
+			upd.WriteString("REMOVE ")
+		default:
+			upd.WriteString(", ")
 		}
-		upd.WriteString("REMOVE " + strings.Join(remove, ", "))
+		upd.WriteString(n)
 	}
 	in := &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(r.t.Name()),
-		Key:                       r.t.KeyMap(r.keyOf(old)),
+		TableName:                 r.tableName(),
+		Key:                       r.keyMap(old),
 		UpdateExpression:          aws.String(upd.String()),
 		ConditionExpression:       aws.String(cond),
 		ExpressionAttributeNames:  names,
@@ -710,6 +810,36 @@ func (r *runner) write(ctx context.Context, old, want Item) error {
 	return nil
 }
 
+// put writes want, an import's item, on the condition that the table
+// does not hold it or holds it with an older updated timestamp. It
+// returns errConflict when the condition failed.
+func (r *runner) put(ctx context.Context, want Item) error {
+	cond := "attribute_not_exists(#pk)"
+	names := map[string]string{"#pk": r.t.PKAttr()}
+	var vals map[string]types.AttributeValue
+	if u, ok := want[r.imp.updated]; ok && r.imp.updated != "" {
+		cond += " OR attribute_not_exists(#u) OR #u < :u"
+		names["#u"], vals = r.imp.updated, map[string]types.AttributeValue{":u": u}
+	}
+	in := &dynamodb.PutItemInput{TableName: r.tableName(), Item: want, ConditionExpression: aws.String(cond),
+		ExpressionAttributeNames: names, ExpressionAttributeValues: vals, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
+	err := r.call(ctx, false, func() (float64, error) {
+		out, err := r.t.Client().PutItem(ctx, in, r.t.SDKOptions()...)
+		if err != nil {
+			return 1, err
+		}
+		return units(out.ConsumedCapacity, 1), nil
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return errConflict
+	}
+	if err != nil {
+		return fmt.Errorf("evolve: import put %s: %w", r.keyOf(want).PK, err)
+	}
+	return nil
+}
+
 // move puts want under its new key and deletes old, in one transaction.
 func (r *runner) move(ctx context.Context, old, want Item) error {
 	names := map[string]string{}
@@ -726,7 +856,7 @@ func (r *runner) move(ctx context.Context, old, want Item) error {
 				ExpressionAttributeNames: map[string]string{"#pk": r.t.PKAttr()},
 			}},
 			{Delete: &types.Delete{
-				TableName: aws.String(r.t.Name()), Key: r.t.KeyMap(r.keyOf(old)),
+				TableName: r.tableName(), Key: r.keyMap(old),
 				ConditionExpression:       aws.String(cond),
 				ExpressionAttributeNames:  names,
 				ExpressionAttributeValues: vals,
@@ -891,4 +1021,14 @@ func decodePosition(p string) (Item, error) {
 		}
 	}
 	return k, nil
+}
+
+// avEqual reports whether a and b are the same value as DynamoDB compares
+// them (numbers numerically, sets in any order); two absent values are
+// equal.
+func avEqual(a, b types.AttributeValue) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return ddbexpr.Equal(a, b)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -23,6 +24,8 @@ type Entity struct {
 	// current code would write it (key attributes of the primary key and
 	// of every index whose sources are present, and Type).
 	remarshal func(Item) (Item, error)
+	// decode reports whether an item decodes with the codec.
+	decode func(Item) error
 }
 
 // EntityOf returns the [Entity] of T (for instance
@@ -40,6 +43,10 @@ func EntityOf[T any, PT interface {
 			}
 			return PT(&v).MarshalItem()
 		},
+		decode: func(it Item) error {
+			var v T
+			return PT(&v).UnmarshalItem(it)
+		},
 	}
 }
 
@@ -55,7 +62,7 @@ func (e Entity) Type() string {
 // with [Backfill], [Rename], [Rekey] and [Transform]; a [Job] applies its
 // steps in order, each to the output of the one before.
 type Step struct {
-	// Kind is "backfill", "rename", "rekey" or "transform".
+	// Kind is "backfill", "rename", "rekey", "transform" or "import".
 	Kind string
 	// Type restricts the step to items whose Type attribute is Type; ""
 	// matches every item (but never the job's own lease and job items).
@@ -67,6 +74,9 @@ type Step struct {
 	// version is the entity's version attribute ("" when none): the
 	// write condition then checks it alone.
 	version string
+	// source is the table an import step reads ("" for the others), and
+	// updated the attribute whose newer value an import's put needs.
+	source, updated string
 }
 
 // Backfill returns the step that writes what e's code derives and the
@@ -78,26 +88,55 @@ type Step struct {
 // are matched. An item that does not decode with e's codec fails with
 // [ErrDecode] and is left untouched.
 func Backfill(e Entity, indexes ...string) Step {
+	var groups [][]entity.KeyAttr
+	var typ types.AttributeValue = &types.AttributeValueMemberS{Value: e.Type()}
+	fast := e.decode != nil // every key of groups is a built string
+	if e.Schema != nil {
+		groups = indexGroups(e.Schema, indexes)
+		for _, g := range groups {
+			for _, k := range g {
+				if bare(k.Template) {
+					fast = false // a copied field keeps its own type
+				}
+			}
+		}
+	}
 	return Step{Kind: "backfill", Type: e.Type(), version: versionOf(e),
 		check: func(t *entity.Table) error { return checkEntity(t, e, indexes) },
 		fn: func(t *entity.Table, it Item) (Item, error) {
+			sc := e.Schema
+			fill := sc.CreatedAttr != "" && sc.UpdatedAttr != "" && it[sc.CreatedAttr] == nil && it[sc.UpdatedAttr] != nil
+			if fast && !fill {
+				// The common case, without encoding the whole item: the
+				// index keys built from the item's own attributes (as
+				// KeyAttr.Build decodes them: the codec's way).
+				if err := e.decode(it); err != nil {
+					return nil, fmt.Errorf("%w: %w", ErrDecode, err)
+				}
+				out := edit{src: it}
+				if ta := t.TypeAttr(); ta != "" {
+					out.set(ta, typ)
+				}
+				if ok, err := backfillBuilt(&out, groups, it); ok || err != nil {
+					return out.item(), err
+				}
+			}
 			want, err := e.remarshal(it)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %w", ErrDecode, err)
 			}
-			out := maps.Clone(it)
+			out := edit{src: it}
 			if ta := t.TypeAttr(); ta != "" {
-				out[ta] = &types.AttributeValueMemberS{Value: e.Type()}
+				out.set(ta, typ)
 			}
-			sc := e.Schema
 			if sc.CreatedAttr != "" && sc.UpdatedAttr != "" {
 				if _, ok := it[sc.CreatedAttr]; !ok {
 					if u, ok := it[sc.UpdatedAttr]; ok {
-						out[sc.CreatedAttr] = u
+						out.set(sc.CreatedAttr, u)
 					}
 				}
 			}
-			for _, g := range indexGroups(sc, indexes) {
+			for _, g := range groups {
 				complete := true
 				for _, k := range g {
 					if _, ok := want[k.Attr]; !ok {
@@ -107,10 +146,10 @@ func Backfill(e Entity, indexes ...string) Step {
 				for _, k := range g {
 					switch {
 					case complete:
-						out[k.Attr] = want[k.Attr]
+						out.set(k.Attr, want[k.Attr])
 					case g[0].Sparse:
 						if !usedByComplete(sc, want, k) {
-							delete(out, k.Attr)
+							out.remove(k.Attr)
 						}
 					default:
 						_, err := k.Build(it)
@@ -118,8 +157,83 @@ func Backfill(e Entity, indexes ...string) Step {
 					}
 				}
 			}
-			return out, nil
+			return out.item(), nil
 		}}
+}
+
+// backfillBuilt sets in out the index keys of groups that KeyAttr.Build
+// makes from it. It returns false when a group is incomplete (a source
+// is missing), which the caller then handles with the whole encoded item.
+func backfillBuilt(out *edit, groups [][]entity.KeyAttr, it Item) (bool, error) {
+	var buf [4]types.AttributeValue
+	for _, g := range groups {
+		vals := buf[:0]
+		for _, k := range g {
+			v, err := k.Build(it)
+			if errors.Is(err, keys.ErrMissingField) {
+				return false, nil
+			}
+			if err != nil {
+				return false, fmt.Errorf("%w: index %s attribute %s: %w", ErrUnbuildable, k.Index, k.Attr, err)
+			}
+			vals = append(vals, &types.AttributeValueMemberS{Value: v})
+		}
+		for i, k := range g {
+			out.set(k.Attr, vals[i])
+		}
+	}
+	return true, nil
+}
+
+// bare reports a template of a single bare field ("{CreatedAt}").
+func bare(template string) bool {
+	return strings.HasPrefix(template, "{") && strings.HasSuffix(template, "}") && strings.Count(template, "{") == 1
+}
+
+// edit is an item changed copy-on-write: src until the first change,
+// then a copy of it.
+type edit struct {
+	src, out Item
+}
+
+// set makes attribute a v (no copy when it already is).
+func (e *edit) set(a string, v types.AttributeValue) {
+	if cur, ok := e.src[a]; ok && e.out == nil && avEqual(cur, v) {
+		return
+	}
+	if e.out == nil {
+		e.out = grown(e.src)
+	}
+	e.out[a] = v
+}
+
+// grown copies it with room for a few more attributes (maps.Clone's copy
+// would grow, and reallocate, on the first attribute added).
+func grown(it Item) Item {
+	out := make(Item, len(it)+4)
+	for k, v := range it {
+		out[k] = v
+	}
+	return out
+}
+
+// remove removes attribute a (no copy when it is absent).
+func (e *edit) remove(a string) {
+	if e.out == nil {
+		if _, ok := e.src[a]; !ok {
+			return
+		}
+		e.out = grown(e.src)
+	}
+	delete(e.out, a)
+}
+
+// item returns the edited item: src itself when nothing changed.
+func (e *edit) item() Item {
+	if e.out == nil {
+		return e.src
+	}
+	return e.out
 }
 
 // usedByComplete reports whether k's attribute also belongs to another
@@ -236,16 +350,28 @@ func Rename(typ, from, to string) Step {
 // conditioned on the old item as read and on the new key being free. It
 // also backfills what [Backfill] would (all of e's indexes). Reads by the
 // old key find an item until it moves, reads by the new key from the
-// moment it moved; the transaction makes the move atomic.
+// moment it moved; the transaction makes the move atomic. An entity with
+// unique fields is refused ([ErrUnfit]): the move does not rewrite its
+// guard items.
 func Rekey(e Entity) Step {
 	bf := Backfill(e)
-	return Step{Kind: "rekey", Type: e.Type(), check: bf.check, version: bf.version,
+	check := func(t *entity.Table) error {
+		if err := bf.check(t); err != nil {
+			return err
+		}
+		if len(e.Schema.Unique) > 0 {
+			return &JobError{Type: e.Type(), Reason: "re-key of an entity with unique fields (its guard items would still name the old keys)", Err: ErrUnfit}
+		}
+		return nil
+	}
+	return Step{Kind: "rekey", Type: e.Type(), check: check, version: bf.version,
 		fn: func(t *entity.Table, it Item) (Item, error) {
 			out, err := bf.fn(t, it)
 			if err != nil {
 				return nil, err
 			}
 			want, _ := e.remarshal(it)
+			ed := edit{src: out}
 			for _, a := range []string{t.PKAttr(), t.SKAttr()} {
 				if a == "" {
 					continue
@@ -254,9 +380,9 @@ func Rekey(e Entity) Step {
 				if !ok {
 					return nil, fmt.Errorf("%w: primary key attribute %s", ErrUnbuildable, a)
 				}
-				out[a] = v
+				ed.set(a, v)
 			}
-			return out, nil
+			return ed.item(), nil
 		}}
 }
 
@@ -288,4 +414,56 @@ func versionOf(e Entity) string {
 		return ""
 	}
 	return e.Schema.VersionAttr
+}
+
+// Import returns the step of a job that copies the items of another table,
+// from, into the job's table, as T (a legacy table moved into the single
+// table): fn maps an item of from to the T to write (nil: skip the item;
+// an error: the item is reported as a failure matching [ErrTransform],
+// and nothing is written for it). A job with an import scans from instead
+// of its own table and has no other step.
+//
+// Each T is encoded with its codec and put on the condition that the
+// job's table does not hold it yet, or holds it with an older value of
+// T's updated timestamp (Schema.UpdatedAttr; an entity without one is
+// only ever created): a re-run (a job of a new name) copies only what is
+// new or newer, and a newer write of the application wins. In the
+// report, Changed counts the items written and Skipped those the table
+// already held as recent (or that fn skipped). A T whose primary key
+// cannot be built fails with an entity.ValidationError.
+func Import[T any, PT interface {
+	*T
+	entity.Item
+}](from string, fn func(Item) (*T, error)) Step {
+	sc := PT(new(T)).EntitySchema()
+	return Step{Kind: "import", source: from, updated: sc.UpdatedAttr,
+		check: func(t *entity.Table) error {
+			if fn == nil || from == "" {
+				return &JobError{Type: sc.Type, Reason: "import with no function or no source table", Err: ErrUnfit}
+			}
+			if from == t.Name() {
+				return &JobError{Type: sc.Type, Reason: "import from the job's own table", Err: ErrUnfit}
+			}
+			if err := entity.CheckSchema(t, sc); err != nil {
+				return &JobError{Type: sc.Type, Reason: "schema does not fit the table", Err: errors.Join(ErrUnfit, err)}
+			}
+			return nil
+		},
+		fn: func(_ *entity.Table, it Item) (Item, error) {
+			v, err := fn(maps.Clone(it))
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrTransform, err)
+			}
+			if v == nil {
+				return it, nil
+			}
+			if _, err := PT(v).PrimaryKey(); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrTransform, &entity.ValidationError{Op: "Import", Type: sc.Type, Field: "key", Err: err})
+			}
+			out, err := PT(v).MarshalItem()
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrTransform, &entity.ValidationError{Op: "Import", Type: sc.Type, Err: err})
+			}
+			return out, nil
+		}}
 }

@@ -100,6 +100,9 @@ type Options struct {
 	// Drain is how long a batch in hand may run after the ctx of Run
 	// ended before its ctx is cancelled. Default DefaultDrain.
 	Drain time.Duration
+	// Tracer observes each handler call and each dead letter (package
+	// otelkit has one for OpenTelemetry). Default none.
+	Tracer Tracer
 }
 
 // ShardMetrics are one shard's figures, as seen by this consumer.

@@ -287,11 +287,21 @@ func (c *Consumer) handle(ctx context.Context, b Batch) error {
 		}
 	}
 	c.metric(shard, func(m *ShardMetrics) { m.DeadLettered++ })
+	if c.o.Tracer != nil {
+		c.o.Tracer.DeadLettered(ctx, DeadLetterEvent{Table: c.table, Shard: shard, Record: recs[0], Err: err})
+	}
 	return nil
 }
 
 // call runs the handler, turning a panic into an error.
-func (c *Consumer) call(ctx context.Context, b Batch) (err error) {
+func (c *Consumer) call(ctx context.Context, b Batch) error {
+	if c.o.Tracer != nil {
+		return c.traceCall(ctx, b)
+	}
+	return c.callHandler(ctx, b)
+}
+
+func (c *Consumer) callHandler(ctx context.Context, b Batch) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("feed: handler panicked: %v", r)

@@ -69,7 +69,16 @@ func Do[R any](ctx context.Context, s *Store, key string, payload []byte, fn fun
 	if err != nil {
 		return zero, false, err
 	}
+	if o.Tracer != nil {
+		return traceDo(ctx, c, fn)
+	}
+	return do(ctx, c, fn)
+}
 
+// do is Do after its checks: claim, then run fn or answer as a duplicate.
+func do[R any](ctx context.Context, c *call, fn func(ctx context.Context) (R, error)) (result R, replayed bool, err error) {
+	var zero R
+	key := c.key
 	rec, owned, err := c.claim(ctx)
 	polls, reclaims := 0, 0
 	for {

@@ -186,6 +186,10 @@ type Options struct {
 
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+
+	// Tracer observes each call of [Do] (package otelkit has one for
+	// OpenTelemetry). Default none.
+	Tracer Tracer
 }
 
 // DefaultKey is the default record key: PK "IDEMP#" followed by the parts

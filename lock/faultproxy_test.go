@@ -142,10 +142,10 @@ func (p *faultProxy) close() {
 	p.wg.Wait()
 }
 
-// lockFaultSize is the size of TestObtainRidesOutFaults: 16 contenders ×
-// 60 cycles by default, which takes about 45 s under -race on a loaded
-// two-core machine; TABLEKIT_LOCK_FAULT_COUNTER="16,120" runs the issue's
-// 1,920 cycles (90 s there).
+// lockFaultSize is the size of TestObtainRidesOutFaults: the 16
+// contenders × 120 cycles (1,920) by default, about 90 s under -race on a
+// loaded two-core machine; TABLEKIT_LOCK_FAULT_COUNTER="G,C" sets another
+// size (G contenders × C cycles).
 func lockFaultSize() (int, int) {
 	if v := os.Getenv("TABLEKIT_LOCK_FAULT_COUNTER"); v != "" {
 		g, c, ok := strings.Cut(v, ",")
@@ -155,7 +155,7 @@ func lockFaultSize() (int, int) {
 			return gi, ci
 		}
 	}
-	return 16, 60
+	return 16, 120
 }
 
 // TestObtainRidesOutFaults: 16 contenders, each with its own glide client

@@ -98,6 +98,9 @@ type Options struct {
 	// runs after an attempt whose outcome it does not know (a timeout, a
 	// cancelled ctx). Zero means 2 s.
 	CleanupTimeout time.Duration
+	// Tracer observes each Obtain (package otelkit has one for
+	// OpenTelemetry). Default none.
+	Tracer Tracer
 }
 
 // Locker obtains locks from a [Backend]. It is safe for concurrent use.
@@ -151,6 +154,16 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 	if len(optFns) > 0 {
 		o = withOptions(o, optFns) // o stays on the stack without them
 	}
+	if o.Tracer != nil {
+		return lk.traceObtain(ctx, key, ttl, &o)
+	}
+	return lk.obtain(ctx, key, ttl, &o, nil)
+}
+
+// obtain is Obtain after its checks; it counts the attempts in *attempts
+// when attempts is not nil.
+func (lk *Locker) obtain(ctx context.Context, key string, ttl time.Duration, op *Options, attempts *int) (*Lock, error) {
+	o := *op
 	strategy := o.Retry
 	if strategy == nil {
 		strategy = retry.Never()
@@ -195,6 +208,9 @@ func (lk *Locker) Obtain(ctx context.Context, key string, ttl time.Duration, opt
 		wait, more := strategy.Backoff(attempt)
 		req.RetryAfter = 0
 		req.LastAttempt = !more || !time.Now().Before(deadline)
+		if attempts != nil {
+			*attempts = attempt
+		}
 		start := time.Now()
 		lease, err := lk.b.Acquire(ctx, req)
 		lastErr = nil

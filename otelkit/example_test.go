@@ -13,6 +13,8 @@ import (
 	"github.com/tablekit/tablekit/ddbmem"
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/codex"
+	"github.com/tablekit/tablekit/lock"
+	"github.com/tablekit/tablekit/lock/dynamolock"
 	"github.com/tablekit/tablekit/otelkit"
 )
 
@@ -70,4 +72,43 @@ func Example() {
 	// DynamoDB.GetItem <- GetItem Codex
 	// GetItem Codex <- GET /posts/{id}
 	// GET /posts/{id} <- (root)
+}
+
+// A lock obtained under a caller's span: the "lock obtain" span carries the
+// attempts, the wait and the fencing token.
+func ExampleTelemetry_Lock() {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	tel, err := otelkit.New(func(o *otelkit.Options) { o.TracerProvider = tp })
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	db := ddbmem.New()
+	if err := entity.NewTable(db, "Locks").EnsureTable(ctx); err != nil {
+		panic(err)
+	}
+	b, err := dynamolock.New(db, func(o *dynamolock.Options) { o.Table = "Locks" })
+	if err != nil {
+		panic(err)
+	}
+	lk := lock.New(b, func(o *lock.Options) { o.Tracer = tel.Lock() })
+	l, err := lk.Obtain(ctx, "scheduler:monthly_summary", time.Minute)
+	if err != nil {
+		panic(err)
+	}
+	defer l.Release(ctx)
+	for _, s := range rec.Ended() {
+		for _, a := range s.Attributes() {
+			switch a.Key {
+			case "tablekit.lock.key", "tablekit.lock.attempts", "tablekit.lock.fence", "tablekit.lock.outcome":
+				fmt.Printf("%s %s=%s\n", s.Name(), a.Key, a.Value.Emit())
+			}
+		}
+	}
+	// Output:
+	// lock obtain tablekit.lock.key=scheduler:monthly_summary
+	// lock obtain tablekit.lock.attempts=1
+	// lock obtain tablekit.lock.fence=1
+	// lock obtain tablekit.lock.outcome=obtained
 }

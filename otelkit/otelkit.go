@@ -1,56 +1,80 @@
 // Package otelkit exposes tablekit to OpenTelemetry: spans and metrics for
-// entity requests (entity.Tracer) and consumer deliveries
-// (consumer.Tracer), through the small tracer interfaces those packages
-// own. It is the only tablekit package that imports OpenTelemetry: a
-// program that does not import otelkit does not link it.
+// entity requests and query pages (entity.Tracer, query.PageTracer), cache
+// reads (cache.Tracer), cached-store reads (cachestore.Tracer), lock
+// obtains (lock.Tracer), idempotent calls (idempotency.Tracer), consumer
+// deliveries (consumer.Tracer), change-feed batches (feed.Tracer) and
+// live-table jobs (evolve.Progress), through the small tracer interfaces
+// those packages own, and seed 002's cache metrics and health check as
+// observable instruments. It is the only tablekit package that imports
+// OpenTelemetry: a program that does not import otelkit does not link it,
+// and a hook left unset costs a nil check.
 //
 // # Spans
 //
-// Every DynamoDB request the runtime sends (Get, Put, a page of a query,
-// one chunk of a batch, one attempt of a transaction) is a client span
-// named "OPERATION TABLE", a child of the caller's span; the AWS SDK's own
+// Every DynamoDB request the runtime sends (Get, Put, a page's Query, one
+// chunk of a batch, one attempt of a transaction) is a client span named
+// "OPERATION TABLE", a child of the caller's span; the AWS SDK's own
 // instrumentation (otelaws) nests under it when installed, as the request
-// is sent with the span's ctx. Attributes follow OpenTelemetry's semantic
-// conventions for databases: db.system.name "aws.dynamodb" (and the older
-// db.system), db.operation.name, aws.dynamodb.table_names,
-// aws.dynamodb.index_name, aws.dynamodb.consumed_capacity, error.type;
-// tablekit's own under "tablekit.": tablekit.entity and
-// tablekit.access_pattern (from [Label]), tablekit.consumed.read_units and
-// tablekit.consumed.write_units, tablekit.retries and tablekit.throttled
+// is sent with the span's ctx (see Example). Attributes follow
+// OpenTelemetry's semantic conventions for databases: db.system.name
+// "aws.dynamodb" (and the older db.system), db.operation.name,
+// db.collection.name, aws.dynamodb.table_names, aws.dynamodb.index_name,
+// aws.dynamodb.consumed_capacity, error.type; tablekit's own under
+// "tablekit.": tablekit.entity and tablekit.access_pattern (the entity
+// type and pattern the runtime knows: a Store's type, a query's pattern,
+// query.Get's, entity.WithPattern; [Label] fills what it does not know),
+// tablekit.items, tablekit.consumed.read_units and
+// tablekit.consumed.write_units, tablekit.retries and tablekit.throttles
 // (from the SDK's attempt metadata), tablekit.cancellation_reasons (a
-// cancelled transaction's reasons, one code per item).
+// cancelled transaction's reasons, one code per item). The attributes are
+// built once per operation, table, index, entity and pattern.
 //
-// Each consumer delivery is a consumer span "process QUEUE" with
-// messaging.system (default "aws_sqs"), messaging.operation.name
+// Each page of a query is an internal span "page PATTERN" with the same
+// table, entity and pattern attributes and tablekit.page.requests,
+// tablekit.items, tablekit.page.more, tablekit.page.resumed and
+// tablekit.page.limit, the parent of its Query requests.
+//
+// The other spans are described on the methods that make their tracers:
+// [Telemetry.Cache] ("GET", "GETSYNCED"), [Telemetry.CacheStore] ("cache
+// get TYPE"), [Telemetry.Lock] ("lock obtain"), [Telemetry.Idempotency]
+// ("idempotency Do"), [Telemetry.Consumer] ("process QUEUE", consumer
+// kind, messaging.system default "aws_sqs", messaging.operation.name
 // "process", messaging.destination.name, messaging.message.id,
-// tablekit.receive_count and tablekit.outcome.
+// tablekit.receive_count, tablekit.outcome), [Telemetry.Feed] ("process
+// TABLE", "dead letter TABLE") and [Telemetry.Evolve] ("evolve JOB" and
+// its segments).
 //
 // # Metrics
 //
 //   - db.client.operation.duration (s), by table, operation, index, entity,
-//     access pattern and error.type;
+//     access pattern and error.type; tablekit.query.page.duration (s);
 //   - tablekit.dynamodb.consumed_read_units and
 //     tablekit.dynamodb.consumed_write_units (counters), by the same
-//     attributes: what each access pattern costs;
+//     attributes: what each access pattern costs; tablekit.dynamodb.throttles;
+//   - tablekit.cache.reads (counter) and tablekit.cache.duration by
+//     tablekit.cache.layer (cache, store) and tablekit.cache.result: the hit
+//     ratio; [Telemetry.ObserveCache] adds cache.Metrics and cache.Health;
+//   - tablekit.lock.wait (s) and tablekit.lock.attempts by outcome;
+//   - tablekit.idempotency.calls and tablekit.idempotency.duration by outcome;
 //   - messaging.process.duration (s), tablekit.consumer.lag (s, from the
 //     message's send time to the start of its handling) and
 //     tablekit.consumer.deliveries (counter) by tablekit.outcome, whose
-//     "dead_lettered" count is the dead letters.
-//
-// The live-table jobs and the change feed get their spans here when they
-// land, through the progress and hook interfaces of their packages.
+//     "dead_lettered" count is the dead letters;
+//   - tablekit.feed.batch.duration, tablekit.feed.lag (s, the age of a
+//     batch's first record), tablekit.feed.records and
+//     tablekit.feed.dead_letters by table; [Telemetry.ObserveFeed] adds the
+//     per-shard figures of feed.Consumer.Metrics;
+//   - tablekit.evolve.items by job and count, tablekit.evolve.segments.
 package otelkit
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go/middleware"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -58,7 +82,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tablekit/tablekit/consumer"
-	"github.com/tablekit/tablekit/entity"
 )
 
 // ScopeName is the instrumentation scope of otelkit's tracer and meter.
@@ -82,12 +105,30 @@ type Telemetry struct {
 	o      Options
 	tracer trace.Tracer
 
+	reqs  sync.Map // reqKey -> *reqAttrs
+	nreqs atomic.Int64
+
 	dbDuration      metric.Float64Histogram
 	readUnits       metric.Float64Counter
 	writeUnits      metric.Float64Counter
+	throttles       metric.Int64Counter
+	pageDuration    metric.Float64Histogram
 	processDuration metric.Float64Histogram
 	lag             metric.Float64Histogram
 	deliveries      metric.Int64Counter
+
+	cacheReads     metric.Int64Counter
+	cacheDuration  metric.Float64Histogram
+	lockWait       metric.Float64Histogram
+	lockAttempts   metric.Int64Histogram
+	idemCalls      metric.Int64Counter
+	idemDuration   metric.Float64Histogram
+	feedDuration   metric.Float64Histogram
+	feedLag        metric.Float64Histogram
+	feedRecords    metric.Int64Counter
+	feedDead       metric.Int64Counter
+	evolveItems    metric.Int64Counter
+	evolveSegments metric.Int64Counter
 }
 
 // New returns a Telemetry on the providers of optFns (the global ones by
@@ -120,6 +161,12 @@ func New(optFns ...func(*Options)) (*Telemetry, error) {
 	t.writeUnits, err = m.Float64Counter("tablekit.dynamodb.consumed_write_units", metric.WithUnit("{unit}"),
 		metric.WithDescription("Write capacity units consumed, by table, entity and access pattern."))
 	mk(err)
+	t.throttles, err = m.Int64Counter("tablekit.dynamodb.throttles", metric.WithUnit("{attempt}"),
+		metric.WithDescription("Throttled attempts of DynamoDB requests, by table, entity and access pattern."))
+	mk(err)
+	t.pageDuration, err = m.Float64Histogram("tablekit.query.page.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of query pages, by table, entity and access pattern."))
+	mk(err)
 	t.processDuration, err = m.Float64Histogram("messaging.process.duration", metric.WithUnit("s"),
 		metric.WithDescription("Duration of consumer handlers."))
 	mk(err)
@@ -129,194 +176,46 @@ func New(optFns ...func(*Options)) (*Telemetry, error) {
 	t.deliveries, err = m.Int64Counter("tablekit.consumer.deliveries", metric.WithUnit("{delivery}"),
 		metric.WithDescription("Consumer deliveries by outcome (dead_lettered: the dead letters)."))
 	mk(err)
+	t.cacheReads, err = m.Int64Counter("tablekit.cache.reads", metric.WithUnit("{read}"),
+		metric.WithDescription("Cache reads by tablekit.cache.result (hit, near_hit, barrier_hit, miss, error; and a cached store's negative_hit, fail_open, bypass): the hit ratio."))
+	mk(err)
+	t.cacheDuration, err = m.Float64Histogram("tablekit.cache.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of cache reads and cached-store gets, by result."))
+	mk(err)
+	t.lockWait, err = m.Float64Histogram("tablekit.lock.wait", metric.WithUnit("s"),
+		metric.WithDescription("Time Obtain took, by outcome (obtained, not_obtained, error)."))
+	mk(err)
+	t.lockAttempts, err = m.Int64Histogram("tablekit.lock.attempts", metric.WithUnit("{attempt}"),
+		metric.WithDescription("Acquire attempts per Obtain, by outcome."))
+	mk(err)
+	t.idemCalls, err = m.Int64Counter("tablekit.idempotency.calls", metric.WithUnit("{call}"),
+		metric.WithDescription("Idempotent calls by outcome (new, replayed, in_progress, error)."))
+	mk(err)
+	t.idemDuration, err = m.Float64Histogram("tablekit.idempotency.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of idempotent calls, by outcome."))
+	mk(err)
+	t.feedDuration, err = m.Float64Histogram("tablekit.feed.batch.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of change-feed handler calls, by table."))
+	mk(err)
+	t.feedLag, err = m.Float64Histogram("tablekit.feed.lag", metric.WithUnit("s"),
+		metric.WithDescription("Age of a change-feed batch's first record when its handler starts, by table."))
+	mk(err)
+	t.feedRecords, err = m.Int64Counter("tablekit.feed.records", metric.WithUnit("{record}"),
+		metric.WithDescription("Change-feed records handed to a handler, by table and error.type."))
+	mk(err)
+	t.feedDead, err = m.Int64Counter("tablekit.feed.dead_letters", metric.WithUnit("{record}"),
+		metric.WithDescription("Change-feed records given to the dead letter, by table."))
+	mk(err)
+	t.evolveItems, err = m.Int64Counter("tablekit.evolve.items", metric.WithUnit("{item}"),
+		metric.WithDescription("Items of live-table jobs by job and tablekit.evolve.count (scanned, changed, moved, skipped, conflicts, failures)."))
+	mk(err)
+	t.evolveSegments, err = m.Int64Counter("tablekit.evolve.segments", metric.WithUnit("{segment}"),
+		metric.WithDescription("Segments of live-table jobs finished by this process, by job."))
+	mk(err)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("otelkit: instruments: %w", err)
 	}
 	return t, nil
-}
-
-// labelKey is the ctx key of [Label].
-type labelKey struct{}
-
-type labels struct{ entity, pattern string }
-
-// Label returns ctx carrying the entity type and the access pattern name
-// of the requests sent with it: their spans and capacity metrics carry
-// them as tablekit.entity and tablekit.access_pattern. Empty strings are
-// left out.
-func Label(ctx context.Context, entityType, accessPattern string) context.Context {
-	return context.WithValue(ctx, labelKey{}, labels{entityType, accessPattern})
-}
-
-// Entity returns the [entity.Tracer] of t: set it as the table's
-// (entity.TableOptions.Tracer) or a call's tracer.
-func (t *Telemetry) Entity() entity.Tracer { return entityTracer{t} }
-
-type entityTracer struct{ t *Telemetry }
-
-// spanKey carries the start attributes from TraceStart to TraceEnd for
-// the metrics.
-type spanKey struct{}
-
-type started struct {
-	attrs []attribute.KeyValue // metric attributes
-}
-
-func (e entityTracer) TraceStart(ctx context.Context, ev entity.TraceStartEvent) context.Context {
-	attrs := make([]attribute.KeyValue, 0, 8)
-	attrs = append(attrs,
-		attribute.String("db.system.name", "aws.dynamodb"),
-		attribute.String("db.operation.name", ev.Op),
-		attribute.StringSlice("aws.dynamodb.table_names", []string{ev.Table}),
-	)
-	if ev.Index != "" {
-		attrs = append(attrs, attribute.String("aws.dynamodb.index_name", ev.Index))
-	}
-	if l, ok := ctx.Value(labelKey{}).(labels); ok {
-		if l.entity != "" {
-			attrs = append(attrs, attribute.String("tablekit.entity", l.entity))
-		}
-		if l.pattern != "" {
-			attrs = append(attrs, attribute.String("tablekit.access_pattern", l.pattern))
-		}
-	}
-	name := ev.Op
-	if ev.Table != "" {
-		name += " " + ev.Table
-	}
-	ctx, _ = e.t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attrs...), trace.WithAttributes(attribute.String("db.system", "aws.dynamodb")))
-	return context.WithValue(ctx, spanKey{}, &started{attrs: attrs})
-}
-
-func (e entityTracer) TraceEnd(ctx context.Context, ev entity.TraceEvent) {
-	span := trace.SpanFromContext(ctx)
-	st, _ := ctx.Value(spanKey{}).(*started)
-	var mattrs []attribute.KeyValue
-	if st != nil {
-		mattrs = st.attrs
-	}
-	var rcu, wcu float64
-	if len(ev.Consumed) > 0 {
-		caps := make([]string, 0, len(ev.Consumed))
-		write := isWrite(ev.Op)
-		for _, c := range ev.Consumed {
-			r, w := units(c)
-			if write && w == 0 {
-				r, w = 0, r
-			}
-			rcu += r
-			wcu += w
-			caps = append(caps, capacityJSON(c))
-		}
-		span.SetAttributes(attribute.StringSlice("aws.dynamodb.consumed_capacity", caps),
-			attribute.Float64("tablekit.consumed.read_units", rcu), attribute.Float64("tablekit.consumed.write_units", wcu))
-	}
-	if ev.Err != nil {
-		et := errorType(ev.Err)
-		span.RecordError(ev.Err)
-		span.SetStatus(codes.Error, ev.Err.Error())
-		span.SetAttributes(attribute.String("error.type", et))
-		var tce *types.TransactionCanceledException
-		if errors.As(ev.Err, &tce) {
-			reasons := make([]string, len(tce.CancellationReasons))
-			for i, r := range tce.CancellationReasons {
-				reasons[i] = derefOr(r.Code, "None")
-			}
-			span.SetAttributes(attribute.StringSlice("tablekit.cancellation_reasons", reasons))
-		}
-		switch et {
-		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded":
-			span.SetAttributes(attribute.Bool("tablekit.throttled", true))
-		}
-		mattrs = append(mattrs[:len(mattrs):len(mattrs)], attribute.String("error.type", et))
-	}
-	if n := retries(ev.Err); n > 0 {
-		span.SetAttributes(attribute.Int("tablekit.retries", n))
-	}
-	span.End()
-	set := metric.WithAttributes(mattrs...)
-	e.t.dbDuration.Record(context.Background(), ev.Duration.Seconds(), set)
-	if rcu > 0 {
-		e.t.readUnits.Add(context.Background(), rcu, set)
-	}
-	if wcu > 0 {
-		e.t.writeUnits.Add(context.Background(), wcu, set)
-	}
-}
-
-// units returns the read and write units of one ConsumedCapacity: its
-// ReadCapacityUnits and WriteCapacityUnits when DynamoDB split them (a
-// transaction, or INDEXES detail), else CapacityUnits, counted as read
-// units here and moved to write units by [entityTracer.TraceEnd] for
-// write operations.
-func units(c types.ConsumedCapacity) (read, write float64) {
-	if c.ReadCapacityUnits != nil || c.WriteCapacityUnits != nil {
-		return derefF(c.ReadCapacityUnits), derefF(c.WriteCapacityUnits)
-	}
-	if c.Table != nil && (c.Table.ReadCapacityUnits != nil || c.Table.WriteCapacityUnits != nil) {
-		return derefF(c.Table.ReadCapacityUnits), derefF(c.Table.WriteCapacityUnits)
-	}
-	return derefF(c.CapacityUnits), 0
-}
-
-func isWrite(op string) bool {
-	switch op {
-	case "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems":
-		return true
-	}
-	return false
-}
-
-func capacityJSON(c types.ConsumedCapacity) string {
-	s := `{"TableName":` + strconv.Quote(derefOr(c.TableName, "")) + `,"CapacityUnits":` + strconv.FormatFloat(derefF(c.CapacityUnits), 'f', -1, 64)
-	if c.ReadCapacityUnits != nil {
-		s += `,"ReadCapacityUnits":` + strconv.FormatFloat(*c.ReadCapacityUnits, 'f', -1, 64)
-	}
-	if c.WriteCapacityUnits != nil {
-		s += `,"WriteCapacityUnits":` + strconv.FormatFloat(*c.WriteCapacityUnits, 'f', -1, 64)
-	}
-	return s + "}"
-}
-
-func derefF(p *float64) float64 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
-func derefOr(p *string, d string) string {
-	if p == nil {
-		return d
-	}
-	return *p
-}
-
-// errorType is the error.type of err: the AWS error code when there is
-// one, else the Go type.
-func errorType(err error) string {
-	var ae interface{ ErrorCode() string }
-	if errors.As(err, &ae) {
-		return ae.ErrorCode()
-	}
-	if errors.Is(err, entity.ErrConditionFailed) {
-		return "ConditionalCheckFailedException"
-	}
-	return fmt.Sprintf("%T", err)
-}
-
-// retries is the number of retries the SDK made, from the attempt
-// metadata an operation error carries (0 when unknown).
-func retries(err error) int {
-	var oe interface{ ResultMetadata() middleware.Metadata }
-	if err == nil || !errors.As(err, &oe) {
-		return 0
-	}
-	if r, ok := retry.GetAttemptResults(oe.ResultMetadata()); ok && len(r.Results) > 1 {
-		return len(r.Results) - 1
-	}
-	return 0
 }
 
 // Consumer returns the [consumer.Tracer] of t for the queue named queue

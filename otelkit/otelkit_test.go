@@ -3,14 +3,18 @@ package otelkit_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	awsretry "github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/google/go-cmp/cmp"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -23,6 +27,7 @@ import (
 	"github.com/tablekit/tablekit/entity/codex"
 	"github.com/tablekit/tablekit/otelkit"
 	"github.com/tablekit/tablekit/query"
+	querycodex "github.com/tablekit/tablekit/query/codex"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -74,17 +79,73 @@ func (w *world) metrics(t *testing.T) map[string][]metricdata.DataPoint[float64]
 				for _, p := range d.DataPoints {
 					out[m.Name] = append(out[m.Name], metricdata.DataPoint[float64]{Attributes: p.Attributes, Value: float64(p.Count)})
 				}
+			case metricdata.Histogram[int64]:
+				for _, p := range d.DataPoints {
+					out[m.Name] = append(out[m.Name], metricdata.DataPoint[float64]{Attributes: p.Attributes, Value: float64(p.Count)})
+				}
+			case metricdata.Gauge[float64]:
+				out[m.Name] = append(out[m.Name], d.DataPoints...)
+			case metricdata.Gauge[int64]:
+				for _, p := range d.DataPoints {
+					out[m.Name] = append(out[m.Name], metricdata.DataPoint[float64]{Attributes: p.Attributes, Value: float64(p.Value)})
+				}
 			}
 		}
 	}
 	return out
 }
 
-// TestEntitySpansAndCapacity: Put, Get and a query page under a caller's
-// span are client spans named "OP TABLE", children of the caller's span,
-// with the semantic-convention attributes, the labels of otelkit.Label and
-// the consumed capacity; the capacity counters and the duration histogram
-// carry the table, operation, entity and access pattern.
+// spansByName returns the ended spans by name (the last of each name).
+func (w *world) spansByName() map[string]sdktrace.ReadOnlySpan {
+	out := map[string]sdktrace.ReadOnlySpan{}
+	for _, s := range w.spans.Ended() {
+		out[s.Name()] = s
+	}
+	return out
+}
+
+// wantAttrs reports the attributes of s that differ from want.
+func wantAttrs(t *testing.T, s sdktrace.ReadOnlySpan, want map[string]string) {
+	t.Helper()
+	a := attrs(s.Attributes())
+	for k, v := range want {
+		if a[k] != v {
+			t.Errorf("%s: %s = %q, want %q (all: %v)", s.Name(), k, a[k], v, a)
+		}
+	}
+}
+
+// wantParent fails unless child's parent is parent.
+func wantParent(t *testing.T, child, parent sdktrace.ReadOnlySpan) {
+	t.Helper()
+	if child.Parent().SpanID() != parent.SpanContext().SpanID() {
+		t.Errorf("%s: parent %v, want %s (%v)", child.Name(), child.Parent().SpanID(), parent.Name(), parent.SpanContext().SpanID())
+	}
+}
+
+// pointsBy sums the points of metric name by the value of attribute key.
+func (w *world) pointsBy(t *testing.T, name, key string) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	for _, p := range w.metrics(t)[name] {
+		v, ok := p.Attributes.Value(attribute.Key(key))
+		k := ""
+		if ok {
+			k = v.Emit()
+		}
+		out[k] += p.Value
+	}
+	return out
+}
+
+// TestEntitySpansAndCapacity: a Put named with entity.WithPattern, a Get
+// through a declared pattern (query.Get) and a page of a declared query
+// pattern, under a caller's span, are client spans "OP TABLE" carrying the
+// entity type and access pattern without any label, with the
+// semantic-convention attributes, the item count and the consumed
+// capacity; the page is a span "page PATTERN" between the caller's span
+// and its Query request. The capacity counters and the duration histogram
+// carry table, entity and access pattern.
 func TestEntitySpansAndCapacity(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
@@ -93,87 +154,154 @@ func TestEntitySpansAndCapacity(t *testing.T) {
 		t.Fatal(err)
 	}
 	posts := entity.NewStore[codex.Post](tbl)
+	w.spans.Reset()
 	ctx, parent := w.tp.Tracer("test").Start(ctx, "handler")
-	p := codex.Post{ID: codex.NewID(), CategoryID: "c1", Title: "t", CreatedAt: time.Now(), UpdatedAt: time.Now()}
-	if err := posts.Put(otelkit.Label(ctx, "Post", "put-post"), &p); err != nil {
+	p := codex.Post{ID: codex.NewID(), CategoryID: "c1", Title: "t"}
+	if err := posts.Put(ctx, &p, entity.WithPattern("put-post")); err != nil {
 		t.Fatal(err)
 	}
-	key, _ := codex.PostKey("c1", p.ID)
-	if _, err := posts.Get(otelkit.Label(ctx, "Post", "post-by-id"), key); err != nil {
+	if _, err := querycodex.PostByID(ctx, tbl, "c1", p.ID); err != nil {
 		t.Fatal(err)
 	}
-	pk, _ := codex.PostPK("c1")
-	if _, err := query.New[codex.Post](tbl, "posts-of-category").Partition(pk).Page(otelkit.Label(ctx, "Post", "posts-of-category")); err != nil {
-		t.Fatal(err)
+	if pg, err := querycodex.PostsOfCategory(ctx, tbl, "c1", query.PageOptions{}); err != nil || len(pg.Items) != 1 {
+		t.Fatal(err, pg)
 	}
 	parent.End()
 
-	var got []string
-	for _, s := range w.spans.Ended() {
-		if s.Name() == "handler" || strings.HasPrefix(s.Name(), "CreateTable") || strings.HasPrefix(s.Name(), "DescribeTable") || strings.HasPrefix(s.Name(), "UpdateTimeToLive") {
+	got := w.spansByName()
+	page := got["page "+querycodex.PatternPostsOfCategory]
+	if page == nil {
+		t.Fatalf("no page span: %v", got)
+	}
+	common := map[string]string{"db.system.name": "aws.dynamodb", "db.system": "aws.dynamodb", "aws.dynamodb.table_names": `["otelkit-entity"]`,
+		"db.collection.name": "otelkit-entity", "tablekit.entity": "Post"}
+	for name, want := range map[string]map[string]string{
+		"PutItem otelkit-entity": {"db.operation.name": "PutItem", "tablekit.access_pattern": "put-post", "tablekit.items": "1"},
+		"GetItem otelkit-entity": {"db.operation.name": "GetItem", "tablekit.access_pattern": "codex/post-by-id", "tablekit.items": "1"},
+		"Query otelkit-entity":   {"db.operation.name": "Query", "tablekit.access_pattern": querycodex.PatternPostsOfCategory, "tablekit.items": "1", "aws.dynamodb.index_name": ""},
+	} {
+		s := got[name]
+		if s == nil {
+			t.Errorf("no span %q", name)
 			continue
 		}
-		a := attrs(s.Attributes())
-		got = append(got, s.Name()+" "+a["tablekit.access_pattern"])
-		if s.Parent().SpanID() != parent.SpanContext().SpanID() {
-			t.Errorf("%s: parent %v, want the handler span", s.Name(), s.Parent().SpanID())
-		}
 		if s.SpanKind() != trace.SpanKindClient {
-			t.Errorf("%s: kind %v", s.Name(), s.SpanKind())
+			t.Errorf("%s: kind %v", name, s.SpanKind())
 		}
-		for k, v := range map[string]string{"db.system.name": "aws.dynamodb", "db.system": "aws.dynamodb", "aws.dynamodb.table_names": `["otelkit-entity"]`, "tablekit.entity": "Post"} {
-			if a[k] != v {
-				t.Errorf("%s: %s = %q, want %q", s.Name(), k, a[k], v)
-			}
+		wantAttrs(t, s, common)
+		wantAttrs(t, s, want)
+		if a := attrs(s.Attributes()); !strings.HasPrefix(a["aws.dynamodb.consumed_capacity"], `["{\"TableName\":\"otelkit-entity\"`) {
+			t.Errorf("%s: consumed capacity %q", name, a["aws.dynamodb.consumed_capacity"])
 		}
-		if a["aws.dynamodb.consumed_capacity"] == "" {
-			t.Errorf("%s: no consumed capacity: %v", s.Name(), a)
+		if name == "Query otelkit-entity" {
+			wantParent(t, s, page)
+		} else {
+			wantParent(t, s, parent.(sdktrace.ReadOnlySpan))
 		}
 	}
-	if d := cmp.Diff([]string{"PutItem otelkit-entity put-post", "GetItem otelkit-entity post-by-id", "Query otelkit-entity posts-of-category"}, got); d != "" {
-		t.Errorf("spans (-want +got):\n%s", d)
-	}
-	m := w.metrics(t)
-	byPattern := func(name string) map[string]float64 {
-		out := map[string]float64{}
-		for _, p := range m[name] {
-			v, _ := p.Attributes.Value("tablekit.access_pattern")
-			out[v.AsString()] += p.Value
-		}
-		return out
-	}
-	if r := byPattern("tablekit.dynamodb.consumed_read_units"); r["post-by-id"] <= 0 || r["posts-of-category"] <= 0 {
+	wantParent(t, page, parent.(sdktrace.ReadOnlySpan))
+	wantAttrs(t, page, map[string]string{"tablekit.access_pattern": querycodex.PatternPostsOfCategory, "tablekit.entity": "Post",
+		"tablekit.page.requests": "1", "tablekit.items": "1", "tablekit.page.more": "false", "tablekit.page.resumed": "false"})
+
+	if r := w.pointsBy(t, "tablekit.dynamodb.consumed_read_units", "tablekit.access_pattern"); r["codex/post-by-id"] <= 0 || r[querycodex.PatternPostsOfCategory] <= 0 {
 		t.Errorf("read units by pattern %v", r)
 	}
-	if wu := byPattern("tablekit.dynamodb.consumed_write_units"); wu["put-post"] <= 0 {
+	if wu := w.pointsBy(t, "tablekit.dynamodb.consumed_write_units", "tablekit.access_pattern"); wu["put-post"] <= 0 {
 		t.Errorf("write units by pattern %v", wu)
 	}
-	if d := byPattern("db.client.operation.duration"); d["post-by-id"] != 1 || d["put-post"] != 1 {
+	if wu := w.pointsBy(t, "tablekit.dynamodb.consumed_write_units", "tablekit.entity"); wu["Post"] <= 0 {
+		t.Errorf("write units by entity %v", wu)
+	}
+	if d := w.pointsBy(t, "db.client.operation.duration", "tablekit.access_pattern"); d["codex/post-by-id"] != 1 || d["put-post"] != 1 {
 		t.Errorf("duration counts by pattern %v", d)
+	}
+	if d := w.pointsBy(t, "tablekit.query.page.duration", "tablekit.access_pattern"); d[querycodex.PatternPostsOfCategory] != 1 {
+		t.Errorf("page durations by pattern %v", d)
 	}
 }
 
-// TestEntityErrorSpan: a failed request's span has status Error, the
-// error.type, and for a cancelled transaction the reason of each item.
+// TestEntityLabel: otelkit.Label names the entity and pattern of requests
+// whose runtime does not know them (a transaction).
+func TestEntityLabel(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	tbl := codex.NewTable(ddbmem.New(), "otelkit-label", func(o *entity.Options) { o.Tracer = w.tel.Entity() })
+	if err := tbl.EnsureTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p := codex.Post{ID: codex.NewID(), CategoryID: "c1", Title: "t"}
+	if err := tbl.Tx().Add(entity.NewStore[codex.Post](tbl).TxCreate(&p)).Exec(otelkit.Label(ctx, "Post", "create-post")); err != nil {
+		t.Fatal(err)
+	}
+	wantAttrs(t, w.spansByName()["TransactWriteItems otelkit-label"], map[string]string{"tablekit.entity": "Post", "tablekit.access_pattern": "create-post"})
+}
+
+// TestEntityErrorSpan: a cancelled transaction's span has status Error,
+// the error.type and the reason of each item; a request throttled once
+// and retried by the SDK carries tablekit.retries and tablekit.throttles,
+// and the throttles counter counts it.
 func TestEntityErrorSpan(t *testing.T) {
 	w := newWorld(t)
-	tr := w.tel.Entity()
-	ctx := tr.TraceStart(context.Background(), entity.TraceStartEvent{Op: "TransactWriteItems", Table: "T"})
-	err := &types.TransactionCanceledException{Message: aws.String("cancelled"), CancellationReasons: []types.CancellationReason{{Code: aws.String("None")}, {Code: aws.String("ConditionalCheckFailed")}}}
-	tr.TraceEnd(ctx, entity.TraceEvent{Op: "TransactWriteItems", Table: "T", Err: err, Duration: time.Millisecond})
-	s := w.spans.Ended()
-	if len(s) != 1 {
-		t.Fatalf("%d spans", len(s))
+	ctx := context.Background()
+	srv, err := ddbmem.Serve(ddbmem.New(), "")
+	if err != nil {
+		t.Fatal(err)
 	}
-	a := attrs(s[0].Attributes())
-	if s[0].Status().Code.String() != "Error" || a["error.type"] != "TransactionCanceledException" || a["tablekit.cancellation_reasons"] != `["None","ConditionalCheckFailed"]` {
-		t.Errorf("status %v, attributes %v", s[0].Status(), a)
+	defer srv.Close()
+	var throttle atomic.Int32
+	client := ddbmem.NewEndpointClient(srv.URL(), func(o *dynamodb.Options) {
+		o.HTTPClient = &http.Client{Transport: throttleOnce{&throttle, http.DefaultTransport}}
+		o.Retryer = awsretry.NewStandard(func(so *awsretry.StandardOptions) {
+			so.Backoff = awsretry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
+		})
+	})
+	tbl := codex.NewTable(client, "otelkit-errors", func(o *entity.Options) { o.Tracer = w.tel.Entity() })
+	if err := tbl.EnsureTable(ctx); err != nil {
+		t.Fatal(err)
 	}
-	tr.TraceEnd(tr.TraceStart(context.Background(), entity.TraceStartEvent{Op: "GetItem", Table: "T"}),
-		entity.TraceEvent{Op: "GetItem", Table: "T", Err: &types.ProvisionedThroughputExceededException{Message: aws.String("slow down")}})
-	if a := attrs(w.spans.Ended()[1].Attributes()); a["tablekit.throttled"] != "true" {
-		t.Errorf("throttled request: %v", a)
+	posts := entity.NewStore[codex.Post](tbl)
+	p := codex.Post{ID: codex.NewID(), CategoryID: "c1", Title: "t"}
+	if err := posts.Create(ctx, &p); err != nil {
+		t.Fatal(err)
 	}
+	w.spans.Reset()
+	dup, other := p, codex.Post{ID: codex.NewID(), CategoryID: "c1", Title: "u"}
+	err = tbl.Tx().Add(posts.TxCreate(&other), posts.TxCreate(&dup)).Exec(ctx)
+	var tce *entity.TxCanceledError
+	if !errors.As(err, &tce) {
+		t.Fatalf("tx: %v", err)
+	}
+	s := w.spansByName()["TransactWriteItems otelkit-errors"]
+	if s == nil || s.Status().Code != codes.Error {
+		t.Fatalf("tx span %v", s)
+	}
+	wantAttrs(t, s, map[string]string{"error.type": "TransactionCanceledException", "tablekit.cancellation_reasons": `["None","ConditionalCheckFailed"]`})
+
+	key, _ := codex.PostKey("c1", p.ID)
+	throttle.Store(1)
+	if _, err := posts.Get(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	wantAttrs(t, w.spansByName()["GetItem otelkit-errors"], map[string]string{"tablekit.retries": "1", "tablekit.throttles": "1", "tablekit.entity": "Post"})
+	if n := w.pointsBy(t, "tablekit.dynamodb.throttles", "db.operation.name"); n["GetItem"] != 1 {
+		t.Errorf("throttles %v", n)
+	}
+}
+
+// throttleOnce answers the next request with DynamoDB's throttling error
+// while *n is 1, then passes requests to rt.
+type throttleOnce struct {
+	n  *atomic.Int32
+	rt http.RoundTripper
+}
+
+func (th throttleOnce) RoundTrip(r *http.Request) (*http.Response, error) {
+	if th.n.CompareAndSwap(1, 0) {
+		body := `{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException","message":"slow down"}`
+		return &http.Response{StatusCode: 400, Header: http.Header{"Content-Type": {"application/x-amz-json-1.0"}},
+			Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: r}, nil
+	}
+	return th.rt.RoundTrip(r)
 }
 
 // TestConsumerSpansAndMetrics: each delivery is a consumer span with the

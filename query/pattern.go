@@ -246,7 +246,7 @@ func Get[T any, PT interface {
 			return zero, invalid("pattern %q does not read consistently", p.Name)
 		}
 	}
-	return entity.NewStore[T, PT](t).Get(ctx, key, optFns...)
+	return entity.NewStore[T, PT](t).Get(ctx, key, append(optFns[:len(optFns):len(optFns)], entity.WithPattern(p.Name))...)
 }
 
 // Schemas returns the schemas of the given entity values, for

@@ -63,6 +63,7 @@ type spec struct {
 	proj       []string
 	consistent bool
 	cursor     string
+	typ        string // entity type, for the tracer
 	err        error
 }
 
@@ -283,7 +284,7 @@ func isGSI(t *entity.Table, index string) bool {
 }
 
 func (s *spec) send(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-	out, err := entity.Send(ctx, s.t, "Query", s.index, in, s.t.Client().Query, s.t.SDKOptions()...)
+	out, err := entity.SendAs(ctx, s.t, entity.TraceStartEvent{Op: "Query", Index: s.index, Type: s.typ, Pattern: s.pattern}, in, s.t.Client().Query, s.t.SDKOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", s.pattern, err)
 	}
@@ -310,6 +311,14 @@ func (s *spec) cursorOf(start map[string]types.AttributeValue) (string, error) {
 // limit is 0), calling keep for each item; keep reports whether the item
 // counts toward the limit.
 func (s *spec) run(ctx context.Context, keep func(map[string]types.AttributeValue) (bool, error), grow func(n int)) (string, error) {
+	pt, ok := s.t.Options().Tracer.(PageTracer)
+	if !ok {
+		return s.runPage(ctx, keep, grow)
+	}
+	return s.tracePage(ctx, pt, keep, grow)
+}
+
+func (s *spec) runPage(ctx context.Context, keep func(map[string]types.AttributeValue) (bool, error), grow func(n int)) (string, error) {
 	in, err := s.input()
 	if err != nil {
 		return "", err
@@ -490,6 +499,7 @@ func (q Query[T, PT]) decoder(typeAttr, want string, skipped *int, add func(T)) 
 func (q Query[T, PT]) Page(ctx context.Context) (Page[T], error) {
 	var p Page[T]
 	want := PT(new(T)).EntitySchema().Type
+	q.s.typ = want
 	next, err := q.s.run(ctx, q.decoder(q.s.t.TypeAttr(), want, &p.Skipped, func(v T) { p.Items = append(p.Items, v) }),
 		func(n int) { p.Items = slices.Grow(p.Items, n) })
 	p.Next = next

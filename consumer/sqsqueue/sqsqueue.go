@@ -12,9 +12,13 @@
 // stays in the queue until the queue's redrive policy moves it to the
 // dead-letter queue, and [Queue.Stats] counts it.
 //
-// Batching adds no wait: the first Delete (or ChangeVisibility) sends at
-// once, and the calls that arrive while it is in flight go out together
-// in the next request, up to 10 per request.
+// Batching: a ChangeVisibility adds no wait (the first sends at once, and
+// the calls that arrive while it is in flight go out together in the next
+// request, up to 10 per request). A Delete does the same, except that
+// while other messages received through the Queue are still held (not
+// yet deleted nor re-hidden) it first waits up to [Options.DeleteWait]
+// for their Deletes to join it, so that the handlers of one receive
+// acknowledge in one request.
 package sqsqueue
 
 import (
@@ -89,6 +93,15 @@ type Options[T any] struct {
 	// count (goaws v0.5.4 always reports 1). A message's count is
 	// forgotten when it is deleted through this value. Default false.
 	CountReceives bool
+	// DeleteWait is how long a Delete that would start a request waits
+	// for the Deletes of the other messages this Queue holds (received,
+	// not yet deleted nor passed to ChangeVisibility) to fill its batch
+	// (up to 10); it does not wait when no other message is held, nor
+	// once the batch is full. A message received more than a minute ago
+	// no longer counts as held (its handler is slow, or it was never
+	// acknowledged: a dead-letter hook failed, a shutdown abandoned it).
+	// Default 1 ms (a nanosecond in effect sends at once).
+	DeleteWait time.Duration
 	// NoVisibilityBatch sends each ChangeVisibility alone, for
 	// SQS-compatible servers without ChangeMessageVisibilityBatch (goaws).
 	// Default false: batched as Delete is.
@@ -113,6 +126,10 @@ type Queue[T any] struct {
 
 	del, vis batcher
 
+	heldMu    sync.Mutex
+	held      map[string]time.Time // receipt handles returned and not yet acknowledged -> when
+	heldPrune time.Time            // when held was last pruned
+
 	countMu sync.Mutex
 	counts  map[string]delivery // message ID -> deliveries seen (CountReceives)
 	ids     map[string]string   // current receipt handle -> message ID (CountReceives)
@@ -131,8 +148,11 @@ func New[T any](c Client, optFns ...func(*Options[T])) (*Queue[T], error) {
 	if c == nil || o.QueueURL == "" {
 		return nil, fmt.Errorf("%w: nil client or empty QueueURL", ErrInvalidOptions)
 	}
-	if o.WaitTime < 0 || o.VisibilityTimeout < 0 {
-		return nil, fmt.Errorf("%w: negative WaitTime or VisibilityTimeout", ErrInvalidOptions)
+	if o.WaitTime < 0 || o.VisibilityTimeout < 0 || o.DeleteWait < 0 {
+		return nil, fmt.Errorf("%w: negative WaitTime, VisibilityTimeout or DeleteWait", ErrInvalidOptions)
+	}
+	if o.DeleteWait == 0 {
+		o.DeleteWait = time.Millisecond
 	}
 	if o.WaitTime == 0 {
 		o.WaitTime = 20 * time.Second
@@ -155,8 +175,9 @@ func New[T any](c Client, optFns ...func(*Options[T])) (*Queue[T], error) {
 	if o.Unmarshal == nil {
 		o.Unmarshal = func(s string, body *T) error { return json.Unmarshal([]byte(s), body) }
 	}
-	q := &Queue[T]{c: c, o: o}
+	q := &Queue[T]{c: c, o: o, held: map[string]time.Time{}}
 	q.del.send = q.deleteBatch
+	q.del.wait, q.del.held = o.DeleteWait, q.heldCount
 	q.vis.send = q.visibilityBatch
 	return q, nil
 }
@@ -235,6 +256,14 @@ func (q *Queue[T]) Receive(ctx context.Context, n int) ([]consumer.Message[T], e
 		}
 		msgs = append(msgs, cm)
 	}
+	if len(msgs) > 0 {
+		now := time.Now()
+		q.heldMu.Lock()
+		for _, m := range msgs {
+			q.held[m.Handle] = now
+		}
+		q.heldMu.Unlock()
+	}
 	q.received.Add(int64(len(msgs)))
 	return msgs, nil
 }
@@ -243,7 +272,9 @@ func (q *Queue[T]) Receive(ctx context.Context, n int) ([]consumer.Message[T], e
 // the same time. Errors: consumer.ErrInvalidHandle for a receipt handle
 // SQS no longer accepts, ErrQueueNotFound, ErrThrottled, or the SDK's.
 func (q *Queue[T]) Delete(ctx context.Context, handle string) error {
-	if err := q.del.do(ctx, entry{handle: handle}); err != nil {
+	err := q.del.do(ctx, entry{handle: handle})
+	q.release(handle)
+	if err != nil {
 		return err
 	}
 	q.deleted.Add(1)
@@ -254,6 +285,32 @@ func (q *Queue[T]) Delete(ctx context.Context, handle string) error {
 		q.countMu.Unlock()
 	}
 	return nil
+}
+
+// release forgets handle as held (see Options.DeleteWait).
+func (q *Queue[T]) release(handle string) {
+	q.heldMu.Lock()
+	delete(q.held, handle)
+	q.heldMu.Unlock()
+}
+
+// heldHorizon is how long a received message counts as held.
+const heldHorizon = time.Minute
+
+// heldCount is the number of messages held (see Options.DeleteWait); it
+// forgets, every heldHorizon, those received more than heldHorizon ago.
+func (q *Queue[T]) heldCount() int {
+	q.heldMu.Lock()
+	defer q.heldMu.Unlock()
+	if now := time.Now(); now.Sub(q.heldPrune) > heldHorizon {
+		q.heldPrune = now
+		for h, at := range q.held {
+			if now.Sub(at) > heldHorizon {
+				delete(q.held, h)
+			}
+		}
+	}
+	return len(q.held)
 }
 
 // count records one delivery of message id under handle and returns its
@@ -284,6 +341,7 @@ func (q *Queue[T]) ChangeVisibility(ctx context.Context, handle string, d time.D
 	if d < 0 {
 		d = 0
 	}
+	q.release(handle)
 	secs := int32(d / time.Second)
 	if q.o.NoVisibilityBatch {
 		q.requests.Add(1)
@@ -392,21 +450,30 @@ type entry struct {
 	done   chan struct{}
 }
 
-// batcher gathers calls into batches of up to 10 without waiting: the
-// caller that finds no request in flight sends everything pending; the
-// others wait for its result.
+// batcher gathers calls into batches of up to 10: the caller that finds
+// no request in flight sends everything pending; the others wait for its
+// result. With wait and held set, that caller first waits up to wait for
+// the batch to reach min(10, held()) entries.
 type batcher struct {
 	send func(ctx context.Context, es []*entry)
+	wait time.Duration
+	held func() int
 
 	mu      sync.Mutex
 	pending []*entry
 	busy    bool
+	target  int           // batch size the waiting caller waits for
+	full    chan struct{} // closed when pending reaches target
 }
 
 func (b *batcher) do(ctx context.Context, e entry) error {
 	e.done = make(chan struct{})
 	b.mu.Lock()
 	b.pending = append(b.pending, &e)
+	if b.full != nil && len(b.pending) >= b.target {
+		close(b.full)
+		b.full = nil
+	}
 	if b.busy {
 		b.mu.Unlock()
 		select {
@@ -417,6 +484,22 @@ func (b *batcher) do(ctx context.Context, e entry) error {
 		}
 	}
 	b.busy = true
+	if b.held != nil {
+		if b.target = min(10, b.held()); len(b.pending) < b.target {
+			full := make(chan struct{})
+			b.full = full
+			b.mu.Unlock()
+			t := time.NewTimer(b.wait)
+			select {
+			case <-full:
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			t.Stop()
+			b.mu.Lock()
+			b.full = nil
+		}
+	}
 	for {
 		n := min(len(b.pending), 10)
 		batch := b.pending[:n:n]

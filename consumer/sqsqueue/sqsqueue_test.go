@@ -242,8 +242,9 @@ func TestFIFO(t *testing.T) {
 
 func TestNewErrors(t *testing.T) {
 	for name, fn := range map[string]func(*sqsqueue.Options[job]){
-		"no url":        func(o *sqsqueue.Options[job]) {},
-		"negative wait": func(o *sqsqueue.Options[job]) { o.QueueURL = "u"; o.WaitTime = -1 },
+		"no url":               func(o *sqsqueue.Options[job]) {},
+		"negative wait":        func(o *sqsqueue.Options[job]) { o.QueueURL = "u"; o.WaitTime = -1 },
+		"negative delete wait": func(o *sqsqueue.Options[job]) { o.QueueURL = "u"; o.DeleteWait = -1 },
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := sqsqueue.New(&fakeClient{}, fn); !errors.Is(err, sqsqueue.ErrInvalidOptions) {
@@ -385,4 +386,92 @@ func countOnes(s []int) int {
 		}
 	}
 	return n
+}
+
+// TestDeleteWait on goaws: the Deletes of the 10 messages of one receive,
+// made by 10 handlers finishing at different moments, go out in one
+// request; a Delete while no other message is held does not wait; one
+// whose companions are never deleted waits DeleteWait at most.
+func TestDeleteWait(t *testing.T) {
+	c := testenv.SQS(t)
+	url := testenv.SQSQueue(t, c, "sqsq-deletewait", nil)
+	const wait = 2 * time.Second
+	q := newQueue(t, c, url, func(o *sqsqueue.Options[job]) { o.DeleteWait = wait })
+	ctx := context.Background()
+	receive := func(n int) []consumer.Message[job] {
+		t.Helper()
+		for i := range n {
+			if err := q.Send(ctx, job{N: i}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []consumer.Message[job]
+		for deadline := time.Now().Add(10 * time.Second); len(got) < n && time.Now().Before(deadline); {
+			ms, err := q.Receive(ctx, n-len(got))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, ms...)
+		}
+		if len(got) != n {
+			t.Fatalf("received %d of %d", len(got), n)
+		}
+		return got
+	}
+	t.Run("one batch", func(t *testing.T) {
+		ms := receive(10)
+		before := q.Stats()
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i, m := range ms {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				time.Sleep(time.Duration(i) * 5 * time.Millisecond) // handlers finish one by one
+				if err := q.Delete(ctx, m.Handle); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		after := q.Stats()
+		if reqs := after.Requests - before.Requests; reqs != 1 || after.DeleteBatches-before.DeleteBatches != 1 {
+			t.Errorf("10 deletes in %d requests (%d batches), want 1 batch", reqs, after.DeleteBatches-before.DeleteBatches)
+		}
+		if d := time.Since(start); d >= wait {
+			t.Errorf("a full batch waited %v (DeleteWait %v)", d, wait)
+		}
+	})
+	t.Run("alone", func(t *testing.T) {
+		m := receive(1)[0]
+		start := time.Now()
+		if err := q.Delete(ctx, m.Handle); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d >= wait {
+			t.Errorf("a lone Delete waited %v", d)
+		}
+	})
+	t.Run("companions never deleted", func(t *testing.T) {
+		ms := receive(2)
+		start := time.Now()
+		if err := q.Delete(ctx, ms[0].Handle); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d < wait/2 || d > wait+5*time.Second {
+			t.Errorf("Delete took %v, want about DeleteWait (%v)", d, wait)
+		}
+		// A ChangeVisibility releases the other: the next Delete does not wait.
+		if err := q.ChangeVisibility(ctx, ms[1].Handle, 0); err != nil {
+			t.Fatal(err)
+		}
+		m := receiveOne(t, q)
+		start = time.Now()
+		if err := q.Delete(ctx, m.Handle); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d >= wait {
+			t.Errorf("Delete after the companion was re-hidden waited %v", d)
+		}
+	})
 }

@@ -37,21 +37,42 @@ type crashWorld struct {
 	raw  entity.Client
 	name string
 	clk  *crashtest.Clock
-	q    *consumer.MemQueue[p.Message]
+	q    crashtest.WorldQueue[p.Message]
 	// statusLog turns on the seed's audit log (every transition becomes a
 	// transaction with a RequestStatusLog put).
 	statusLog bool
 }
 
-func newCrashWorld(t testing.TB, raw entity.Client, capacity int64, optFns ...func(*consumer.MemQueueOptions[p.Message])) *crashWorld {
+// queueOf makes the queue of a crash world: [crashMem] or [crashSQS].
+type queueOf func(t testing.TB) crashtest.WorldQueue[p.Message]
+
+// crashMem is the in-process queue of a crash world: a crashed delivery
+// comes back when the test says (Redeliver).
+func crashMem(optFns ...func(*consumer.MemQueueOptions[p.Message])) queueOf {
+	return func(testing.TB) crashtest.WorldQueue[p.Message] {
+		return crashtest.MemWorld[p.Message]{MemQueue: consumer.NewMemQueue(append([]func(*consumer.MemQueueOptions[p.Message]){func(o *consumer.MemQueueOptions[p.Message]) {
+			o.WaitTime = 5 * time.Millisecond
+			o.VisibilityTimeout = time.Hour
+		}}, optFns...)...)}
+	}
+}
+
+// crashSQS is a fresh queue on goaws per world (testenv.SQS: in CI a
+// missing endpoint fails the test), with the visibility timeout
+// visibility: an hour for the crash-point runs (a crashed delivery comes
+// back when the test says), seconds to let goaws's own timeout expire.
+func crashSQS(visibility time.Duration) queueOf {
+	return func(t testing.TB) crashtest.WorldQueue[p.Message] {
+		return crashtest.SQS[p.Message](t, testenv.SQS(t), visibility)
+	}
+}
+
+func newCrashWorld(t testing.TB, raw entity.Client, capacity int64, newQ queueOf) *crashWorld {
 	t.Helper()
 	w := &crashWorld{
 		raw: raw, name: testenv.UniqueName("crash004"),
 		clk: crashtest.NewClock(time.Now().UTC()),
-		q: consumer.NewMemQueue(append([]func(*consumer.MemQueueOptions[p.Message]){func(o *consumer.MemQueueOptions[p.Message]) {
-			o.WaitTime = 5 * time.Millisecond
-			o.VisibilityTimeout = time.Hour // a crashed delivery comes back when the test says (Redeliver)
-		}}, optFns...)...),
+		q:   newQ(t),
 	}
 	tbl := p.NewTable(raw, w.name)
 	ctx := context.Background()
@@ -121,8 +142,11 @@ func (w *crashWorld) process(t testing.TB, in *crashtest.Injector, concurrency i
 // elsewhere, or the leftovers of a crash).
 func (pr *crashProcess) drain(ctx context.Context, w *crashWorld, limit time.Duration) {
 	crashtest.Drain(ctx, pr.in, limit, pr.c.Run, func() (int, int, int) {
-		st := w.q.Stats()
-		return st.Len, st.InFlight, int(pr.c.Metrics().InFlight)
+		queued, inFlight, err := w.q.Counts(ctx)
+		if err != nil {
+			return 1, 0, 1 // keep going: the next poll asks again
+		}
+		return queued, inFlight, int(pr.c.Metrics().InFlight)
 	})
 }
 
@@ -137,10 +161,10 @@ type click struct {
 // recovers (new process, users click again, reconciler passes and
 // redeliveries) and checks the invariants. It returns the calls of the
 // faulty run and the violations.
-func crashFlow(t testing.TB, raw entity.Client, statusLog bool, k int, mode crashtest.Mode) (calls []string, violations []string) {
+func crashFlow(t testing.TB, raw entity.Client, newQ queueOf, statusLog bool, k int, mode crashtest.Mode) (calls []string, violations []string) {
 	const capacity = 2
 	users := []string{"u1", "u2", "u3"}
-	w := newCrashWorld(t, raw, capacity)
+	w := newCrashWorld(t, raw, capacity, newQ)
 	w.statusLog = statusLog
 	ctx := context.Background()
 	pctx, kill := context.WithCancel(ctx)
@@ -196,7 +220,9 @@ func crashFlow(t testing.TB, raw entity.Client, statusLog bool, k int, mode cras
 		if _, err := b.svc.Reconcile(ctx); err != nil {
 			bad("reconcile: %v", err)
 		}
-		w.q.Redeliver()
+		if err := w.q.Redeliver(ctx); err != nil {
+			bad("redeliver: %v", err)
+		}
 		b.drain(ctx, w, 2*time.Second)
 		// The documented policy: after FAILED_FINAL the user may click
 		// again, and their new request must be processed too.
@@ -212,6 +238,9 @@ func crashFlow(t testing.TB, raw entity.Client, statusLog bool, k int, mode cras
 	if passes == maxPasses {
 		bad("requests not final after %d reconciler passes", maxPasses)
 	}
+	// What is left on the queue (duplicates, late copies) is delivered too,
+	// and changes nothing.
+	b.drain(ctx, w, 2*time.Second)
 	violations = append(violations, checkInvariants(ctx, t, w, users, capacity, gsi2First)...)
 	_ = live
 	return calls, violations
@@ -335,9 +364,9 @@ func checkInvariants(ctx context.Context, t testing.TB, w *crashWorld, users []s
 
 // crashAll runs the flow once clean to list the external calls, then once
 // per call (every sample-th one when sample > 0) and mode.
-func crashAll(t *testing.T, raw func() entity.Client, statusLog bool, sample int) {
+func crashAll(t *testing.T, raw func() entity.Client, newQ queueOf, statusLog bool, sample int) {
 	crashtest.Every(t, " in Participate x4, Process, the consumer's acks", sample, func(k int, mode crashtest.Mode) ([]string, []string) {
-		return crashFlow(t, raw(), statusLog, k, mode)
+		return crashFlow(t, raw(), newQ, statusLog, k, mode)
 	})
 }
 
@@ -352,7 +381,7 @@ func crashAll(t *testing.T, raw func() entity.Client, statusLog bool, sample int
 func TestCrashParticipation(t *testing.T) {
 	for _, statusLog := range []bool{false, true} {
 		t.Run(map[bool]string{false: "plain", true: "status log"}[statusLog], func(t *testing.T) {
-			crashAll(t, func() entity.Client { return ddbmem.New() }, statusLog, 0)
+			crashAll(t, func() entity.Client { return ddbmem.New() }, crashMem(), statusLog, 0)
 		})
 	}
 }
@@ -361,7 +390,7 @@ func TestCrashParticipation(t *testing.T) {
 // DynamoDB Local.
 func TestCrashParticipationDynamoDBLocal(t *testing.T) {
 	db := testenv.DynamoDB(t)
-	crashAll(t, func() entity.Client { return db }, false, 5)
+	crashAll(t, func() entity.Client { return db }, crashMem(), false, 5)
 }
 
 // TestCrashReconcilerPass: faults inside the reconciler's passes (its
@@ -372,8 +401,12 @@ func TestCrashParticipationDynamoDBLocal(t *testing.T) {
 // after MaxReenqueues attempts and releases the user's lock. Either way
 // it ends final within a bounded number of passes.
 func TestCrashReconcilerPass(t *testing.T) {
+	crashReconcilerPass(t, crashMem())
+}
+
+func crashReconcilerPass(t *testing.T, newQ queueOf) {
 	run := func(lossy bool, k int, mode crashtest.Mode) (calls []string, v []string) {
-		w := newCrashWorld(t, ddbmem.New(), 1)
+		w := newCrashWorld(t, ddbmem.New(), 1, newQ)
 		ctx := context.Background()
 		// The API dies right after the participation transaction.
 		dctx, kill := context.WithCancel(ctx)
@@ -392,12 +425,13 @@ func TestCrashReconcilerPass(t *testing.T) {
 			}
 			_, _ = r.svc.Reconcile(rctx)
 			if lossy {
-				msgs, _ := w.q.Receive(ctx, 100)
-				for _, m := range msgs {
-					_ = w.q.Delete(ctx, m.Handle)
+				if err := crashtest.Purge(ctx, w.q); err != nil {
+					v = append(v, fmt.Sprintf("purge: %v", err))
 				}
 			} else {
-				w.q.Redeliver()
+				if err := w.q.Redeliver(ctx); err != nil {
+					v = append(v, fmt.Sprintf("redeliver: %v", err))
+				}
 				r.drain(ctx, w, time.Second)
 			}
 			if allRequestsFinal(ctx, t, w) {
@@ -450,7 +484,7 @@ func TestCrashLoad(t *testing.T) {
 	const capacity = 100
 	db := testenv.DynamoDB(t)
 	var dups atomic.Int64
-	w := newCrashWorld(t, db, capacity, func(o *consumer.MemQueueOptions[p.Message]) {
+	w := newCrashWorld(t, db, capacity, crashMem(func(o *consumer.MemQueueOptions[p.Message]) {
 		o.VisibilityTimeout = 300 * time.Millisecond
 		o.Duplicate = func(p.Message) bool {
 			if rand.Float64() < 0.2 {
@@ -459,7 +493,7 @@ func TestCrashLoad(t *testing.T) {
 			}
 			return false
 		}
-	})
+	}))
 	ctx := context.Background()
 	start := time.Now()
 	var apiCrashes, workerCrashes, clickErrs atomic.Int64
@@ -513,7 +547,7 @@ func TestCrashLoad(t *testing.T) {
 	wg.Wait()
 	qctx, qcancel := context.WithTimeout(ctx, 2*time.Minute)
 	for qctx.Err() == nil {
-		if st := w.q.Stats(); st.Len == 0 {
+		if queued, _, err := w.q.Counts(qctx); err == nil && queued == 0 {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)

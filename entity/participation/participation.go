@@ -81,7 +81,13 @@
 //
 // The transition to a final status deletes the marker in the same
 // transaction. internal/crashtest proves all this call by call
-// (TestCrashParticipation and friends).
+// (TestCrashParticipation and friends), with the queue in process
+// (consumer.MemQueue) and on an SQS-compatible server (goaws, through
+// consumer/sqsqueue: TestCrashParticipationSQS, and
+// TestCrashSQSSendBeforeQueued, TestCrashSQSExpiredReceipt for a receipt
+// handle used after the visibility timeout, TestCrashSQSDuplicateDelivery).
+// examples/participation runs the flow on SQS when TABLEKIT_SQS_ENDPOINT
+// names an endpoint, else on consumer.MemQueue.
 //
 // # After a final failure
 //

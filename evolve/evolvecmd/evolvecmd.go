@@ -23,7 +23,8 @@
 //
 // Flags: -endpoint URL (default $TABLEKIT_DYNAMODB_ENDPOINT; required:
 // a DynamoDB Local or engine endpoint, or set Config.Client for AWS),
-// -table NAME (default the Config's table), -segments, -workers, -rcu,
+// -table NAME (default the Config's table), -segments, -workers, -page
+// (Scan page size; a checkpoint follows each page), -rcu,
 // -wcu (capacity units per second), -lease (lease duration),
 // -lease-table, -progress auto|bars|lines|none, -md FILE and -json FILE
 // (the final report; "-" for standard output).
@@ -92,6 +93,7 @@ func Run(ctx context.Context, cfg Config, args []string, stdout, stderr io.Write
 	table := fs.String("table", "", "table name (default: the configured table's)")
 	segments := fs.Int("segments", 4, "parallel scan segments of the job")
 	workers := fs.Int("workers", 0, "segments this process works on at once (default: segments)")
+	page := fs.Int("page", 100, "items per Scan page (a checkpoint is written after each page)")
 	rcu := fs.Float64("rcu", 0, "read capacity units per second (0: unlimited)")
 	wcu := fs.Float64("wcu", 0, "write capacity units per second (0: unlimited)")
 	leaseDur := fs.Duration("lease", 10*time.Second, "lease duration of a segment")
@@ -126,6 +128,7 @@ func Run(ctx context.Context, cfg Config, args []string, stdout, stderr io.Write
 	tbl := cfg.Table(c, *table)
 	opts := func(o *evolve.Options) {
 		o.Segments, o.Workers, o.ReadUnits, o.WriteUnits, o.LeaseTable = *segments, *workers, *rcu, *wcu, *leaseTable
+		o.PageSize = int32(*page)
 		o.Lease = func(lo *lease.Options) {
 			lo.Duration = *leaseDur
 			if *owner != "" {

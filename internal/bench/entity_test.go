@@ -144,6 +144,7 @@ func BenchmarkEntity(b *testing.B) {
 	// no-op exporter, and a meter provider with a manual reader.
 	b.Run("GetTraced", func(b *testing.B) {
 		traced := entity.NewStore[codex.Post](codex.NewTable(entClient(), "", func(o *entity.Options) { o.Tracer = benchTelemetry().Entity() }))
+		defer reportCPU(b)()
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			p, err := traced.Get(ctx, key)

@@ -32,6 +32,11 @@ const (
 	Die
 	// DieAfter: the call lands, then the process dies as with Die.
 	DieAfter
+	// Stall: the call waits until [Injector.Resume], then goes on as
+	// usual: the process is paused (a GC pause, a partition) at that
+	// point, for instance past the queue's visibility timeout. Not one of
+	// [Modes]: a test enumerates it on its own.
+	Stall
 )
 
 // Modes are the modes every crash point is run in.
@@ -47,6 +52,8 @@ func (m Mode) String() string {
 		return "die"
 	case DieAfter:
 		return "die-after"
+	case Stall:
+		return "stall"
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
@@ -71,14 +78,22 @@ type Injector struct {
 	fired string
 	names []string
 	kill  context.CancelFunc
+
+	stalled, resume chan struct{} // Stall
 }
 
 // New returns an injector that fires mode at call number at (1-based; 0
 // never fires) and, for Die and DieAfter, calls kill (the process's
 // cancel function).
 func New(at int, mode Mode, kill context.CancelFunc) *Injector {
-	return &Injector{at: at, mode: mode, kill: kill}
+	return &Injector{at: at, mode: mode, kill: kill, stalled: make(chan struct{}), resume: make(chan struct{})}
 }
+
+// Stalled is closed when a Stall fault begins (the call waits).
+func (in *Injector) Stalled() <-chan struct{} { return in.stalled }
+
+// Resume lets a stalled call go on; call it once.
+func (in *Injector) Resume() { close(in.resume) }
 
 // Calls returns the number of calls counted so far.
 func (in *Injector) Calls() int {
@@ -134,6 +149,12 @@ func (in *Injector) before(name string) (send bool, after Mode, fire bool, err e
 	case Die:
 		in.die()
 		return false, 0, false, ErrDead
+	case Stall:
+		in.mu.Unlock()
+		close(in.stalled)
+		<-in.resume
+		in.mu.Lock()
+		return true, 0, false, nil
 	}
 	return true, in.mode, true, nil
 }

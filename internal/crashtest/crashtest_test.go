@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -51,5 +52,36 @@ func TestInjectorModes(t *testing.T) {
 				t.Errorf("fired at %q", in.Fired())
 			}
 		})
+	}
+}
+
+// TestStall: a Stall fault holds its call until Resume, then lets it and
+// every later call through.
+func TestStall(t *testing.T) {
+	in := crashtest.New(2, crashtest.Stall, nil)
+	var landed []int
+	done := make(chan error, 1)
+	if err := crashtest.Do(in, "call", func() error { landed = append(landed, 1); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- crashtest.Do(in, "call", func() error { landed = append(landed, 2); return nil }) }()
+	<-in.Stalled()
+	select {
+	case err := <-done:
+		t.Fatalf("stalled call returned %v before Resume", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	in.Resume()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := crashtest.Do(in, "call", func() error { landed = append(landed, 3); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{1, 2, 3}, landed); diff != "" {
+		t.Errorf("landed (-want +got):\n%s", diff)
+	}
+	if in.Dead() || in.Fired() != "call" {
+		t.Errorf("dead %v, fired %q", in.Dead(), in.Fired())
 	}
 }

@@ -28,22 +28,26 @@
 // rather than at the migration time, which would change between runs.
 // Changing a legacy post's createdAt or categoryId between runs gives it a
 // new key; the old item is then left behind.
+//
+// Each legacy table is copied by a job of package evolve (an
+// [evolve.Import] step): parallel segments under leases with checkpoints,
+// capacity budgets and progress ([Options.Evolve]), and the put-if-newer
+// condition above. Every run is a new job (named
+// "codex-migrate-<table>-<run>"), whose lease items and record stay in the
+// single table (or in Options.Evolve's LeaseTable).
 package migrate
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/entity"
 	"github.com/tablekit/tablekit/entity/codex"
+	"github.com/tablekit/tablekit/evolve"
 	"github.com/tablekit/tablekit/keys"
 )
 
@@ -55,6 +59,9 @@ type Options struct {
 	PostsTable, CategoriesTable, CorpMetaTable string
 	// Now is the clock for items without any timestamp; nil means time.Now.
 	Now func() time.Time
+	// Evolve tunes the evolve jobs that copy the tables (Segments,
+	// budgets, LeaseTable, Progress...); nil: evolve's defaults.
+	Evolve func(*evolve.Options)
 }
 
 // Report counts what a run did, per legacy table.
@@ -110,98 +117,94 @@ func (l legacy) times(now time.Time) (created, updated time.Time) {
 }
 
 // Run copies the legacy tables into target (a table with the Codex
-// layout, for instance codex.NewTable(client, name)). It is safe to run
-// again: unchanged items are skipped. Legacy items that do not fit (no
-// id, a post without categoryId) fail the run with an error wrapping
-// entity.ErrValidation, after the items before them were migrated;
-// fixing the data and re-running continues from there.
+// layout, for instance codex.NewTable(client, name)), reading them with
+// client. It is safe to run again: unchanged items are skipped. Legacy
+// items that do not fit (no id, a post without categoryId) are left out
+// and fail the run with an error wrapping entity.ErrValidation (and an
+// *evolve.ItemError), after every other item of their table was
+// migrated; fixing the data and re-running completes the copy. A job
+// error (an evolve.ErrUnfit, a client error) stops the run at once.
 func Run(ctx context.Context, client entity.Client, target *entity.Table, optFns ...func(*Options)) (map[string]Report, error) {
 	o := Options{PostsTable: "PostsTable", CategoriesTable: "CategoriesTable", CorpMetaTable: "CorpMetaTable", Now: time.Now}
 	for _, fn := range optFns {
 		fn(&o)
 	}
 	now := o.Now().UTC().Truncate(time.Second)
+	run := strconv.FormatInt(time.Now().UnixNano(), 36)
 	reports := map[string]Report{}
 	steps := []struct {
 		table string
-		write func(context.Context, legacy) (bool, error)
+		step  func(string) evolve.Step
 	}{
-		{o.CategoriesTable, func(ctx context.Context, l legacy) (bool, error) {
-			c, u := l.times(now)
-			return put(ctx, entity.NewStore[codex.Category](target), &codex.Category{ID: l.ID, Title: l.Title, Desc: l.Desc, CreatedAt: c, UpdatedAt: u}, u)
+		{o.CategoriesTable, func(table string) evolve.Step {
+			return evolve.Import(table, func(it evolve.Item) (*codex.Category, error) {
+				l, err := decode(it)
+				if err != nil {
+					return nil, err
+				}
+				c, u := l.times(now)
+				return &codex.Category{ID: l.ID, Title: l.Title, Desc: l.Desc, CreatedAt: c, UpdatedAt: u}, nil
+			})
 		}},
-		{o.PostsTable, func(ctx context.Context, l legacy) (bool, error) {
-			if l.ID == "" {
-				return false, &entity.ValidationError{Op: "migrate", Type: codex.PostType, Field: "id", Err: keys.ErrMissingField}
-			}
-			// The ID must be the same on every run, so a post without
-			// any timestamp is dated at the Unix epoch, not at now.
-			c, u := l.times(time.Unix(0, 0).UTC())
-			p := &codex.Post{
-				ID: codex.MigratedPostID(c, l.ID), LegacyID: l.ID, CategoryID: l.CategoryID, AuthorID: l.AuthorID,
-				Title: l.Title, Contents: l.Contents, CreatedAt: c, UpdatedAt: u,
-			}
-			return put(ctx, entity.NewStore[codex.Post](target), p, u)
+		{o.PostsTable, func(table string) evolve.Step {
+			return evolve.Import(table, func(it evolve.Item) (*codex.Post, error) {
+				l, err := decode(it)
+				if err != nil {
+					return nil, err
+				}
+				if l.ID == "" {
+					return nil, &entity.ValidationError{Op: "migrate", Type: codex.PostType, Field: "id", Err: keys.ErrMissingField}
+				}
+				// The ID must be the same on every run, so a post without
+				// any timestamp is dated at the Unix epoch, not at now.
+				c, u := l.times(time.Unix(0, 0).UTC())
+				return &codex.Post{
+					ID: codex.MigratedPostID(c, l.ID), LegacyID: l.ID, CategoryID: l.CategoryID, AuthorID: l.AuthorID,
+					Title: l.Title, Contents: l.Contents, CreatedAt: c, UpdatedAt: u,
+				}, nil
+			})
 		}},
-		{o.CorpMetaTable, func(ctx context.Context, l legacy) (bool, error) {
-			c, u := l.times(now)
-			return put(ctx, entity.NewStore[codex.CorpInfo](target), &codex.CorpInfo{ID: codex.CorpID, Name: l.Name, Address: l.Address, Email: l.Email, Fax: l.Fax, CorpNum: l.CorpNum, CreatedAt: c, UpdatedAt: u}, u)
+		{o.CorpMetaTable, func(table string) evolve.Step {
+			return evolve.Import(table, func(it evolve.Item) (*codex.CorpInfo, error) {
+				l, err := decode(it)
+				if err != nil {
+					return nil, err
+				}
+				c, u := l.times(now)
+				return &codex.CorpInfo{ID: codex.CorpID, Name: l.Name, Address: l.Address, Email: l.Email, Fax: l.Fax, CorpNum: l.CorpNum, CreatedAt: c, UpdatedAt: u}, nil
+			})
 		}},
 	}
+	var failed error
 	for _, st := range steps {
 		if st.table == "-" || st.table == "" {
 			continue
 		}
-		var rep Report
-		var start map[string]types.AttributeValue
-		for {
-			out, err := client.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(st.table), ExclusiveStartKey: start, ConsistentRead: aws.Bool(true)})
-			if err != nil {
-				reports[st.table] = rep
-				return reports, fmt.Errorf("migrate: scan %s: %w", st.table, err)
+		job := evolve.Job{Name: "codex-migrate-" + st.table + "-" + run, Steps: []evolve.Step{st.step(st.table)}}
+		rep, err := evolve.Run(ctx, target, job, func(eo *evolve.Options) {
+			if o.Evolve != nil {
+				o.Evolve(eo)
 			}
-			for _, item := range out.Items {
-				rep.Scanned++
-				var l legacy
-				if err := attributevalue.UnmarshalMap(item, &l); err != nil {
-					reports[st.table] = rep
-					return reports, fmt.Errorf("migrate: %s item %d: %w", st.table, rep.Scanned, err)
-				}
-				wrote, err := st.write(ctx, l)
-				if err != nil {
-					reports[st.table] = rep
-					return reports, fmt.Errorf("migrate: %s item %q: %w", st.table, l.ID, err)
-				}
-				if wrote {
-					rep.Written++
-				} else {
-					rep.Skipped++
-				}
-			}
-			if out.LastEvaluatedKey == nil {
-				break
-			}
-			start = out.LastEvaluatedKey
+			eo.SourceClient = client
+		})
+		if rep != nil {
+			c := rep.Counts
+			reports[st.table] = Report{Scanned: int(c.Scanned), Written: int(c.Changed), Skipped: int(c.Skipped)}
 		}
-		reports[st.table] = rep
+		if err != nil {
+			return reports, fmt.Errorf("migrate: %s: %w", st.table, err)
+		}
+		if len(rep.Failures) > 0 && failed == nil {
+			failed = fmt.Errorf("migrate: %s: %d items not migrated, the first: %w", st.table, rep.Counts.Failures, rep.Failures[0])
+		}
 	}
-	return reports, nil
+	return reports, failed
 }
 
-// put writes v unless the single table already holds it with an UpdatedAt
-// at least as recent (ISO 8601 UTC strings compare as times).
-func put[T any, PT interface {
-	*T
-	entity.Item
-}](ctx context.Context, s *entity.Store[T, PT], v *T, updated time.Time) (bool, error) {
-	newer := expression.Or(
-		expression.AttributeNotExists(expression.Name("PK")),
-		expression.AttributeNotExists(expression.Name("UpdatedAt")),
-		expression.Name("UpdatedAt").LessThan(expression.Value(updated.Format(entity.TimeFormat))),
-	)
-	err := s.Put(ctx, v, entity.If(newer), entity.KeepTimestamps)
-	if errors.Is(err, entity.ErrConditionFailed) {
-		return false, nil
+func decode(it evolve.Item) (legacy, error) {
+	var l legacy
+	if err := attributevalue.UnmarshalMap(it, &l); err != nil {
+		return l, &entity.ValidationError{Op: "migrate", Err: err}
 	}
-	return err == nil, err
+	return l, nil
 }

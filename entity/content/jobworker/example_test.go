@@ -13,7 +13,10 @@ import (
 	qc "github.com/tablekit/tablekit/query/content"
 )
 
-// A job created and enqueued, run by a worker on the consumer loop.
+// A job created and enqueued, run by a worker on the consumer loop. On
+// SQS the queue is a consumer/sqsqueue.Queue (its Send and the
+// consumer.Queue methods) in place of the MemQueue: examples/jobworker
+// runs the flow so when TABLEKIT_SQS_ENDPOINT is set.
 func Example() {
 	ctx := context.Background()
 	tbl := content.NewTable(ddbmem.New(), "Content")

@@ -20,7 +20,14 @@
 //     JOBSTATUS# partitions of GSI2 (only unfinished jobs are read, never
 //     a scan) and sends their message again or fails them.
 //
-// Every job therefore ends COMPLETED or FAILED.
+// Every job therefore ends COMPLETED or FAILED. The crash-point tests
+// prove it call by call with the queue in process (consumer.MemQueue:
+// TestCrashJobFlow) and on an SQS-compatible server (goaws, through
+// consumer/sqsqueue: TestCrashJobFlowSQS, TestCrashJobFlowSQSDuplicateDelivery,
+// TestCrashJobFlowSQSExpiredReceipt for a receipt handle used after the
+// visibility timeout). examples/jobworker runs the flow (duplicate
+// deliveries, a worker that died holding a job, a lost send) on SQS when
+// TABLEKIT_SQS_ENDPOINT names an endpoint, else on consumer.MemQueue.
 package jobworker
 
 import (

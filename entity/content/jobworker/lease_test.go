@@ -21,7 +21,7 @@ import (
 // refused and changes nothing; the new owner completes; a finished job
 // cannot be claimed.
 func TestJobLease(t *testing.T) {
-	w := newWorld(t, testenv.DynamoDB(t))
+	w := newWorld(t, testenv.DynamoDB(t), memQueue)
 	p := w.process(t, nil)
 	ctx := context.Background()
 	job := content.Job{ID: "job-img-lease", EventID: "evt-1", Kind: content.KindImageGeneration}
@@ -109,7 +109,7 @@ func TestJobLease(t *testing.T) {
 // A worker whose lease is lost while generating sees its ctx cancelled
 // and its completion refused.
 func TestWorkerLosesLease(t *testing.T) {
-	w := newWorld(t, testenv.DynamoDB(t))
+	w := newWorld(t, testenv.DynamoDB(t), memQueue)
 	ctx := context.Background()
 	tbl := content.NewTable(w.raw, w.name)
 	svc := content.NewService(tbl) // real clock: the heartbeat runs

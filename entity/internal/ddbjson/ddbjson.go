@@ -1,7 +1,11 @@
-// Package ddbjson is a fast decoder of the DynamoDB JSON responses that
-// carry items (Query, Scan, GetItem, and the returned attributes of
-// PutItem, UpdateItem and DeleteItem), plugged into the aws SDK as a
-// wrapper of its protocol. It builds exactly the values the SDK's own
+// Package ddbjson is a fast encoder of the DynamoDB JSON requests the
+// runtime sends most (GetItem, PutItem, UpdateItem, DeleteItem, Query and
+// Scan; see [Encode]) and a fast decoder of the responses that carry items
+// (Query, Scan, GetItem, and the returned attributes of PutItem,
+// UpdateItem and DeleteItem), plugged into the aws SDK as a wrapper of its
+// protocol. The encoder writes the bytes the SDK's serializer writes.
+//
+// The decoder builds exactly the values the SDK's own
 // decoder builds, with far fewer allocations: the payload is converted to
 // one string and every unescaped string value is a substring of it.
 //
@@ -27,12 +31,12 @@ import (
 	"github.com/tablekit/tablekit/internal/jsonscan"
 )
 
-// Protocol wraps the SDK's protocol with the fast decoder.
+// Protocol wraps the SDK's protocol with the fast encoder and decoder.
 type Protocol struct {
 	smithyhttp.ClientProtocol
 }
 
-// Use is a per-call SDK option installing the fast decoder.
+// Use is a per-call SDK option installing the fast encoder and decoder.
 func Use(o *dynamodb.Options) {
 	if o.Protocol == nil {
 		return
