@@ -230,7 +230,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 				u = &usage{}
 				usages[w.t.name] = u
 			}
-			u.add(w.t.writeUsage(old, w.it))
+			u.add(w.t.writeUsage(w.pk, w.sk, old, w.it))
 		}
 		w.t.write(w.pk, w.sk, oldRec, w.it)
 	}

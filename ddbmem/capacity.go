@@ -166,16 +166,19 @@ func (u usage) report(rcc types.ReturnConsumedCapacity, table string, tablePart 
 // projects.
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.ThroughputConsiderations.Writes
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LSI.html#LSI.ThroughputConsiderations.Writes
-func (t *table) writeUsage(old, nw item) usage {
+//
+// pk and sk are the encoded table key (tableKey) of the item, the same
+// for old and nw.
+func (t *table) writeUsage(pk, sk string, old, nw item) usage {
 	u := usage{table: writeUnits(max(recSize(old), recSize(nw)))}
 	for _, ix := range t.indexes {
 		opk, osk, oin := "", "", false
 		if old != nil {
-			opk, osk, oin = t.indexKey(ix, old)
+			opk, osk, oin = indexKeyAt(ix, old, pk, sk)
 		}
 		npk, nsk, nin := "", "", false
 		if nw != nil {
-			npk, nsk, nin = t.indexKey(ix, nw)
+			npk, nsk, nin = indexKeyAt(ix, nw, pk, sk)
 		}
 		switch {
 		case oin && nin && (opk != npk || osk != nsk):
@@ -237,11 +240,11 @@ func readUsage(src *source, size int, fetched float64, consistent bool) usage {
 
 // writeCapacity is the ConsumedCapacity of a single-item write, or nil
 // when the request did not ask for it.
-func (t *table) writeCapacity(rcc types.ReturnConsumedCapacity, old, nw item) *types.ConsumedCapacity {
+func (t *table) writeCapacity(rcc types.ReturnConsumedCapacity, pk, sk string, old, nw item) *types.ConsumedCapacity {
 	if !wantCapacity(rcc) {
 		return nil
 	}
-	return t.writeUsage(old, nw).report(rcc, t.name, true, 0)
+	return t.writeUsage(pk, sk, old, nw).report(rcc, t.name, true, 0)
 }
 
 // readCapacity is the ConsumedCapacity of a Query or Scan, or nil when

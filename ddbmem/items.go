@@ -151,7 +151,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 		return nil, err
 	}
 	t.write(p.pk, p.sk, oldRec, p.it)
-	out := &dynamodb.PutItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, old, p.it)}
+	out := &dynamodb.PutItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, p.pk, p.sk, old, p.it)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -252,7 +252,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 		return nil, err
 	}
 	t.write(pk, sk, oldRec, nil)
-	out := &dynamodb.DeleteItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, old, nil)}
+	out := &dynamodb.DeleteItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, pk, sk, old, nil)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -367,7 +367,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 		return nil, err
 	}
 	t.write(p.pk, p.sk, oldRec, it)
-	out := &dynamodb.UpdateItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, old, it)}
+	out := &dynamodb.UpdateItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, p.pk, p.sk, old, it)}
 	switch in.ReturnValues {
 	case types.ReturnValueAllOld:
 		if old != nil {

@@ -168,11 +168,11 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 			var u usage
 			switch {
 			case a.put != nil:
-				u = a.t.writeUsage(old, a.put.it)
+				u = a.t.writeUsage(a.pk, a.sk, old, a.put.it)
 			case a.upd != nil:
-				u = a.t.writeUsage(old, a.newIt)
+				u = a.t.writeUsage(a.pk, a.sk, old, a.newIt)
 			case a.del:
-				u = a.t.writeUsage(old, nil)
+				u = a.t.writeUsage(a.pk, a.sk, old, nil)
 			default: // ConditionCheck: no index changes
 				u = usage{table: writeUnits(recSize(old))}
 			}
