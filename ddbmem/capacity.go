@@ -170,7 +170,12 @@ func (u usage) report(rcc types.ReturnConsumedCapacity, table string, tablePart 
 // pk and sk are the encoded table key (tableKey) of the item, the same
 // for old and nw.
 func (t *table) writeUsage(pk, sk string, old, nw item) usage {
-	u := usage{table: writeUnits(max(recSize(old), recSize(nw)))}
+	return t.writeUsageSized(pk, sk, old, nw, recSize(old), recSize(nw))
+}
+
+// writeUsageSized is writeUsage with the sizes of old and nw (0 for nil).
+func (t *table) writeUsageSized(pk, sk string, old, nw item, oldSize, nwSize int) usage {
+	u := usage{table: writeUnits(max(oldSize, nwSize))}
 	for _, ix := range t.indexes {
 		opk, osk, oin := "", "", false
 		if old != nil {
@@ -240,11 +245,18 @@ func readUsage(src *source, size int, fetched float64, consistent bool) usage {
 
 // writeCapacity is the ConsumedCapacity of a single-item write, or nil
 // when the request did not ask for it.
-func (t *table) writeCapacity(rcc types.ReturnConsumedCapacity, pk, sk string, old, nw item) *types.ConsumedCapacity {
+func (t *table) writeCapacity(rcc types.ReturnConsumedCapacity, pk, sk string, oldRec, nwRec *record) *types.ConsumedCapacity {
 	if !wantCapacity(rcc) {
 		return nil
 	}
-	return t.writeUsage(pk, sk, old, nw).report(rcc, t.name, true, 0)
+	var oldSize, nwSize int
+	if oldRec != nil {
+		oldSize = oldRec.size
+	}
+	if nwRec != nil {
+		nwSize = nwRec.size
+	}
+	return t.writeUsageSized(pk, sk, oldRec.get(), nwRec.get(), oldSize, nwSize).report(rcc, t.name, true, 0)
 }
 
 // readCapacity is the ConsumedCapacity of a Query or Scan, or nil when

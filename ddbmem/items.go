@@ -23,7 +23,9 @@ type param struct {
 // size of corresponding entries (including key values and projected
 // attributes) in all local secondary indexes."
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html#limits-items
-func (t *table) checkSize(it item, msg string) error {
+//
+// It returns the size of the item alone.
+func (t *table) checkSize(it item, msg string) (int, error) {
 	base := ddbexpr.ItemSize(it)
 	size := base
 	if size <= maxItemSize {
@@ -45,9 +47,9 @@ func (t *table) checkSize(it item, msg string) error {
 		}
 	}
 	if size > maxItemSize {
-		return validation(msg)
+		return 0, validation(msg)
 	}
-	return nil
+	return base, nil
 }
 
 const (
@@ -94,6 +96,7 @@ type preparedPut struct {
 	t      *table
 	pk, sk string
 	it     item
+	size   int // ItemSize(it)
 	x      *exprs
 }
 
@@ -112,11 +115,12 @@ func (db *DB) preparePut(t *table, in item, names map[string]string, values map[
 	if err := t.checkItemKeys(it, false); err != nil {
 		return nil, err
 	}
-	if err := t.checkSize(it, errItemSize); err != nil {
+	size, err := t.checkSize(it, errItemSize)
+	if err != nil {
 		return nil, err
 	}
 	pk, sk := t.tableKey(it)
-	return &preparedPut{t: t, pk: pk, sk: sk, it: it, x: x}, nil
+	return &preparedPut{t: t, pk: pk, sk: sk, it: it, size: size, x: x}, nil
 }
 
 // PutItem creates or replaces an item. A failed ConditionExpression
@@ -150,8 +154,8 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 	if err := checkCond(p.x, old, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	t.write(p.pk, p.sk, oldRec, p.it)
-	out := &dynamodb.PutItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, p.pk, p.sk, old, p.it)}
+	rec := t.writeSized(p.pk, p.sk, oldRec, p.it, p.size)
+	out := &dynamodb.PutItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, p.pk, p.sk, oldRec, rec)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -252,7 +256,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 		return nil, err
 	}
 	t.write(pk, sk, oldRec, nil)
-	out := &dynamodb.DeleteItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, pk, sk, old, nil)}
+	out := &dynamodb.DeleteItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, pk, sk, oldRec, nil)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -290,36 +294,38 @@ func (db *DB) prepareUpdate(t *table, key item, names map[string]string, values 
 // apply computes the new item from old (nil if absent); the caller
 // holds the table lock.
 func (p *preparedUpdate) apply(old item) (item, error) {
-	it, _, err := p.applyEffective(old)
+	it, _, _, err := p.applyEffective(old)
 	return it, err
 }
 
 // applyEffective is apply that also returns the paths of the update
 // actions that took effect.
-func (p *preparedUpdate) applyEffective(old item) (item, []ddbexpr.Path, error) {
+// The size is ItemSize of the item, or -1 when it was not computed.
+func (p *preparedUpdate) applyEffective(old item) (item, []ddbexpr.Path, int, error) {
 	base := old
 	if base == nil {
 		base = p.key
 	}
 	if p.x.update == nil {
-		return base, nil, nil
+		return base, nil, -1, nil
 	}
 	it, eff, err := p.x.update.ApplyEffective(base, &p.x.env)
 	if err != nil {
-		return nil, nil, evalErr("UpdateExpression", err)
+		return nil, nil, 0, evalErr("UpdateExpression", err)
 	}
 	if err := p.t.checkItemKeys(it, true); err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
-	if err := p.t.checkSize(it, errUpdateSize); err != nil {
-		return nil, nil, err
+	size, err := p.t.checkSize(it, errUpdateSize)
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	for _, up := range eff {
 		if err := checkTree(it[p.x.env.TopName(up)], 1, errNestingUpdate); err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 	}
-	return it, eff, nil
+	return it, eff, size, nil
 }
 
 // UpdateItem edits an item's attributes, creating the item if it does not
@@ -359,15 +365,15 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	if err := checkCond(p.x, old, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	it, eff, err := p.applyEffective(old)
+	it, eff, size, err := p.applyEffective(old)
 	if err != nil {
 		if legacy {
 			err = legacyUpdateError(err)
 		}
 		return nil, err
 	}
-	t.write(p.pk, p.sk, oldRec, it)
-	out := &dynamodb.UpdateItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, p.pk, p.sk, old, it)}
+	rec := t.writeSized(p.pk, p.sk, oldRec, it, size)
+	out := &dynamodb.UpdateItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, p.pk, p.sk, oldRec, rec)}
 	switch in.ReturnValues {
 	case types.ReturnValueAllOld:
 		if old != nil {

@@ -486,10 +486,19 @@ func indexKeyAt(ix *index, it item, tpk, tsk string) (string, string, bool) {
 // with it (nil deletes), maintaining indexes and counters. The caller
 // holds t.mu.
 func (t *table) write(pk, sk string, oldRec *record, it item) {
+	t.writeSized(pk, sk, oldRec, it, -1)
+}
+
+// writeSized is write for an item whose ItemSize the caller has (size;
+// -1 computes it). It returns the new record (nil for a delete).
+func (t *table) writeSized(pk, sk string, oldRec *record, it item, size int) *record {
 	old := oldRec.get()
 	var r *record
 	if it != nil {
-		r = newRecord(it, ddbexpr.ItemSize(it))
+		if size < 0 {
+			size = ddbexpr.ItemSize(it)
+		}
+		r = newRecord(it, size)
 	}
 	if t.stream != nil {
 		t.streamHook(pk, oldRec, r) // streams: stream.go
@@ -507,17 +516,17 @@ func (t *table) write(pk, sk string, oldRec *record, it item) {
 		if old != nil {
 			t.data.remove(pk, sk)
 		}
-		return
+		return nil
 	}
-	size := r.size
 	t.data.put(pk, sk, r)
 	t.count++
-	t.bytes += int64(size)
+	t.bytes += int64(r.size)
 	for _, ix := range t.indexes {
 		if ipk, isk, ok := indexKeyAt(ix, it, pk, sk); ok {
 			ix.data.put(ipk, isk, r)
 		}
 	}
+	return r
 }
 
 func describeType(v types.AttributeValue) string { return ddbexpr.TypeName(v) }
