@@ -296,15 +296,40 @@ func (e *encoder) putItem(v *dynamodb.PutItemInput) bool {
 	if v.ConditionalOperator != "" || v.Expected != nil {
 		return false
 	}
-	e.open()
-	e.strMember("ConditionExpression", v.ConditionExpression)
-	e.namesMember("ExpressionAttributeNames", v.ExpressionAttributeNames)
-	if !e.itemMember("ExpressionAttributeValues", v.ExpressionAttributeValues) || !e.itemMember("Item", v.Item) {
+	if !e.condHead(v.ConditionExpression, v.ExpressionAttributeNames, v.ExpressionAttributeValues, "Item", v.Item) {
 		return false
 	}
 	e.writeReturns(v.ReturnConsumedCapacity, v.ReturnItemCollectionMetrics, v.ReturnValues, v.ReturnValuesOnConditionCheckFailure)
 	e.strMember("TableName", v.TableName)
 	e.close()
+	return true
+}
+
+// condHead opens a PutItem, UpdateItem or DeleteItem request and writes
+// its members up to the item or key (named what).
+func (e *encoder) condHead(cond *string, names map[string]string, values map[string]types.AttributeValue, what string, m map[string]types.AttributeValue) bool {
+	e.open()
+	e.strMember("ConditionExpression", cond)
+	e.namesMember("ExpressionAttributeNames", names)
+	return e.itemMember("ExpressionAttributeValues", values) && e.itemMember(what, m)
+}
+
+// readHead opens a Query or Scan request and writes its members up to
+// IndexName.
+func (e *encoder) readHead(attrs []string, consistent *bool, start map[string]types.AttributeValue, names map[string]string,
+	values map[string]types.AttributeValue, filter, index *string) bool {
+	e.open()
+	e.stringList("AttributesToGet", attrs)
+	e.boolMember("ConsistentRead", consistent)
+	if !e.itemMember("ExclusiveStartKey", start) {
+		return false
+	}
+	e.namesMember("ExpressionAttributeNames", names)
+	if !e.itemMember("ExpressionAttributeValues", values) {
+		return false
+	}
+	e.strMember("FilterExpression", filter)
+	e.strMember("IndexName", index)
 	return true
 }
 
@@ -319,10 +344,7 @@ func (e *encoder) updateItem(v *dynamodb.UpdateItemInput) bool {
 	if v.AttributeUpdates != nil || v.ConditionalOperator != "" || v.Expected != nil {
 		return false
 	}
-	e.open()
-	e.strMember("ConditionExpression", v.ConditionExpression)
-	e.namesMember("ExpressionAttributeNames", v.ExpressionAttributeNames)
-	if !e.itemMember("ExpressionAttributeValues", v.ExpressionAttributeValues) || !e.itemMember("Key", v.Key) {
+	if !e.condHead(v.ConditionExpression, v.ExpressionAttributeNames, v.ExpressionAttributeValues, "Key", v.Key) {
 		return false
 	}
 	e.writeReturns(v.ReturnConsumedCapacity, v.ReturnItemCollectionMetrics, v.ReturnValues, v.ReturnValuesOnConditionCheckFailure)
@@ -336,10 +358,7 @@ func (e *encoder) deleteItem(v *dynamodb.DeleteItemInput) bool {
 	if v.ConditionalOperator != "" || v.Expected != nil {
 		return false
 	}
-	e.open()
-	e.strMember("ConditionExpression", v.ConditionExpression)
-	e.namesMember("ExpressionAttributeNames", v.ExpressionAttributeNames)
-	if !e.itemMember("ExpressionAttributeValues", v.ExpressionAttributeValues) || !e.itemMember("Key", v.Key) {
+	if !e.condHead(v.ConditionExpression, v.ExpressionAttributeNames, v.ExpressionAttributeValues, "Key", v.Key) {
 		return false
 	}
 	e.writeReturns(v.ReturnConsumedCapacity, v.ReturnItemCollectionMetrics, v.ReturnValues, v.ReturnValuesOnConditionCheckFailure)
@@ -352,18 +371,9 @@ func (e *encoder) query(v *dynamodb.QueryInput) bool {
 	if v.ConditionalOperator != "" || v.KeyConditions != nil || v.QueryFilter != nil {
 		return false
 	}
-	e.open()
-	e.stringList("AttributesToGet", v.AttributesToGet)
-	e.boolMember("ConsistentRead", v.ConsistentRead)
-	if !e.itemMember("ExclusiveStartKey", v.ExclusiveStartKey) {
+	if !e.readHead(v.AttributesToGet, v.ConsistentRead, v.ExclusiveStartKey, v.ExpressionAttributeNames, v.ExpressionAttributeValues, v.FilterExpression, v.IndexName) {
 		return false
 	}
-	e.namesMember("ExpressionAttributeNames", v.ExpressionAttributeNames)
-	if !e.itemMember("ExpressionAttributeValues", v.ExpressionAttributeValues) {
-		return false
-	}
-	e.strMember("FilterExpression", v.FilterExpression)
-	e.strMember("IndexName", v.IndexName)
 	e.strMember("KeyConditionExpression", v.KeyConditionExpression)
 	e.intMember("Limit", v.Limit)
 	e.strMember("ProjectionExpression", v.ProjectionExpression)
@@ -379,18 +389,9 @@ func (e *encoder) scan(v *dynamodb.ScanInput) bool {
 	if v.ConditionalOperator != "" || v.ScanFilter != nil {
 		return false
 	}
-	e.open()
-	e.stringList("AttributesToGet", v.AttributesToGet)
-	e.boolMember("ConsistentRead", v.ConsistentRead)
-	if !e.itemMember("ExclusiveStartKey", v.ExclusiveStartKey) {
+	if !e.readHead(v.AttributesToGet, v.ConsistentRead, v.ExclusiveStartKey, v.ExpressionAttributeNames, v.ExpressionAttributeValues, v.FilterExpression, v.IndexName) {
 		return false
 	}
-	e.namesMember("ExpressionAttributeNames", v.ExpressionAttributeNames)
-	if !e.itemMember("ExpressionAttributeValues", v.ExpressionAttributeValues) {
-		return false
-	}
-	e.strMember("FilterExpression", v.FilterExpression)
-	e.strMember("IndexName", v.IndexName)
 	e.intMember("Limit", v.Limit)
 	e.strMember("ProjectionExpression", v.ProjectionExpression)
 	e.enumMember("ReturnConsumedCapacity", string(v.ReturnConsumedCapacity))
