@@ -18,9 +18,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -107,6 +109,7 @@ func Decode(payload []byte, out any) error {
 		item, attrs    map[string]types.AttributeValue
 		last           map[string]types.AttributeValue
 		count, scanned int32
+		consumed       *types.ConsumedCapacity
 	)
 	first := true
 	for {
@@ -153,6 +156,10 @@ func Decode(payload []byte, out any) error {
 			if scanned, ok = d.int32(); !ok {
 				return errFallback
 			}
+		case "ConsumedCapacity":
+			if consumed, ok = d.capacity(); !ok {
+				return errFallback
+			}
 		default:
 			return errFallback
 		}
@@ -173,32 +180,32 @@ func Decode(payload []byte, out any) error {
 		if !write {
 			return errFallback
 		}
-		o.Attributes = attrs
+		o.Attributes, o.ConsumedCapacity = attrs, consumed
 	case *dynamodb.PutItemOutput:
 		if !write {
 			return errFallback
 		}
-		o.Attributes = attrs
+		o.Attributes, o.ConsumedCapacity = attrs, consumed
 	case *dynamodb.DeleteItemOutput:
 		if !write {
 			return errFallback
 		}
-		o.Attributes = attrs
+		o.Attributes, o.ConsumedCapacity = attrs, consumed
 	case *dynamodb.QueryOutput:
 		if item != nil {
 			return errFallback
 		}
-		o.Items, o.LastEvaluatedKey, o.Count, o.ScannedCount = items, last, count, scanned
+		o.Items, o.LastEvaluatedKey, o.Count, o.ScannedCount, o.ConsumedCapacity = items, last, count, scanned, consumed
 	case *dynamodb.ScanOutput:
 		if item != nil {
 			return errFallback
 		}
-		o.Items, o.LastEvaluatedKey, o.Count, o.ScannedCount = items, last, count, scanned
+		o.Items, o.LastEvaluatedKey, o.Count, o.ScannedCount, o.ConsumedCapacity = items, last, count, scanned, consumed
 	case *dynamodb.GetItemOutput:
 		if items != nil || last != nil || count != 0 || scanned != 0 {
 			return errFallback
 		}
-		o.Item = item
+		o.Item, o.ConsumedCapacity = item, consumed
 	default:
 		return errFallback
 	}
@@ -209,6 +216,64 @@ func Decode(payload []byte, out any) error {
 // (jsonscan.Replace).
 type decoder struct {
 	jsonscan.Scanner
+}
+
+// consumedJSON is the shape of a ConsumedCapacity this decoder reads;
+// a member it does not list (VectorIndexes, say) sends the response to
+// the SDK's decoder.
+type consumedJSON struct {
+	TableName                                            *string
+	CapacityUnits, ReadCapacityUnits, WriteCapacityUnits *float64
+	Table                                                *types.Capacity
+	GlobalSecondaryIndexes, LocalSecondaryIndexes        map[string]types.Capacity
+}
+
+// capacity reads a ConsumedCapacity object (or null). Its extent is found
+// by matching braces outside strings; encoding/json decodes it. Traced
+// and budgeted requests ask for it, so their responses stay on the fast
+// path.
+func (d *decoder) capacity() (*types.ConsumedCapacity, bool) {
+	if d.Peek() == 'n' {
+		return nil, d.Lit("null")
+	}
+	start := d.I
+	if !d.skipObject() {
+		return nil, false
+	}
+	dec := json.NewDecoder(strings.NewReader(d.S[start:d.I]))
+	dec.DisallowUnknownFields()
+	var c consumedJSON
+	if err := dec.Decode(&c); err != nil {
+		return nil, false
+	}
+	return &types.ConsumedCapacity{TableName: c.TableName, CapacityUnits: c.CapacityUnits, ReadCapacityUnits: c.ReadCapacityUnits,
+		WriteCapacityUnits: c.WriteCapacityUnits, Table: c.Table, GlobalSecondaryIndexes: c.GlobalSecondaryIndexes,
+		LocalSecondaryIndexes: c.LocalSecondaryIndexes}, true
+}
+
+// skipObject moves past one JSON object.
+func (d *decoder) skipObject() bool {
+	if !d.Eat('{') {
+		return false
+	}
+	for depth := 1; d.I < len(d.S); {
+		switch d.S[d.I] {
+		case '"':
+			if _, ok := d.Str(); !ok {
+				return false
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				d.I++
+				return true
+			}
+		}
+		d.I++
+	}
+	return false
 }
 
 func (d *decoder) int32() (int32, bool) {

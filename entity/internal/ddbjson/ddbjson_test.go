@@ -3,6 +3,7 @@ package ddbjson_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -91,6 +92,9 @@ var bodies = []string{
 	` { "Items" : [ ] , "Count" : 0 , "ScannedCount" : 0 } `,
 	`{"Count":1,"Items":[{"PK":{"S":""}}],"ScannedCount":1,"ConsumedCapacity":{"TableName":"t","CapacityUnits":0.5}}`,
 	`{"Count":1,"Items":[{"PK":{"S":"x"}}],"ScannedCount":1,"Unknown":[1,2,{"a":null}]}`,
+	`{"ConsumedCapacity":{"TableName":"t\"{[","CapacityUnits":2.5,"ReadCapacityUnits":2.5,"Table":{"CapacityUnits":1,"ReadCapacityUnits":1},"GlobalSecondaryIndexes":{"GSI1":{"CapacityUnits":1.5}},"LocalSecondaryIndexes":{"LSI1":{"ReadCapacityUnits":0.5,"WriteCapacityUnits":0}}},"Count":1,"Items":[{"PK":{"S":"x"}}],"ScannedCount":1}`,
+	`{"Count":0,"Items":[],"ScannedCount":0,"ConsumedCapacity":null}`,
+	`{"Count":0,"Items":[],"ScannedCount":0,"ConsumedCapacity":{"TableName":"t","CapacityUnits":1,"VectorIndexes":{}}}`,
 }
 
 // TestParity decodes each body with the SDK's decoder and with ours.
@@ -110,9 +114,7 @@ func TestParity(t *testing.T) {
 			if diff := cmp.Diff(normQuery(std), normQuery(fast)); diff != "" {
 				t.Fatal(diff)
 			}
-			if (std.ConsumedCapacity == nil) != (fast.ConsumedCapacity == nil) {
-				t.Fatal("consumed capacity differs")
-			}
+			sameCapacity(t, std.ConsumedCapacity, fast.ConsumedCapacity)
 		})
 	}
 	get := `{"Item":{"PK":{"S":"USER#u001"},"displayName":{"S":"김대연"}}}`
@@ -130,6 +132,17 @@ func TestParity(t *testing.T) {
 	empty, err := client(`{}`).GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("t"), Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "k"}}}, ddbjson.Use)
 	if err != nil || empty.Item != nil {
 		t.Fatalf("empty GetItem %v %v", empty.Item, err)
+	}
+}
+
+// sameCapacity fails t unless both ConsumedCapacity values have the same
+// members (compared as JSON).
+func sameCapacity(t *testing.T, std, fast *types.ConsumedCapacity) {
+	t.Helper()
+	a, _ := json.Marshal(std)
+	b, _ := json.Marshal(fast)
+	if string(a) != string(b) {
+		t.Fatalf("consumed capacity differs:\n sdk %s\nours %s", a, b)
 	}
 }
 
@@ -159,9 +172,10 @@ func TestParityWrites(t *testing.T) {
 			}
 			if err1 == nil {
 				got = append(got, pair{u1.Attributes, u2.Attributes})
-				if (u1.ConsumedCapacity == nil) != (u2.ConsumedCapacity == nil) || (u1.ItemCollectionMetrics == nil) != (u2.ItemCollectionMetrics == nil) {
+				if (u1.ItemCollectionMetrics == nil) != (u2.ItemCollectionMetrics == nil) {
 					t.Fatal("UpdateItem metadata differs")
 				}
+				sameCapacity(t, u1.ConsumedCapacity, u2.ConsumedCapacity)
 			}
 			p1, err1 := client(body).PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("t"), Item: key})
 			p2, err2 := client(body).PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("t"), Item: key}, ddbjson.Use)
@@ -210,4 +224,22 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("%q: %s", body, diff)
 		}
 	})
+}
+
+// TestDecodeCapacity: a response with ConsumedCapacity stays on the fast
+// path (traced and budgeted requests ask for it); one with a member the
+// decoder does not know goes to the SDK.
+func TestDecodeCapacity(t *testing.T) {
+	var q dynamodb.QueryOutput
+	if err := ddbjson.Decode([]byte(bodies[4]), &q); err != nil || q.ConsumedCapacity == nil || *q.ConsumedCapacity.CapacityUnits != 2.5 ||
+		*q.ConsumedCapacity.TableName != `t"{[` || *q.ConsumedCapacity.GlobalSecondaryIndexes["GSI1"].CapacityUnits != 1.5 {
+		t.Fatalf("capacity not decoded: %v %+v", err, q.ConsumedCapacity)
+	}
+	var g dynamodb.GetItemOutput
+	if err := ddbjson.Decode([]byte(`{"Item":{"PK":{"S":"x"}},"ConsumedCapacity":{"TableName":"t","CapacityUnits":0.5}}`), &g); err != nil || *g.ConsumedCapacity.CapacityUnits != 0.5 {
+		t.Fatalf("GetItem capacity: %v", err)
+	}
+	if err := ddbjson.Decode([]byte(bodies[6]), &dynamodb.QueryOutput{}); err == nil {
+		t.Fatal("VectorIndexes decoded instead of falling back")
+	}
 }
