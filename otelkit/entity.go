@@ -45,11 +45,14 @@ var _ query.PageTracer = entityTracer{}
 type reqKey struct{ op, table, index, typ, pattern string }
 
 // reqAttrs are the attributes and options of the requests of one reqKey,
-// built once: a traced request allocates no attributes of its own unless
-// it reports capacity, retries or an error.
+// built once. A request's span gets all its attributes in one call when
+// it ends (span, then its own): the SDK then sizes the span's attribute
+// list once, where attributes given at the start and more at the end
+// cost it a copy of the first into a list twice their size.
 type reqAttrs struct {
 	name    string
-	start   []trace.SpanStartOption
+	span    []attribute.KeyValue
+	page    trace.SpanStartOption // the page span's share of span
 	metric  []attribute.KeyValue
 	measure metric.MeasurementOption
 	write   bool
@@ -113,7 +116,8 @@ func buildAttrs(k reqKey) *reqAttrs {
 	}
 	return &reqAttrs{
 		name:    name,
-		start:   []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(span...)},
+		span:    span,
+		page:    trace.WithAttributes(span...),
 		metric:  common,
 		measure: metric.WithAttributeSet(attribute.NewSet(common...)),
 		write:   isWrite(k.op),
@@ -122,9 +126,11 @@ func buildAttrs(k reqKey) *reqAttrs {
 
 func (e entityTracer) TraceStart(ctx context.Context, ev entity.TraceStartEvent) context.Context {
 	ra := e.t.attrs(e.key(ctx, ev.Op, ev.Table, ev.Index, ev.Type, ev.Pattern))
-	ctx, _ = e.t.tracer.Start(ctx, ra.name, ra.start...)
+	ctx, _ = e.t.tracer.Start(ctx, ra.name, clientKind)
 	return ctx
 }
+
+var clientKind = trace.WithSpanKind(trace.SpanKindClient)
 
 func (e entityTracer) TraceEnd(ctx context.Context, ev entity.TraceEvent) {
 	ra := e.t.attrs(e.key(ctx, ev.Op, ev.Table, ev.Index, ev.Type, ev.Pattern))
@@ -139,14 +145,15 @@ func (e entityTracer) TraceEnd(ctx context.Context, ev entity.TraceEvent) {
 		wcu += w
 	}
 	if span.IsRecording() {
-		n := 1
+		n := len(ra.span) + 1
 		if len(ev.Consumed) > 0 {
 			n += 3
 		}
 		if ev.Retries > 0 || ev.Throttles > 0 || ev.Cancellation != nil {
 			n += 3
 		}
-		a := make([]attribute.KeyValue, 0, n) // escapes to the span: sized, not a fixed buffer
+		a := make([]attribute.KeyValue, 0, n) // copied by the span: a fixed buffer would escape
+		a = append(a, ra.span...)
 		a = append(a, attribute.Int("tablekit.items", ev.Items))
 		if len(ev.Consumed) > 0 {
 			caps := make([]string, len(ev.Consumed))
@@ -196,7 +203,7 @@ func (e entityTracer) PageStart(ctx context.Context, ev query.PageStartEvent) co
 	if ev.Pattern == "" {
 		name = "page " + ev.Table
 	}
-	ctx, _ = e.t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal), ra.start[1],
+	ctx, _ = e.t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal), ra.page,
 		trace.WithAttributes(attribute.Bool("tablekit.page.resumed", ev.Resumed), attribute.Int("tablekit.page.limit", ev.Limit)))
 	return ctx
 }

@@ -27,7 +27,10 @@
 // tablekit.consumed.write_units, tablekit.retries and tablekit.throttles
 // (from the SDK's attempt metadata), tablekit.cancellation_reasons (a
 // cancelled transaction's reasons, one code per item). The attributes are
-// built once per operation, table, index, entity and pattern.
+// built once per operation, table, index, entity and pattern, and a
+// request's span gets them all when it ends, in one call, which the SDK
+// stores with one allocation: a sampler sees the span's name and kind, and
+// a span that is not recorded costs no attribute at all.
 //
 // Each page of a query is an internal span "page PATTERN" with the same
 // table, entity and pattern attributes and tablekit.page.requests,
