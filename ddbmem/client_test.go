@@ -5,4 +5,4 @@ import (
 	"github.com/tablekit/tablekit/entity"
 )
 
-var _ entity.Client = (*ddbmem.DB)(nil)
+var _ entity.InputCopier = (*ddbmem.DB)(nil)

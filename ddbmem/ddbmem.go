@@ -283,6 +283,11 @@ type DB struct {
 	streams streamSet // DynamoDB Streams: stream.go
 }
 
+// CopiesInput marks db as an entity.InputCopier: it keeps nothing of a
+// request's input once the call has returned (it stores copies), so the
+// runtime may reuse the maps it sends.
+func (db *DB) CopiesInput() {}
+
 // New returns an empty engine configured by optFns.
 func New(optFns ...func(*Options)) *DB {
 	var o Options

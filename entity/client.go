@@ -29,3 +29,26 @@ type Client interface {
 }
 
 var _ Client = (*dynamodb.Client)(nil)
+
+// InputCopier is implemented by a [Client] that keeps nothing of a
+// request's input once the call has returned, the way io.Writer must not
+// retain p: the embedded engine (package ddbmem) copies what it stores.
+// A Store reuses the item maps of its Puts when its table's client is one,
+// or the SDK's [*dynamodb.Client] (which serializes the input during the
+// call; middleware you add to it must not keep the input either). Any
+// other client, a wrapper included, gets a new map per request.
+type InputCopier interface {
+	Client
+	// CopiesInput marks the client; it is never called.
+	CopiesInput()
+}
+
+// reusesInput reports whether c keeps nothing of a request's input once
+// the call has returned.
+func reusesInput(c Client) bool {
+	switch c.(type) {
+	case *dynamodb.Client, InputCopier:
+		return true
+	}
+	return false
+}

@@ -100,6 +100,14 @@ type Field[T any, V any] struct {
 	Check func(V) error
 }
 
+// ItemMarshalerTo is implemented by generated codecs: MarshalItemTo is
+// MarshalItem writing into item, an empty map, or into a new map when
+// item is nil. A [Store] whose client keeps no input (see [InputCopier])
+// encodes its Puts into maps it reuses.
+type ItemMarshalerTo interface {
+	MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error)
+}
+
 // TimeStamper is implemented by the generated code of entities with
 // created or updated time fields. The runtime calls it on a copy of the
 // value before encoding a Put or Create, so that index keys built from

@@ -46,7 +46,7 @@ func (s *Store[T, PT]) Put(ctx context.Context, v *T, optFns ...func(*CallOption
 // sending it; v is not modified.
 func (s *Store[T, PT]) CreateInput(v *T, optFns ...func(*CallOptions)) (*dynamodb.PutItemInput, error) {
 	o := callOpts(optFns)
-	in, _, _, err := s.putInput("Create", v, &o, true)
+	in, _, _, err := s.putInput("Create", v, &o, true, false)
 	return in, err
 }
 
@@ -54,14 +54,20 @@ func (s *Store[T, PT]) CreateInput(v *T, optFns ...func(*CallOptions)) (*dynamod
 // v is not modified.
 func (s *Store[T, PT]) PutInput(v *T, optFns ...func(*CallOptions)) (*dynamodb.PutItemInput, error) {
 	o := callOpts(optFns)
-	in, _, _, err := s.putInput("Put", v, &o, false)
+	in, _, _, err := s.putInput("Put", v, &o, false, false)
 	return in, err
 }
 
 func (s *Store[T, PT]) put(ctx context.Context, op string, v *T, o CallOptions, create bool) error {
-	in, item, key, err := s.putInput(op, v, &o, create)
+	// The item map goes back to s.items once the call is done with it,
+	// unless it leaves the call (a dry run, a unique field's transaction).
+	reuse := s.items != nil && o.DryRun == nil && len(s.schema.Unique) == 0
+	in, item, key, err := s.putInput(op, v, &o, create, reuse)
 	if err != nil {
 		return err
+	}
+	if reuse {
+		defer s.reuse(item)
 	}
 	if o.DryRun != nil {
 		*o.DryRun = Request{Op: "PutItem", Input: in}
@@ -83,14 +89,14 @@ func (s *Store[T, PT]) put(ctx context.Context, op string, v *T, o CallOptions, 
 }
 
 // putInput prepares the PutItem of Create (create) or Put.
-func (s *Store[T, PT]) putInput(op string, v *T, o *CallOptions, create bool) (*dynamodb.PutItemInput, map[string]types.AttributeValue, Key, error) {
+func (s *Store[T, PT]) putInput(op string, v *T, o *CallOptions, create, reuse bool) (*dynamodb.PutItemInput, map[string]types.AttributeValue, Key, error) {
 	if create && o.Version != 0 {
 		return nil, nil, Key{}, &ValidationError{Op: op, Type: s.schema.Type, Field: "Version", Err: errors.New("Create takes no expected version")}
 	}
 	if o.Version != 0 && s.schema.VersionAttr == "" {
 		return nil, nil, Key{}, s.unversioned(op)
 	}
-	item, key, err := s.encode(op, v, o, create)
+	item, key, err := s.encode(op, v, o, create, reuse)
 	if err != nil {
 		return nil, nil, key, err
 	}
@@ -117,7 +123,7 @@ func (s *Store[T, PT]) putInput(op string, v *T, o *CallOptions, create bool) (*
 
 // encode marshals v for a full-item write and stamps the automatic
 // attributes. create reports a Create (version 1).
-func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create bool) (map[string]types.AttributeValue, Key, error) {
+func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create, reuse bool) (map[string]types.AttributeValue, Key, error) {
 	sc := s.schema
 	pv := PT(v)
 	// The key is the one PrimaryKey builds from v. A generated codec
@@ -145,7 +151,7 @@ func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create bool) (map
 			pv, stamped = PT(&cp), true
 		}
 	}
-	item, err := pv.MarshalItem()
+	item, err := s.marshal(pv, reuse)
 	if err != nil {
 		if k, kerr := s.primaryKey(op, PT(v)); kerr != nil {
 			return nil, k, kerr
@@ -207,6 +213,21 @@ func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create bool) (map
 		return nil, key, &ItemTooLargeError{Type: sc.Type, Key: key, Size: n}
 	}
 	return item, key, nil
+}
+
+// marshal encodes v, into a map of s.items when reuse is set.
+func (s *Store[T, PT]) marshal(v PT, reuse bool) (map[string]types.AttributeValue, error) {
+	if reuse {
+		m, _ := s.items.Get().(map[string]types.AttributeValue)
+		return any(v).(ItemMarshalerTo).MarshalItemTo(m)
+	}
+	return v.MarshalItem()
+}
+
+// reuse gives item, sent and done with, back to s.items.
+func (s *Store[T, PT]) reuse(item map[string]types.AttributeValue) {
+	clear(item)
+	s.items.Put(item)
 }
 
 // primaryKey is v's PrimaryKey, checked; its errors are ValidationErrors.

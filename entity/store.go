@@ -3,6 +3,7 @@ package entity
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -32,6 +33,10 @@ type Store[T any, PT interface {
 	// timestamp, so that the key a codec writes into the item is the key
 	// PrimaryKey returns (see encode).
 	stampFree bool
+	// items holds the item maps of Puts sent and done with, for reuse
+	// (nil when T's codec cannot write into a map or the table's client
+	// may keep its input).
+	items *sync.Pool
 }
 
 // NewStore returns the store of entity T in table t, for instance
@@ -49,6 +54,9 @@ func NewStore[T any, PT interface {
 		panic(err)
 	}
 	s := &Store[T, PT]{t: t, schema: sc}
+	if _, ok := any(PT(new(T))).(ItemMarshalerTo); ok && reusesInput(t.client) {
+		s.items = new(sync.Pool)
+	}
 	s.plain = map[string]bool{t.opts.TypeAttr: true}
 	for _, a := range []string{sc.VersionAttr, sc.CreatedAttr, sc.UpdatedAttr, sc.TTLAttr} {
 		if a != "" {

@@ -156,13 +156,21 @@ type userValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *User) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *User) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(userValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 8)
-		err  error
+		v   = new(userValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 8)
+	}
 	v.typ.Value = UserType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildUserPK(&b, p.ID); err != nil {
@@ -345,13 +353,21 @@ type categoryValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Category) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Category) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(categoryValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 8)
-		err  error
+		v   = new(categoryValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 8)
+	}
 	v.typ.Value = CategoryType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildCategoryPK(&b, p.ID); err != nil {
@@ -592,13 +608,21 @@ type postValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Post) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Post) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(postValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 11)
-		err  error
+		v   = new(postValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 11)
+	}
 	v.typ.Value = PostType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildPostPK(&b, p.CategoryID); err != nil {
@@ -811,13 +835,21 @@ type bannerValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Banner) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Banner) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(bannerValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 11)
-		err  error
+		v   = new(bannerValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 11)
+	}
 	v.typ.Value = BannerType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildBannerPK(&b, p.ID); err != nil {
@@ -985,12 +1017,20 @@ type corpInfoValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *CorpInfo) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *CorpInfo) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(corpInfoValues)
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 11)
-		err  error
+		v   = new(corpInfoValues)
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 11)
+	}
 	v.typ.Value = CorpInfoType
 	item["Type"] = &v.typ
 	v.k0.Value = CorpInfoPK
@@ -1221,13 +1261,21 @@ type contactInquiryValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *ContactInquiry) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *ContactInquiry) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(contactInquiryValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 15)
-		err  error
+		v   = new(contactInquiryValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 15)
+	}
 	v.typ.Value = ContactInquiryType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildContactInquiryPK(&b, p.ID); err != nil {

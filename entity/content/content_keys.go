@@ -298,16 +298,24 @@ type contentValues struct {
 // MarshalItem encodes p with its Type and key attributes, after
 // checking its rules (an *entity.ConstraintError).
 func (p *Content) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Content) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	if err := checkContent(p); err != nil {
 		return nil, err
 	}
 	var (
-		v    = new(contentValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 8)
-		err  error
+		v   = new(contentValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 8)
+	}
 	v.typ.Value = ContentType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildContentPK(&b, p.EventID); err != nil {
@@ -712,16 +720,24 @@ type generatedImageValues struct {
 // MarshalItem encodes p with its Type and key attributes, after
 // checking its rules (an *entity.ConstraintError).
 func (p *GeneratedImage) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *GeneratedImage) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	if err := checkGeneratedImage(p); err != nil {
 		return nil, err
 	}
 	var (
-		v    = new(generatedImageValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 17)
-		err  error
+		v   = new(generatedImageValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 17)
+	}
 	v.typ.Value = GeneratedImageType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildGeneratedImagePK(&b, p.EventID); err != nil {
@@ -1236,16 +1252,24 @@ type jobValues struct {
 // MarshalItem encodes p with its Type and key attributes, after
 // checking its rules (an *entity.ConstraintError).
 func (p *Job) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Job) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	if err := checkJob(p); err != nil {
 		return nil, err
 	}
 	var (
-		v    = new(jobValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 21)
-		err  error
+		v   = new(jobValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 21)
+	}
 	v.typ.Value = JobType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildJobPK(&b, p.ID); err != nil {

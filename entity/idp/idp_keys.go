@@ -209,13 +209,21 @@ type projectValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Project) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Project) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(projectValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 11)
-		err  error
+		v   = new(projectValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 11)
+	}
 	v.typ.Value = ProjectType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildProjectPK(&b, p.ProjectID); err != nil {
@@ -548,13 +556,21 @@ type documentValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Document) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Document) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(documentValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 13)
-		err  error
+		v   = new(documentValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 13)
+	}
 	v.typ.Value = DocumentType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildDocumentPK(&b, p.ProjectID); err != nil {
@@ -815,13 +831,21 @@ type workflowValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Workflow) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Workflow) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(workflowValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 10)
-		err  error
+		v   = new(workflowValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 10)
+	}
 	v.typ.Value = WorkflowType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildWorkflowPK(&b, p.DocumentID); err != nil {
@@ -1067,13 +1091,21 @@ type segmentValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Segment) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Segment) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(segmentValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 9)
-		err  error
+		v   = new(segmentValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 9)
+	}
 	v.typ.Value = SegmentType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildSegmentPK(&b, p.WorkflowID); err != nil {
@@ -1451,13 +1483,21 @@ type artifactValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Artifact) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Artifact) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(artifactValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 15)
-		err  error
+		v   = new(artifactValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 15)
+	}
 	v.typ.Value = ArtifactType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildArtifactPK(&b, p.ArtifactID); err != nil {

@@ -305,13 +305,21 @@ type idempotencyLockValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *IdempotencyLock) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *IdempotencyLock) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(idempotencyLockValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 7)
-		err  error
+		v   = new(idempotencyLockValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 7)
+	}
 	v.typ.Value = IdempotencyLockType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildIdempotencyLockPK(&b, p.EventID, p.UserID); err != nil {
@@ -792,16 +800,24 @@ type requestValues struct {
 // MarshalItem encodes p with its Type and key attributes, after
 // checking its rules (an *entity.ConstraintError).
 func (p *Request) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Request) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	if err := checkRequest(p); err != nil {
 		return nil, err
 	}
 	var (
-		v    = new(requestValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 21)
-		err  error
+		v   = new(requestValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 21)
+	}
 	v.typ.Value = RequestType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildRequestPK(&b, p.RequestID); err != nil {
@@ -1082,16 +1098,24 @@ type eventCapacityValues struct {
 // MarshalItem encodes p with its Type and key attributes, after
 // checking its rules (an *entity.ConstraintError).
 func (p *EventCapacity) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *EventCapacity) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	if err := checkEventCapacity(p); err != nil {
 		return nil, err
 	}
 	var (
-		v    = new(eventCapacityValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 8)
-		err  error
+		v   = new(eventCapacityValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 8)
+	}
 	v.typ.Value = EventCapacityType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildEventCapacityPK(&b, p.EventID); err != nil {
@@ -1323,13 +1347,21 @@ type openRequestValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *OpenRequest) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *OpenRequest) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(openRequestValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 9)
-		err  error
+		v   = new(openRequestValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 9)
+	}
 	v.typ.Value = OpenRequestType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildOpenRequestPK(&b, p.Shard); err != nil {
@@ -1579,16 +1611,24 @@ type requestStatusLogValues struct {
 // MarshalItem encodes p with its Type and key attributes, after
 // checking its rules (an *entity.ConstraintError).
 func (p *RequestStatusLog) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *RequestStatusLog) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	if err := checkRequestStatusLog(p); err != nil {
 		return nil, err
 	}
 	var (
-		v    = new(requestStatusLogValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 8)
-		err  error
+		v   = new(requestStatusLogValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 8)
+	}
 	v.typ.Value = RequestStatusLogType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildRequestStatusLogPK(&b, p.RequestID); err != nil {

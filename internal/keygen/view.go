@@ -860,14 +860,13 @@ func (e *Entity) marshal(v *entityView, field func(*Field) string) {
 		members = append(members, "numBuf ["+strconv.Itoa(bufSize)+"]byte")
 		decl = append(decl, "buf = codec.BufferOn(v.numBuf[:0])")
 	}
-	decl = append(decl, "item = make(map[string]types.AttributeValue, "+strconv.Itoa(count)+")")
 	if usesAV {
 		decl = append(decl, "av types.AttributeValue")
 	}
 	if strings.Contains(text, "err =") {
 		decl = append(decl, "err error")
 	}
-	decl = append(decl, ")")
+	decl = append(decl, ")", "if item == nil {", "item = make(map[string]types.AttributeValue, "+strconv.Itoa(count)+")", "}")
 	if v.Check != "" {
 		decl = append([]string{"if err := " + v.Check + "(p); err != nil {", "return nil, err", "}"}, decl...)
 	}

@@ -280,16 +280,24 @@ type customerValues struct {
 // MarshalItem encodes p with its Type and key attributes, after
 // checking its rules (an *entity.ConstraintError).
 func (p *Customer) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Customer) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	if err := checkCustomer(p); err != nil {
 		return nil, err
 	}
 	var (
-		v    = new(customerValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 14)
-		err  error
+		v   = new(customerValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 14)
+	}
 	v.typ.Value = CustomerType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildCustomerPK(&b, p.ID); err != nil {
@@ -500,16 +508,24 @@ type accountValues struct {
 // MarshalItem encodes p with its Type and key attributes, after
 // checking its rules (an *entity.ConstraintError).
 func (p *Account) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Account) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	if err := checkAccount(p); err != nil {
 		return nil, err
 	}
 	var (
-		v    = new(accountValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 7)
-		err  error
+		v   = new(accountValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 7)
+	}
 	v.typ.Value = AccountType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildAccountPK(&b, p.ID); err != nil {
@@ -726,16 +742,24 @@ type orderValues struct {
 // MarshalItem encodes p with its Type and key attributes, after
 // checking its rules (an *entity.ConstraintError).
 func (p *Order) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Order) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	if err := checkOrder(p); err != nil {
 		return nil, err
 	}
 	var (
-		v    = new(orderValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 9)
-		err  error
+		v   = new(orderValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 9)
+	}
 	v.typ.Value = OrderType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildOrderPK(&b, p.ID); err != nil {
@@ -1135,16 +1159,24 @@ type orderLineValues struct {
 // MarshalItem encodes p with its Type and key attributes, after
 // checking its rules (an *entity.ConstraintError).
 func (p *OrderLine) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *OrderLine) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	if err := checkOrderLine(p); err != nil {
 		return nil, err
 	}
 	var (
-		v    = new(orderLineValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 13)
-		err  error
+		v   = new(orderLineValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 13)
+	}
 	v.typ.Value = OrderLineType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildOrderLinePK(&b, p.OrderID); err != nil {
@@ -1406,13 +1438,21 @@ type articleValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Article) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Article) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(articleValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 11)
-		err  error
+		v   = new(articleValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 11)
+	}
 	v.typ.Value = ArticleType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildArticlePK(&b, p.CategoryID); err != nil {

@@ -267,8 +267,11 @@
 //	func (*Post) EntitySchema() *entity.Schema
 //	func (p *Post) PrimaryKey() (entity.Key, error)
 //	func (p *Post) MarshalItem() (map[string]types.AttributeValue, error)
+//	func (p *Post) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error)
 //	func (p *Post) UnmarshalItem(item map[string]types.AttributeValue) error
-//	    The entity.Item implementation. MarshalItem writes Type, every
+//	    The entity.Item implementation (and entity.ItemMarshalerTo:
+//	    MarshalItemTo writes into a given empty map, which a Store reuses
+//	    when its client keeps no input). MarshalItem writes Type, every
 //	    attribute field and every key attribute (a sparse index key whose
 //	    fields are empty is left out; the runtime then drops the rest of
 //	    that index, see above); UnmarshalItem reads the fields back

@@ -162,13 +162,21 @@ type noticeValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Notice) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Notice) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(noticeValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 9)
-		err  error
+		v   = new(noticeValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 9)
+	}
 	v.typ.Value = NoticeType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildNoticePK(&b, p.ID); err != nil {
@@ -416,13 +424,21 @@ type postLikeValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *PostLike) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *PostLike) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(postLikeValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 8)
-		err  error
+		v   = new(postLikeValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 8)
+	}
 	v.typ.Value = PostLikeType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildPostLikePK(&b, p.CategoryID); err != nil {

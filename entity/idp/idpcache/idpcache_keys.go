@@ -221,13 +221,21 @@ type sessionValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Session) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Session) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(sessionValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 9)
-		err  error
+		v   = new(sessionValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 9)
+	}
 	v.typ.Value = SessionType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildSessionPK(&b, p.UserID, p.ProjectID); err != nil {
@@ -480,13 +488,21 @@ type agentValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Agent) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Agent) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(agentValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 9)
-		err  error
+		v   = new(agentValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 9)
+	}
 	v.typ.Value = AgentType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildAgentPK(&b, p.UserID, p.ProjectID); err != nil {

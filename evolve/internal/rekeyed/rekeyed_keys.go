@@ -214,13 +214,21 @@ type postValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Post) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Post) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(postValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 11)
-		err  error
+		v   = new(postValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 11)
+	}
 	v.typ.Value = PostType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildPostPK(&b, p.ID); err != nil {

@@ -206,13 +206,21 @@ type noteValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Note) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Note) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(noteValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 8)
-		err  error
+		v   = new(noteValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 8)
+	}
 	v.typ.Value = NoteType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildNotePK(&b, p.ID); err != nil {
@@ -349,13 +357,21 @@ type thingValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Thing) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Thing) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(thingValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 3)
-		err  error
+		v   = new(thingValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 3)
+	}
 	v.typ.Value = ThingType
 	item["Type"] = &v.typ
 	if _, err = buildThingId(&b, p.ID); err != nil {
@@ -507,13 +523,21 @@ type memberValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Member) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Member) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(memberValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 8)
-		err  error
+		v   = new(memberValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 8)
+	}
 	v.typ.Value = MemberType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildMemberPK(&b, p.ID); err != nil {

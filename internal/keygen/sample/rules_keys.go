@@ -503,17 +503,25 @@ type orderValues struct {
 // MarshalItem encodes p with its Type and key attributes, after
 // checking its rules (an *entity.ConstraintError).
 func (p *Order) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Order) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	if err := checkOrder(p); err != nil {
 		return nil, err
 	}
 	var (
-		v    = new(orderValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 16)
-		av   types.AttributeValue
-		err  error
+		v   = new(orderValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		av  types.AttributeValue
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 16)
+	}
 	v.typ.Value = OrderType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildOrderPK(&b, p.ID); err != nil {

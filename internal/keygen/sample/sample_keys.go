@@ -321,13 +321,21 @@ type artifactValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Artifact) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Artifact) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(artifactValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 11)
-		err  error
+		v   = new(artifactValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 11)
+	}
 	v.typ.Value = ArtifactType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildArtifactPK(&b, p.ArtifactID); err != nil {
@@ -545,13 +553,21 @@ type segmentValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Segment) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Segment) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(segmentValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 6)
-		err  error
+		v   = new(segmentValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 6)
+	}
 	v.typ.Value = SegmentType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildSegmentPK(&b, p.WorkflowID); err != nil {
@@ -860,13 +876,21 @@ type requestValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Request) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Request) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(requestValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 13)
-		err  error
+		v   = new(requestValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 13)
+	}
 	v.typ.Value = RequestType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildRequestPK(&b, p.RequestID); err != nil {
@@ -1001,10 +1025,18 @@ type corpInfoValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *CorpInfo) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *CorpInfo) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(corpInfoValues)
-		item = make(map[string]types.AttributeValue, 4)
+		v = new(corpInfoValues)
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 4)
+	}
 	v.typ.Value = CorpInfoType
 	item["Type"] = &v.typ
 	v.k0.Value = CorpInfoPK
@@ -1476,14 +1508,22 @@ type kitchenValues struct {
 
 // MarshalItem encodes p with its Type and key attributes.
 func (p *Kitchen) MarshalItem() (map[string]types.AttributeValue, error) {
+	return p.MarshalItemTo(nil)
+}
+
+// MarshalItemTo is MarshalItem writing into item, an empty map, or into a
+// new map when item is nil (entity.ItemMarshalerTo).
+func (p *Kitchen) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	var (
-		v    = new(kitchenValues)
-		b    = keys.BuilderOn(v.keyBuf[:0])
-		buf  = codec.BufferOn(v.numBuf[:0])
-		item = make(map[string]types.AttributeValue, 34)
-		av   types.AttributeValue
-		err  error
+		v   = new(kitchenValues)
+		b   = keys.BuilderOn(v.keyBuf[:0])
+		buf = codec.BufferOn(v.numBuf[:0])
+		av  types.AttributeValue
+		err error
 	)
+	if item == nil {
+		item = make(map[string]types.AttributeValue, 34)
+	}
 	v.typ.Value = KitchenType
 	item["Type"] = &v.typ
 	if v.k0.Value, err = buildKitchenPK(&b, p.ID); err != nil {
