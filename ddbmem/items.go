@@ -309,7 +309,7 @@ func (p *preparedUpdate) applyEffective(old item) (item, []ddbexpr.Path, int, er
 	if p.x.update == nil {
 		return base, nil, -1, nil
 	}
-	it, eff, err := p.x.update.ApplyEffective(base, &p.x.env)
+	it, eff, err := p.x.update.ApplyEffective(base, &p.x.uenv)
 	if err != nil {
 		return nil, nil, 0, evalErr("UpdateExpression", err)
 	}

@@ -739,3 +739,37 @@ func TestConcurrentReads(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestUpdateValuesCopied checks that an update stores copies of the values
+// it names (the caller may reuse its values afterwards), that a number is
+// stored in canonical form, and that a value only the condition names is
+// still validated and compared.
+func TestUpdateValuesCopied(t *testing.T) {
+	db := newTable(t)
+	put(t, db, map[string]av{"pk": s("a"), "sk": s("1"), "c": n("5")})
+	v := &types.AttributeValueMemberS{Value: "x"}
+	vals := map[string]av{":v": v, ":n": n("007.50"), ":c": n("5.0")}
+	if _, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("tbl"), Key: key("a", "1"),
+		UpdateExpression: aws.String("SET v = :v, n = :n"), ConditionExpression: aws.String("c = :c"), ExpressionAttributeValues: vals}); err != nil {
+		t.Fatal(err)
+	}
+	v.Value = "changed"
+	out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("tbl"), Key: key("a", "1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[string]av{"pk": s("a"), "sk": s("1"), "c": n("5"), "v": s("x"), "n": n("7.5")}, out.Item, cmpAV); d != "" {
+		t.Error(d)
+	}
+	_, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("tbl"), Key: key("a", "1"),
+		UpdateExpression: aws.String("SET v = :v"), ConditionExpression: aws.String("c = :c"), ExpressionAttributeValues: map[string]av{":v": s("y"), ":c": n("x1")}})
+	if apiMsg(err) == "" || !strings.Contains(apiMsg(err), "ExpressionAttributeValues contains invalid value") {
+		t.Errorf("bad condition value: %v", err)
+	}
+	_, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("tbl"), Key: key("a", "1"),
+		UpdateExpression: aws.String("SET v = :v"), ConditionExpression: aws.String("c = :c"), ExpressionAttributeValues: map[string]av{":v": s("y"), ":c": n("6")}})
+	var ccf *types.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) {
+		t.Errorf("condition on a changed value: %v", err)
+	}
+}

@@ -388,7 +388,10 @@ const (
 
 // exprs are the parsed expressions of one request and their placeholders.
 type exprs struct {
-	env    ddbexpr.Env
+	env ddbexpr.Env
+	// uenv is the environment the update expression applies with: its
+	// values are copies of those it names, safe to store.
+	uenv   ddbexpr.Env
 	cond   *ddbexpr.Condition
 	filter *ddbexpr.Condition
 	key    *ddbexpr.Condition
@@ -494,20 +497,29 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		return x, nil
 	}
 	if len(r.values) > 0 {
-		// Values are copied (numbers made canonical) only when an update
-		// may store them; other expressions only read them.
-		if x.update != nil {
-			x.env.Values = make(map[string]types.AttributeValue, len(r.values))
-		} else {
-			x.env.Values = r.values
-		}
+		// Every value is checked; expressions read them in place. Only
+		// the values the update expression names, which it may store,
+		// are copied (numbers made canonical) into the update's own
+		// environment.
+		x.env.Values = r.values
 		for k, v := range r.values {
-			nv, err := importValueCopy(v, x.update != nil)
-			if err != nil {
+			if _, err := importValueCopy(v, false); err != nil {
 				return nil, validationf("ExpressionAttributeValues contains invalid value: %s for key %s", apiMessage(err), k)
 			}
-			if x.update != nil {
-				x.env.Values[k] = nv
+		}
+	}
+	if x.update != nil {
+		x.uenv.Names = r.names
+		if len(x.update.Values) > 0 {
+			x.uenv.Values = make(map[string]types.AttributeValue, len(x.update.Values))
+			for _, k := range x.update.Values {
+				if v, ok := r.values[k]; ok {
+					nv, err := importValueCopy(v, true)
+					if err != nil {
+						return nil, validationf("ExpressionAttributeValues contains invalid value: %s for key %s", apiMessage(err), k)
+					}
+					x.uenv.Values[k] = nv
+				}
 			}
 		}
 	}

@@ -729,14 +729,32 @@ func (r *runner) versionAttr(old Item) string {
 	return ""
 }
 
+// placeholderMaps are the ExpressionAttributeNames and Values of one
+// conditional update.
+type placeholderMaps struct {
+	names map[string]string
+	vals  map[string]types.AttributeValue
+}
+
+var writeMaps = sync.Pool{New: func() any {
+	return &placeholderMaps{names: make(map[string]string, 16), vals: make(map[string]types.AttributeValue, 16)}
+}}
+
 // write makes the stored item want, on the condition that it is still
 // old. It returns errConflict when the condition failed.
 func (r *runner) write(ctx context.Context, old, want Item) error {
 	if r.moves(old, want) {
 		return r.move(ctx, old, want)
 	}
-	names := make(map[string]string, len(old)+4)
-	vals := make(map[string]types.AttributeValue, len(old)+2)
+	// The placeholder maps are reused from one write to the next: a
+	// request's maps are read only during its call.
+	m := writeMaps.Get().(*placeholderMaps)
+	defer func() {
+		clear(m.names)
+		clear(m.vals)
+		writeMaps.Put(m)
+	}()
+	names, vals := m.names, m.vals
 	cond := r.readCondition(old, want, names, vals)
 	var upd strings.Builder
 	upd.Grow(64)
