@@ -136,13 +136,15 @@
 // it was issued. GetRecords on a closed shard returns no
 // NextShardIterator once it has returned the shard's last record.
 // Disabling a stream, or deleting its table, closes its shards; its
-// records stay readable until they expire. A stream record holds the
-// attribute lists of the stored items it shows, which are immutable, so
-// a write costs no copy, and a table without a stream pays nothing; a
-// stream does hold on to the old images it shows until they are
-// trimmed, which the garbage collector pays for (BenchmarkEngine/
-// PutItemStream in internal/bench measures PutItem with a
-// NEW_AND_OLD_IMAGES stream).
+// records stay readable until they expire. A stream keeps the images it
+// shows encoded without pointers, in chunks that go as its records are
+// trimmed, so that the garbage collector does not scan them: a write
+// encodes the item it stores once (short values are copied; strings and
+// binaries of 64 bytes or more are shared with the stored item, which is
+// immutable), and the write that later replaces or deletes the item takes
+// its old image from that encoding. A table without a stream pays nothing
+// (BenchmarkEngine/PutItemStream in internal/bench measures PutItem with
+// a NEW_AND_OLD_IMAGES stream).
 //
 // # Paging
 //

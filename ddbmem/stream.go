@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/tablekit/tablekit/internal/ddbexpr"
@@ -70,17 +71,16 @@ const (
 	recRemove
 )
 
-// streamRec is one stream record. Its images are the attribute lists of
-// stored records (record.attrs), which are immutable, so a record costs
-// no copy; holding the list rather than the record or its map lets the
-// rest of a replaced record go, so that the retained images cost the
-// collector as little as they can.
+// streamRec is one stream record. Its images are encodings in the
+// stream's image arena (stream_img.go), which hold no pointers, so the
+// collector need not scan the records either. Only the images the view
+// type shows are kept, or the keys when it shows none.
 type streamRec struct {
 	seq      uint64
 	at       int64 // Options.Now at the write, in Unix nanoseconds
+	old, new imgRef
 	kind     uint8
 	ttl      bool // deleted by the TTL sweep
-	old, new []attr
 }
 
 // shard is one shard of a stream.
@@ -117,6 +117,12 @@ type stream struct {
 	total     int         // records held
 	checkTime int64       // no record expires before this (Unix nanoseconds)
 	spare     []*recBlock // emptied record blocks, for reuse
+	// imgs holds the images of the records, and live where it has those
+	// of the table's items (stream_img.go). horizon is the lowest
+	// sequence number a record held may have.
+	imgs    imgArena
+	live    liveTable
+	horizon uint64
 }
 
 // streamSet is the DB's streams, current and disabled, in creation
@@ -355,6 +361,11 @@ func (s *stream) trim(seq uint64) {
 	for _, sh := range s.shards {
 		i := sh.recs.search(func(r *streamRec) bool { return r.seq >= seq })
 		if i > 0 {
+			for k := range i {
+				if r := sh.recs.at(k); r.old.n != 0 {
+					s.imgs.chunk(r.old).oldRefs--
+				}
+			}
 			sh.trimmed = sh.recs.at(i-1).seq + 1
 			sh.recs.dropFirst(i, &s.spare, s.maxSpare())
 			s.total -= i
@@ -369,6 +380,13 @@ func (s *stream) trim(seq uint64) {
 	}
 	clear(s.shards[len(keep):])
 	s.shards = keep
+	if seq > s.horizon {
+		s.horizon = seq
+		s.imgs.free(seq)
+		if s.live.n > 2*s.total+1024 {
+			s.live.keep(s.imgs.has)
+		}
+	}
 	s.checkTime = math.MaxInt64
 	if oldest != math.MaxInt64 {
 		s.checkTime = oldest + int64(s.opts.Retention)
@@ -395,31 +413,33 @@ func (s *stream) shard(id string) *shard {
 // stream and the write changes the item; the caller holds t.mu.
 func (t *table) streamHook(pk string, oldRec, r *record) {
 	s := t.stream
-	if oldRec == nil && r == nil || oldRec != nil && r != nil && sameStored(oldRec, r) {
-		return // nothing deleted, or a write that changes nothing
+	if oldRec == nil && r == nil {
+		return // nothing deleted
 	}
-	var old, it []attr
+	if oldRec != nil && r != nil && sameStored(oldRec, r) {
+		// A write that changes nothing appends no record; the encoding
+		// of the item is r's.
+		s.mu.Lock()
+		if ref, ok := s.takeLive(oldRec.attrs); ok {
+			s.live.set(unsafe.SliceData(r.attrs), ref)
+		}
+		s.mu.Unlock()
+		return
+	}
 	kind := recModify
 	switch {
 	case oldRec == nil:
-		kind, it = recInsert, r.attrs
+		kind = recInsert
 	case r == nil:
-		kind, old = recRemove, oldRec.attrs
-	default:
-		old, it = oldRec.attrs, r.attrs
+		kind = recRemove
 	}
-	// Keep only the images the view type shows (and one to take the keys
-	// from), so as not to hold old items for nothing.
-	switch s.view {
-	case types.StreamViewTypeKeysOnly, types.StreamViewTypeNewImage:
-		if it != nil {
-			old = nil
-		}
-	case types.StreamViewTypeOldImage:
-		if old != nil {
-			it = nil
-		}
-	}
+	// Keep the images the view type shows, and one to take the keys
+	// from; r is encoded whole when a later record may show it as its
+	// old image.
+	showOld := s.view == types.StreamViewTypeOldImage || s.view == types.StreamViewTypeNewAndOldImages
+	keysOnly := s.view == types.StreamViewTypeKeysOnly
+	needOld := oldRec != nil && (showOld || r == nil)
+	needNew := r != nil && (s.view != types.StreamViewTypeOldImage || oldRec == nil)
 	now := s.now().UnixNano()
 	s.mu.Lock()
 	if now >= s.checkTime || s.total > s.opts.MaxRecords+s.opts.MaxRecords/8 || now-s.open[0].created >= int64(s.opts.ShardAge) {
@@ -434,7 +454,25 @@ func (t *table) streamHook(pk string, oldRec, r *record) {
 	if s.total == 0 {
 		s.checkTime = now + int64(s.opts.Retention)
 	}
-	sh.recs.push(streamRec{seq: s.next, at: now, kind: kind, ttl: t.ttlDeleting, old: old, new: it}, &s.spare)
+	rec := streamRec{seq: s.next, at: now, kind: kind, ttl: t.ttlDeleting}
+	if oldRec != nil {
+		ref, ok := s.takeLive(oldRec.attrs)
+		if needOld {
+			if !ok {
+				ref = s.imgs.put(oldRec.attrs, !showOld, s.pk, s.sk, rec.seq)
+			}
+			rec.old = ref
+			s.imgs.chunk(ref).oldRefs++
+		}
+	}
+	if r != nil {
+		ref := s.imgs.put(r.attrs, keysOnly, s.pk, s.sk, rec.seq)
+		if needNew {
+			rec.new = ref
+		}
+		s.live.set(unsafe.SliceData(r.attrs), ref)
+	}
+	sh.recs.push(rec, &s.spare)
 	s.next++
 	sh.n++
 	s.total++
@@ -442,6 +480,13 @@ func (t *table) streamHook(pk string, oldRec, r *record) {
 		s.rollShard(i, now)
 	}
 	s.mu.Unlock()
+}
+
+// takeLive returns, and forgets, where s has the image of the item with
+// the attribute list as, if it has it. The caller holds s.mu.
+func (s *stream) takeLive(as []attr) (imgRef, bool) {
+	ref, ok := s.live.take(unsafe.SliceData(as))
+	return ref, ok && s.imgs.has(ref)
 }
 
 // longValue is the length from which sameStored compares a string

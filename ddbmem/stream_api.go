@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
-	"github.com/tablekit/tablekit/internal/itemsize"
 )
 
 // Streams serves the DynamoDB Streams API of a DB in process: its
@@ -376,11 +375,15 @@ func (s *Streams) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecords
 	i := sh.recs.search(func(r *streamRec) bool { return r.seq >= it.pos })
 	j := i
 	size := 0
+	var recs []recView
 	for j < sh.recs.len() && j-i < limit && size < maxRecordBytes {
-		size += x.recordSize(sh.recs.at(j))
+		if recs == nil {
+			recs = make([]recView, 0, min(sh.recs.len()-i, limit))
+		}
+		recs = append(recs, x.recView(sh.recs.at(j)))
+		size += x.recordSize(&recs[len(recs)-1])
 		j++
 	}
-	recs := sh.recs.copyRange(i, j)
 	pos := it.pos
 	if j > i {
 		pos = recs[len(recs)-1].seq + 1
@@ -401,65 +404,74 @@ func (s *Streams) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecords
 
 var eventNames = [...]st.OperationType{recInsert: st.OperationTypeInsert, recModify: st.OperationTypeModify, recRemove: st.OperationTypeRemove}
 
-// images returns the keys and the images a record shows.
-func (x *stream) images(r *streamRec) (keys, oldImg, newImg []attr) {
-	src := r.new
-	if src == nil {
-		src = r.old
+// recView is a stream record with copies of its images, which it can
+// read without x.mu.
+type recView struct {
+	seq      uint64
+	at       int64
+	kind     uint8
+	ttl      bool
+	old, new imgCopy
+}
+
+// recView returns the recView of r; the caller holds x.mu.
+func (x *stream) recView(r *streamRec) recView {
+	v := recView{seq: r.seq, at: r.at, kind: r.kind, ttl: r.ttl}
+	if r.old.n != 0 {
+		v.old = x.imgs.copyOut(r.old, x.pk, x.sk)
 	}
-	keys = make([]attr, 0, 2)
-	for _, name := range [2]string{x.pk, x.sk} {
-		if name == "" {
-			continue
-		}
-		for _, a := range src {
-			if a.name == name {
-				keys = append(keys, a)
-				break
-			}
-		}
+	if r.new.n != 0 {
+		v.new = x.imgs.copyOut(r.new, x.pk, x.sk)
+	}
+	return v
+}
+
+// images returns the image a record takes its keys from and the images
+// it shows (nil for none).
+func (x *stream) images(r *recView) (keys, oldImg, newImg *imgCopy) {
+	keys = &r.new
+	if r.new.enc == "" {
+		keys = &r.old
 	}
 	switch x.view {
 	case types.StreamViewTypeNewImage:
-		newImg = r.new
+		newImg = &r.new
 	case types.StreamViewTypeOldImage:
-		oldImg = r.old
+		oldImg = &r.old
 	case types.StreamViewTypeNewAndOldImages:
-		oldImg, newImg = r.old, r.new
+		oldImg, newImg = &r.old, &r.new
 	}
 	return keys, oldImg, newImg
 }
 
-// attrsSize is the DynamoDB size of an item given as its attributes.
-func attrsSize(as []attr) int {
-	n := 0
-	for _, a := range as {
-		n += len(a.name) + itemsize.Value(a.v)
-	}
-	return n
-}
-
 // recordSize is a record's SizeBytes: its keys and images.
-func (x *stream) recordSize(r *streamRec) int {
+func (x *stream) recordSize(r *recView) int {
 	keys, o, n := x.images(r)
-	return attrsSize(keys) + attrsSize(o) + attrsSize(n)
+	size := keys.keysSize
+	if o != nil {
+		size += o.size
+	}
+	if n != nil {
+		size += n.size
+	}
+	return size
 }
 
 // record builds the Record of r.
-func (x *stream) record(r *streamRec) st.Record {
+func (x *stream) record(r *recView) st.Record {
 	keys, o, n := x.images(r)
 	sr := &st.StreamRecord{
 		ApproximateCreationDateTime: aws.Time(time.Unix(r.at/int64(time.Second), 0)),
-		Keys:                        streamItem(keys),
+		Keys:                        keys.streamItem(true, x.pk, x.sk),
 		SequenceNumber:              aws.String(seqString(r.seq)),
 		SizeBytes:                   aws.Int64(int64(x.recordSize(r))),
 		StreamViewType:              st.StreamViewType(x.view),
 	}
 	if o != nil {
-		sr.OldImage = streamItem(o)
+		sr.OldImage = o.streamItem(false, "", "")
 	}
 	if n != nil {
-		sr.NewImage = streamItem(n)
+		sr.NewImage = n.streamItem(false, "", "")
 	}
 	rec := st.Record{
 		AwsRegion:    aws.String(streamRegion),
@@ -473,52 +485,4 @@ func (x *stream) record(r *streamRec) st.Record {
 		rec.UserIdentity = &st.Identity{Type: aws.String("Service"), PrincipalId: aws.String("dynamodb.amazonaws.com")}
 	}
 	return rec
-}
-
-// streamItem converts an item given as its attributes to the attribute
-// values of package dynamodbstreams/types (a deep copy).
-func streamItem(as []attr) map[string]st.AttributeValue {
-	m := make(map[string]st.AttributeValue, len(as))
-	for _, a := range as {
-		m[a.name] = streamValue(a.v)
-	}
-	return m
-}
-
-func streamValue(v types.AttributeValue) st.AttributeValue {
-	switch x := v.(type) {
-	case *types.AttributeValueMemberS:
-		return &st.AttributeValueMemberS{Value: x.Value}
-	case *types.AttributeValueMemberN:
-		return &st.AttributeValueMemberN{Value: x.Value}
-	case *types.AttributeValueMemberB:
-		return &st.AttributeValueMemberB{Value: append([]byte{}, x.Value...)}
-	case *types.AttributeValueMemberBOOL:
-		return &st.AttributeValueMemberBOOL{Value: x.Value}
-	case *types.AttributeValueMemberNULL:
-		return &st.AttributeValueMemberNULL{Value: x.Value}
-	case *types.AttributeValueMemberSS:
-		return &st.AttributeValueMemberSS{Value: append([]string(nil), x.Value...)}
-	case *types.AttributeValueMemberNS:
-		return &st.AttributeValueMemberNS{Value: append([]string(nil), x.Value...)}
-	case *types.AttributeValueMemberBS:
-		bs := make([][]byte, len(x.Value))
-		for i, b := range x.Value {
-			bs[i] = append([]byte{}, b...)
-		}
-		return &st.AttributeValueMemberBS{Value: bs}
-	case *types.AttributeValueMemberL:
-		l := make([]st.AttributeValue, len(x.Value))
-		for i, e := range x.Value {
-			l[i] = streamValue(e)
-		}
-		return &st.AttributeValueMemberL{Value: l}
-	case *types.AttributeValueMemberM:
-		m := make(map[string]st.AttributeValue, len(x.Value))
-		for k, v := range x.Value {
-			m[k] = streamValue(v)
-		}
-		return &st.AttributeValueMemberM{Value: m}
-	}
-	return nil
 }

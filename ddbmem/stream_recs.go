@@ -46,9 +46,8 @@ func (l *recList) push(r streamRec, spare *[]*recBlock) {
 	l.n++
 }
 
-// dropFirst removes the k oldest records, clearing them so that their
-// images can be collected, and gives emptied blocks to spare while it
-// holds fewer than maxSpare.
+// dropFirst removes the k oldest records, clearing them, and gives
+// emptied blocks to spare while it holds fewer than maxSpare.
 func (l *recList) dropFirst(k int, spare *[]*recBlock, maxSpare int) {
 	for i := 0; i < k; {
 		b := l.blocks[0]
@@ -84,13 +83,4 @@ func (l *recList) search(f func(*streamRec) bool) int {
 		}
 	}
 	return lo
-}
-
-// copyRange returns a copy of the records at indexes [i, j).
-func (l *recList) copyRange(i, j int) []streamRec {
-	out := make([]streamRec, 0, j-i)
-	for k := i; k < j; k++ {
-		out = append(out, *l.at(k))
-	}
-	return out
 }
