@@ -437,24 +437,28 @@ func (c *imgChunk) appendImg(b []byte, as []attr, keysOnly bool, pk, sk string) 
 		if keysOnly && !isKey(a.name, pk, sk) {
 			continue
 		}
-		i = putStr(b, i, a.name)
-		switch x := a.v.(type) {
-		case *types.AttributeValueMemberS:
-			b[i] = encS
-			if len(x.Value) < longValue { // putSlot, inlined
-				i = putUvarint(b, i+1, 2*len(x.Value))
-				i += copy(b[i:], x.Value)
-				continue
-			}
-			i = c.putSlot(b, i+1, x.Value)
-		case *types.AttributeValueMemberN:
-			b[i] = encN
-			i = putStr(b, i+1, x.Value)
-		default:
-			i = c.putValue(b, i, a.v)
-		}
+		i = c.putAttr(b, i, a)
 	}
 	return b[:i]
+}
+
+// putAttr writes attribute a (name and value) at b[i:], which has room
+// for it, and returns the index after it.
+func (c *imgChunk) putAttr(b []byte, i int, a attr) int {
+	i = putStr(b, i, a.name)
+	switch x := a.v.(type) {
+	case *types.AttributeValueMemberS:
+		b[i] = encS
+		if len(x.Value) < longValue { // putSlot, inlined
+			i = putUvarint(b, i+1, 2*len(x.Value))
+			return i + copy(b[i:], x.Value)
+		}
+		return c.putSlot(b, i+1, x.Value)
+	case *types.AttributeValueMemberN:
+		b[i] = encN
+		return putStr(b, i+1, x.Value)
+	}
+	return c.putValue(b, i, a.v)
 }
 
 // tryAppendImg appends the encoding of as to b when it ends before
@@ -483,22 +487,7 @@ func (c *imgChunk) tryAppendImg(b []byte, limit int, as []attr) ([]byte, bool) {
 			c.strs = c.strs[:nstrs]
 			return b[:start], false
 		}
-		i = putStr(b, i, a.name)
-		switch x := a.v.(type) {
-		case *types.AttributeValueMemberS:
-			b[i] = encS
-			if len(x.Value) < longValue { // putSlot, inlined
-				i = putUvarint(b, i+1, 2*len(x.Value))
-				i += copy(b[i:], x.Value)
-				continue
-			}
-			i = c.putSlot(b, i+1, x.Value)
-		case *types.AttributeValueMemberN:
-			b[i] = encN
-			i = putStr(b, i+1, x.Value)
-		default:
-			i = c.putValue(b, i, a.v)
-		}
+		i = c.putAttr(b, i, a)
 	}
 	return b[:i], true
 }
