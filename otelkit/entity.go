@@ -55,6 +55,8 @@ type reqAttrs struct {
 	page    trace.SpanStartOption // the page span's share of span
 	metric  []attribute.KeyValue
 	measure metric.MeasurementOption
+	record  []metric.RecordOption // measure, for Record: a variadic slice built once, not per call
+	add     []metric.AddOption    // measure, for Add
 	write   bool
 }
 
@@ -114,23 +116,28 @@ func buildAttrs(k reqKey) *reqAttrs {
 	if k.table != "" {
 		name += " " + k.table
 	}
+	measure := metric.WithAttributeSet(attribute.NewSet(common...))
 	return &reqAttrs{
 		name:    name,
 		span:    span,
 		page:    trace.WithAttributes(span...),
 		metric:  common,
-		measure: metric.WithAttributeSet(attribute.NewSet(common...)),
+		measure: measure,
+		record:  []metric.RecordOption{measure},
+		add:     []metric.AddOption{measure},
 		write:   isWrite(k.op),
 	}
 }
 
 func (e entityTracer) TraceStart(ctx context.Context, ev entity.TraceStartEvent) context.Context {
 	ra := e.t.attrs(e.key(ctx, ev.Op, ev.Table, ev.Index, ev.Type, ev.Pattern))
-	ctx, _ = e.t.tracer.Start(ctx, ra.name, clientKind)
+	ctx, _ = e.t.tracer.Start(ctx, ra.name, clientKind...)
 	return ctx
 }
 
-var clientKind = trace.WithSpanKind(trace.SpanKindClient)
+// clientKind is the start options of a request's span, a slice built
+// once: the variadic slice of a call through an interface escapes.
+var clientKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
 
 func (e entityTracer) TraceEnd(ctx context.Context, ev entity.TraceEvent) {
 	ra := e.t.attrs(e.key(ctx, ev.Op, ev.Table, ev.Index, ev.Type, ev.Pattern))
@@ -152,8 +159,8 @@ func (e entityTracer) TraceEnd(ctx context.Context, ev entity.TraceEvent) {
 		if ev.Retries > 0 || ev.Throttles > 0 || ev.Cancellation != nil {
 			n += 3
 		}
-		a := make([]attribute.KeyValue, 0, n) // copied by the span: a fixed buffer would escape
-		a = append(a, ra.span...)
+		buf := e.t.attrBuf(n)
+		a := append((*buf)[:0], ra.span...)
 		a = append(a, attribute.Int("tablekit.items", ev.Items))
 		if len(ev.Consumed) > 0 {
 			caps := make([]string, len(ev.Consumed))
@@ -173,26 +180,28 @@ func (e entityTracer) TraceEnd(ctx context.Context, ev entity.TraceEvent) {
 			a = append(a, attribute.StringSlice("tablekit.cancellation_reasons", ev.Cancellation))
 		}
 		span.SetAttributes(a...)
+		e.t.putAttrBuf(buf, a)
 	}
-	measure := ra.measure
+	record, add := ra.record, ra.add
 	if ev.Err != nil {
 		et := errorType(ev.Err)
 		span.RecordError(ev.Err)
 		span.SetStatus(codes.Error, ev.Err.Error())
 		span.SetAttributes(attribute.String("error.type", et))
-		measure = metric.WithAttributes(append(ra.metric[:len(ra.metric):len(ra.metric)], attribute.String("error.type", et))...)
+		measure := metric.WithAttributes(append(ra.metric[:len(ra.metric):len(ra.metric)], attribute.String("error.type", et))...)
+		record, add = []metric.RecordOption{measure}, []metric.AddOption{measure}
 	}
 	span.End()
 	bg := context.Background()
-	e.t.dbDuration.Record(bg, ev.Duration.Seconds(), measure)
+	e.t.dbDuration.Record(bg, ev.Duration.Seconds(), record...)
 	if rcu > 0 {
-		e.t.readUnits.Add(bg, rcu, measure)
+		e.t.readUnits.Add(bg, rcu, add...)
 	}
 	if wcu > 0 {
-		e.t.writeUnits.Add(bg, wcu, measure)
+		e.t.writeUnits.Add(bg, wcu, add...)
 	}
 	if ev.Throttles > 0 {
-		e.t.throttles.Add(bg, int64(ev.Throttles), measure)
+		e.t.throttles.Add(bg, int64(ev.Throttles), add...)
 	}
 }
 
@@ -219,7 +228,7 @@ func (e entityTracer) PageEnd(ctx context.Context, ev query.PageEvent) {
 		span.SetStatus(codes.Error, ev.Err.Error())
 	}
 	span.End()
-	e.t.pageDuration.Record(context.Background(), ev.Duration.Seconds(), ra.measure)
+	e.t.pageDuration.Record(context.Background(), ev.Duration.Seconds(), ra.record...)
 }
 
 // units returns the read and write units of one ConsumedCapacity: its
@@ -243,6 +252,33 @@ func isWrite(op string) bool {
 		return true
 	}
 	return false
+}
+
+// attrBuf returns a buffer for the n attributes a request's span gets
+// when it ends. The SDK's span copies what SetAttributes is given, so
+// with the SDK's tracer provider the buffers are reused (a pool); with
+// any other provider, whose spans may keep the slice, every request gets
+// a new one.
+func (t *Telemetry) attrBuf(n int) *[]attribute.KeyValue {
+	if t.sdkSpans {
+		if p, ok := t.attrBufs.Get().(*[]attribute.KeyValue); ok && cap(*p) >= n {
+			return p
+		}
+	}
+	a := make([]attribute.KeyValue, 0, n)
+	return &a
+}
+
+// putAttrBuf returns a buffer of attrBuf, a its contents, to the pool
+// when the spans copy their attributes; the values are cleared so that
+// the pool keeps no strings of past requests alive.
+func (t *Telemetry) putAttrBuf(p *[]attribute.KeyValue, a []attribute.KeyValue) {
+	if !t.sdkSpans {
+		return
+	}
+	clear(a)
+	*p = a[:0]
+	t.attrBufs.Put(p)
 }
 
 // capacityJSON is one element of aws.dynamodb.consumed_capacity: the

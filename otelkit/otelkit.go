@@ -82,6 +82,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tablekit/tablekit/consumer"
@@ -110,6 +111,12 @@ type Telemetry struct {
 
 	reqs  sync.Map // reqKey -> *reqAttrs
 	nreqs atomic.Int64
+
+	// sdkSpans is set when the tracer provider is the OpenTelemetry SDK's,
+	// whose spans copy the attributes they are given: attrBufs then holds
+	// reusable attribute buffers (*[]attribute.KeyValue).
+	sdkSpans bool
+	attrBufs sync.Pool
 
 	dbDuration      metric.Float64Histogram
 	readUnits       metric.Float64Counter
@@ -151,6 +158,7 @@ func New(optFns ...func(*Options)) (*Telemetry, error) {
 		o.MessagingSystem = "aws_sqs"
 	}
 	t := &Telemetry{o: o, tracer: o.TracerProvider.Tracer(ScopeName)}
+	_, t.sdkSpans = o.TracerProvider.(*sdktrace.TracerProvider)
 	m := o.MeterProvider.Meter(ScopeName)
 	var errs []error
 	mk := func(err error) { errs = append(errs, err) }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -372,4 +374,59 @@ func sum(ps []metricdata.DataPoint[float64]) float64 {
 		s += p.Value
 	}
 	return s
+}
+
+// TestEntitySpansConcurrent: with the SDK's tracer provider the request
+// spans' attribute buffers are reused; spans ended by many goroutines at
+// once, with different patterns and item counts, each keep their own
+// attributes.
+func TestEntitySpansConcurrent(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	tbl := codex.NewTable(ddbmem.New(), "otelkit-concurrent", func(o *entity.Options) { o.Tracer = w.tel.Entity() })
+	if err := tbl.EnsureTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	posts := entity.NewStore[codex.Post](tbl)
+	w.spans.Reset()
+	const workers, each = 8, 50
+	var wg sync.WaitGroup
+	for g := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				p := codex.Post{ID: codex.NewID(), CategoryID: "c" + strconv.Itoa(g), Title: "t"}
+				if err := posts.Put(ctx, &p, entity.WithPattern("put-"+strconv.Itoa(g))); err != nil {
+					t.Error(err)
+					return
+				}
+				key, err := codex.PostKey(p.CategoryID, p.ID)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := posts.Get(ctx, key, entity.WithPattern("get-"+strconv.Itoa(g)+"-"+strconv.Itoa(i%3))); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	counts := map[string]int{}
+	for _, s := range w.spans.Ended() {
+		a := attrs(s.Attributes())
+		op, pat := a["db.operation.name"], a["tablekit.access_pattern"]
+		if a["db.collection.name"] != "otelkit-concurrent" || a["tablekit.entity"] != "Post" || a["tablekit.items"] != "1" ||
+			!strings.HasPrefix(pat, map[string]string{"PutItem": "put-", "GetItem": "get-"}[op]) || s.Name() != op+" otelkit-concurrent" {
+			t.Fatalf("span %q has the attributes of another: %v", s.Name(), a)
+		}
+		counts[pat]++
+	}
+	for g := range workers {
+		if n := counts["put-"+strconv.Itoa(g)]; n != each {
+			t.Errorf("put-%d: %d spans, want %d", g, n, each)
+		}
+	}
 }
