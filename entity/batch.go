@@ -188,7 +188,7 @@ func (s *Store[T, PT]) PutOp(v *T, optFns ...func(*CallOptions)) WriteOp {
 	if o.Version != 0 {
 		return WriteOp{err: s.unversioned("BatchWrite")}
 	}
-	item, key, err := s.encode("BatchWrite", v, &o, false, false)
+	item, key, err := s.encode("BatchWrite", v, &o, false, false, nil)
 	if err != nil {
 		return WriteOp{err: err}
 	}

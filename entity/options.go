@@ -78,9 +78,14 @@ type Request struct {
 }
 
 func callOpts(optFns []func(*CallOptions)) CallOptions {
-	var o CallOptions
-	for _, fn := range optFns {
-		fn(&o)
+	if len(optFns) == 0 {
+		// The options escape to the functions they are given to; a call
+		// without any costs no allocation.
+		return CallOptions{}
 	}
-	return o
+	o := new(CallOptions)
+	for _, fn := range optFns {
+		fn(o)
+	}
+	return *o
 }

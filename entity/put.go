@@ -46,7 +46,7 @@ func (s *Store[T, PT]) Put(ctx context.Context, v *T, optFns ...func(*CallOption
 // sending it; v is not modified.
 func (s *Store[T, PT]) CreateInput(v *T, optFns ...func(*CallOptions)) (*dynamodb.PutItemInput, error) {
 	o := callOpts(optFns)
-	in, _, _, err := s.putInput("Create", v, &o, true, false)
+	in, _, _, err := s.putInput("Create", v, &o, true, false, nil)
 	return in, err
 }
 
@@ -54,7 +54,7 @@ func (s *Store[T, PT]) CreateInput(v *T, optFns ...func(*CallOptions)) (*dynamod
 // v is not modified.
 func (s *Store[T, PT]) PutInput(v *T, optFns ...func(*CallOptions)) (*dynamodb.PutItemInput, error) {
 	o := callOpts(optFns)
-	in, _, _, err := s.putInput("Put", v, &o, false, false)
+	in, _, _, err := s.putInput("Put", v, &o, false, false, nil)
 	return in, err
 }
 
@@ -62,7 +62,17 @@ func (s *Store[T, PT]) put(ctx context.Context, op string, v *T, o CallOptions, 
 	// The item map goes back to s.items once the call is done with it,
 	// unless it leaves the call (a dry run, a unique field's transaction).
 	reuse := s.items != nil && o.DryRun == nil && len(s.schema.Unique) == 0
-	in, item, key, err := s.putInput(op, v, &o, create, reuse)
+	var scratch *T
+	if reuse {
+		// The copy the timestamps are stamped on is reused too, once
+		// the request is done: a codec may put memory of it in the item.
+		scratch, _ = s.copies.Get().(*T)
+		if scratch == nil {
+			scratch = new(T)
+		}
+		defer s.reuseCopy(scratch)
+	}
+	in, item, key, err := s.putInput(op, v, &o, create, reuse, scratch)
 	if err != nil {
 		return err
 	}
@@ -89,14 +99,14 @@ func (s *Store[T, PT]) put(ctx context.Context, op string, v *T, o CallOptions, 
 }
 
 // putInput prepares the PutItem of Create (create) or Put.
-func (s *Store[T, PT]) putInput(op string, v *T, o *CallOptions, create, reuse bool) (*dynamodb.PutItemInput, map[string]types.AttributeValue, Key, error) {
+func (s *Store[T, PT]) putInput(op string, v *T, o *CallOptions, create, reuse bool, scratch *T) (*dynamodb.PutItemInput, map[string]types.AttributeValue, Key, error) {
 	if create && o.Version != 0 {
 		return nil, nil, Key{}, &ValidationError{Op: op, Type: s.schema.Type, Field: "Version", Err: errors.New("Create takes no expected version")}
 	}
 	if o.Version != 0 && s.schema.VersionAttr == "" {
 		return nil, nil, Key{}, s.unversioned(op)
 	}
-	item, key, err := s.encode(op, v, o, create, reuse)
+	item, key, err := s.encode(op, v, o, create, reuse, scratch)
 	if err != nil {
 		return nil, nil, key, err
 	}
@@ -122,8 +132,10 @@ func (s *Store[T, PT]) putInput(op string, v *T, o *CallOptions, create, reuse b
 }
 
 // encode marshals v for a full-item write and stamps the automatic
-// attributes. create reports a Create (version 1).
-func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create, reuse bool) (map[string]types.AttributeValue, Key, error) {
+// attributes. create reports a Create (version 1). The timestamps are
+// stamped on a copy of v, in scratch when it is not nil (see
+// Store.copies).
+func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create, reuse bool, scratch *T) (map[string]types.AttributeValue, Key, error) {
 	sc := s.schema
 	pv := PT(v)
 	// The key is the one PrimaryKey builds from v. A generated codec
@@ -146,9 +158,13 @@ func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create, reuse boo
 	stamped := false
 	if sc.CreatedAttr != "" || sc.UpdatedAttr != "" {
 		if _, ok := any(pv).(TimeStamper); ok {
-			cp := *v
-			any(PT(&cp)).(TimeStamper).StampTimes(s.t.opts.Now().UTC(), o.KeepTimestamps)
-			pv, stamped = PT(&cp), true
+			cp := scratch
+			if cp == nil {
+				cp = new(T)
+			}
+			*cp = *v
+			any(PT(cp)).(TimeStamper).StampTimes(s.t.opts.Now().UTC(), o.KeepTimestamps)
+			pv, stamped = PT(cp), true
 		}
 	}
 	item, err := s.marshal(pv, reuse)
@@ -228,6 +244,13 @@ func (s *Store[T, PT]) marshal(v PT, reuse bool) (map[string]types.AttributeValu
 func (s *Store[T, PT]) reuse(item map[string]types.AttributeValue) {
 	clear(item)
 	s.items.Put(item)
+}
+
+// reuseCopy clears cp, a copy of Store.copies done with, and gives it
+// back.
+func (s *Store[T, PT]) reuseCopy(cp *T) {
+	*cp = *new(T)
+	s.copies.Put(cp)
 }
 
 // primaryKey is v's PrimaryKey, checked; its errors are ValidationErrors.

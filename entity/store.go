@@ -37,6 +37,11 @@ type Store[T any, PT interface {
 	// (nil when T's codec cannot write into a map or the table's client
 	// may keep its input).
 	items *sync.Pool
+	// copies holds the *T values that Puts stamp their timestamps on
+	// (the caller's value is not modified) and marshal, for reuse when
+	// their item maps are reused: each is cleared and given back once
+	// its request is done.
+	copies sync.Pool
 }
 
 // NewStore returns the store of entity T in table t, for instance

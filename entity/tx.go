@@ -66,7 +66,7 @@ func (s *Store[T, PT]) TxPut(v *T, optFns ...func(*CallOptions)) TxOp {
 
 func (s *Store[T, PT]) txPut(op string, v *T, optFns []func(*CallOptions), create bool) TxOp {
 	o := callOpts(optFns)
-	in, item, key, err := s.putInput(op, v, &o, create, false)
+	in, item, key, err := s.putInput(op, v, &o, create, false, nil)
 	x := s.txOp(op, key, &o)
 	x.create = create
 	if err != nil {
