@@ -4,3 +4,10 @@ package entity
 // SDK's expression package (on) or, where it can, with the runtime's
 // exprWriter (off, the default), for tests that compare the two.
 func SetSDKExpressions(on bool) { sdkExpressions = on }
+
+// Refreshes reports whether the store refreshes written values with the
+// codec's RefreshItem.
+func (s *Store[T, PT]) Refreshes() bool {
+	_, ok := any(PT(new(T))).(ItemRefresher)
+	return ok && s.refreshes
+}

@@ -108,6 +108,17 @@ type ItemMarshalerTo interface {
 	MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error)
 }
 
+// ItemRefresher is implemented by generated codecs whose entities have
+// fields that always decode back to the value they were marshalled from
+// (strings, integers, booleans outside the attributes the runtime sets).
+// RefreshItem(item), where item was marshalled from the value's fields
+// and then stamped by the runtime, leaves the value exactly as
+// UnmarshalItem(item) would, decoding only the other fields. A write
+// refreshes the caller's value with it.
+type ItemRefresher interface {
+	RefreshItem(item map[string]types.AttributeValue) error
+}
+
 // TimeStamper is implemented by the generated code of entities with
 // created or updated time fields. The runtime calls it on a copy of the
 // value before encoding a Put or Create, so that index keys built from

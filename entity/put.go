@@ -91,11 +91,22 @@ func (s *Store[T, PT]) put(ctx context.Context, op string, v *T, o CallOptions, 
 		return s.fail(op, key, &o, create, err)
 	}
 	if s.schema.CreatedAttr != "" || s.schema.UpdatedAttr != "" || s.schema.VersionAttr != "" {
-		if err := PT(v).UnmarshalItem(item); err != nil {
+		if err := s.refresh(v, item); err != nil {
 			return fmt.Errorf("entity: refresh %s: %w", s.schema.Type, err)
 		}
 	}
 	return nil
+}
+
+// refresh makes v what was written: item, encoded from v. A codec that
+// can tell (ItemRefresher) decodes only the fields whose stored form may
+// differ from their value, unless one of its attributes is a key or the
+// Type attribute of this table (whose values the runtime may set).
+func (s *Store[T, PT]) refresh(v *T, item map[string]types.AttributeValue) error {
+	if r, ok := any(PT(v)).(ItemRefresher); ok && s.refreshes {
+		return r.RefreshItem(item)
+	}
+	return PT(v).UnmarshalItem(item)
 }
 
 // putInput prepares the PutItem of Create (create) or Put.

@@ -123,3 +123,38 @@ func TestPutKeepsMapsOfOtherClients(t *testing.T) {
 		}
 	}
 }
+
+// TestPutRefreshesAsRead: a Put leaves the caller's value as a Get of the
+// item returns it (times at the stored precision, in UTC), through the
+// codec's RefreshItem, which decodes only the timestamps of a Post.
+func TestPutRefreshesAsRead(t *testing.T) {
+	ctx := context.Background()
+	tbl := codex.NewTable(ddbmem.New(), "")
+	if err := tbl.EnsureTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	posts := entity.NewStore[codex.Post](tbl)
+	if !posts.Refreshes() {
+		t.Fatal("a Post store does not refresh with RefreshItem")
+	}
+	created := time.Date(2026, 11, 26, 23, 1, 6, 987654321, time.FixedZone("KST", 9*3600))
+	for _, p := range []codex.Post{
+		{ID: codex.NewID(), CategoryID: "c1", Title: "t", AuthorID: "a", Contents: "x", CreatedAt: created},
+		{ID: codex.NewID(), CategoryID: "c1", Title: "t"},
+	} {
+		if err := posts.Put(ctx, &p); err != nil {
+			t.Fatal(err)
+		}
+		key, err := codex.PostKey(p.CategoryID, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := posts.Get(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(got, p); diff != "" {
+			t.Errorf("value after Put differs from the item read (-read +put):\n%s", diff)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package entity
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -42,6 +43,10 @@ type Store[T any, PT interface {
 	// their item maps are reused: each is cleared and given back once
 	// its request is done.
 	copies sync.Pool
+	// refreshes reports that no field attribute of the entity is a key
+	// or the Type attribute of the table, so that a write may refresh the
+	// caller's value with ItemRefresher (see Store.refresh).
+	refreshes bool
 }
 
 // NewStore returns the store of entity T in table t, for instance
@@ -62,6 +67,11 @@ func NewStore[T any, PT interface {
 	if _, ok := any(PT(new(T))).(ItemMarshalerTo); ok && reusesInput(t.client) {
 		s.items = new(sync.Pool)
 	}
+	// Attrs lists the codec's own "Type" (a generated codec's RefreshItem
+	// decodes no field of that name) and the fields' attributes.
+	s.refreshes = !slices.ContainsFunc(sc.Attrs, func(a string) bool {
+		return a != "Type" && (a == t.opts.TypeAttr || a == t.opts.PK || a == t.opts.SK)
+	})
 	s.plain = map[string]bool{t.opts.TypeAttr: true}
 	for _, a := range []string{sc.VersionAttr, sc.CreatedAttr, sc.UpdatedAttr, sc.TTLAttr} {
 		if a != "" {

@@ -212,6 +212,18 @@ func (p *User) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *User) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = User{ID: p.ID, DisplayName: p.DisplayName, Role: p.Role}
+	d := codec.NewDecoder(UserType, item)
+	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
+	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
+	return d.Err()
+}
+
 // CategoryType is the Type attribute of every Category.
 const CategoryType = "Category"
 
@@ -404,6 +416,18 @@ func (p *Category) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.ID = d.String("id")
 	p.Title = d.String("title")
 	p.Desc = d.String("desc")
+	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
+	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Category) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Category{ID: p.ID, Title: p.Title, Desc: p.Desc}
+	d := codec.NewDecoder(CategoryType, item)
 	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
 	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
 	return d.Err()
@@ -679,6 +703,18 @@ func (p *Post) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Post) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Post{ID: p.ID, CategoryID: p.CategoryID, AuthorID: p.AuthorID, Title: p.Title, Contents: p.Contents, LegacyID: p.LegacyID}
+	d := codec.NewDecoder(PostType, item)
+	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
+	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
+	return d.Err()
+}
+
 // BannerType is the Type attribute of every Banner.
 const BannerType = "Banner"
 
@@ -906,6 +942,18 @@ func (p *Banner) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Banner) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Banner{ID: p.ID, Title: p.Title, Desc: p.Desc, ImgURI: p.ImgURI, Btn1Text: p.Btn1Text, Btn2Text: p.Btn2Text}
+	d := codec.NewDecoder(BannerType, item)
+	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
+	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
+	return d.Err()
+}
+
 // CorpInfoType is the Type attribute of every CorpInfo.
 const CorpInfoType = "CorpInfo"
 
@@ -1080,6 +1128,18 @@ func (p *CorpInfo) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.Email = d.String("email")
 	p.Fax = d.String("fax")
 	p.CorpNum = d.String("corpNum")
+	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
+	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *CorpInfo) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = CorpInfo{ID: p.ID, Name: p.Name, Address: p.Address, Email: p.Email, Fax: p.Fax, CorpNum: p.CorpNum}
+	d := codec.NewDecoder(CorpInfoType, item)
 	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
 	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
 	return d.Err()
@@ -1341,6 +1401,18 @@ func (p *ContactInquiry) UnmarshalItem(item map[string]types.AttributeValue) err
 	p.Message = d.String("message")
 	p.Status = d.String("status")
 	p.NotifiedEmail = d.String("notifiedEmail")
+	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
+	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *ContactInquiry) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = ContactInquiry{ID: p.ID, Name: p.Name, Email: p.Email, Company: p.Company, Title: p.Title, Referral: p.Referral, Subject: p.Subject, Message: p.Message, Status: p.Status, NotifiedEmail: p.NotifiedEmail}
+	d := codec.NewDecoder(ContactInquiryType, item)
 	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
 	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
 	return d.Err()

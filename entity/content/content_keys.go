@@ -359,6 +359,18 @@ func (p *Content) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Content) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Content{EventID: p.EventID, EventTitle: p.EventTitle, EventDescription: p.EventDescription}
+	d := codec.NewDecoder(ContentType, item)
+	p.CreatedAt = d.Time("createdAt", keys.TimeMillis)
+	p.UpdatedAt = d.Time("updatedAt", keys.TimeMillis)
+	return d.Err()
+}
+
 // GeneratedImageType is the Type attribute of every GeneratedImage.
 const GeneratedImageType = "GeneratedImage"
 
@@ -807,6 +819,21 @@ func (p *GeneratedImage) UnmarshalItem(item map[string]types.AttributeValue) err
 	p.Height = int(d.Int("height", 64))
 	p.FileSize = d.Int("fileSize", 64)
 	p.ContentType = d.String("contentType")
+	p.CreatedAt = d.Time("createdAt", keys.TimeMillis)
+	p.UpdatedAt = d.Time("updatedAt", keys.TimeMillis)
+	p.ExpiresAt = d.UnixTime("ttl")
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *GeneratedImage) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = GeneratedImage{ID: p.ID, EventID: p.EventID, CDNURL: p.CDNURL, Prompt: p.Prompt, Selected: p.Selected, Width: p.Width, Height: p.Height, FileSize: p.FileSize, ContentType: p.ContentType}
+	d := codec.NewDecoder(GeneratedImageType, item)
+	p.Style = codec.Enum(&d, "style", Style.Valid)
+	p.Platform = codec.Enum(&d, "platform", Platform.Valid)
 	p.CreatedAt = d.Time("createdAt", keys.TimeMillis)
 	p.UpdatedAt = d.Time("updatedAt", keys.TimeMillis)
 	p.ExpiresAt = d.UnixTime("ttl")
@@ -1372,5 +1399,22 @@ func (p *Job) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.LeaseOwner = d.String("leaseOwner")
 	p.LeaseUntil = d.Time("leaseUntil", keys.TimeMillis)
 	p.Attempts = int(d.Int("attempts", 64))
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Job) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Job{ID: p.ID, EventID: p.EventID, Progress: p.Progress, ResultMessage: p.ResultMessage, ErrorMessage: p.ErrorMessage, LeaseOwner: p.LeaseOwner, Attempts: p.Attempts}
+	d := codec.NewDecoder(JobType, item)
+	p.Kind = codec.Enum(&d, "jobType", Kind.Valid)
+	p.Status = codec.Enum(&d, "status", Status.Valid)
+	p.CreatedAt = d.Time("createdAt", keys.TimeMillis)
+	p.UpdatedAt = d.Time("updatedAt", keys.TimeMillis)
+	p.CompletedAt = d.Time("completedAt", keys.TimeMillis)
+	p.ExpiresAt = d.UnixTime("ttl")
+	p.LeaseUntil = d.Time("leaseUntil", keys.TimeMillis)
 	return d.Err()
 }

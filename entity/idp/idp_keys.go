@@ -278,6 +278,18 @@ func (p *Project) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Project) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Project{ProjectID: p.ProjectID, Name: p.Name, Description: p.Description, OwnerID: p.OwnerID}
+	d := codec.NewDecoder(ProjectType, item)
+	p.CreatedAt = d.Time("created_at", keys.TimeMillis)
+	p.UpdatedAt = d.Time("updated_at", keys.TimeMillis)
+	return d.Err()
+}
+
 // DocumentType is the Type attribute of every Document.
 const DocumentType = "DOCUMENT"
 
@@ -637,6 +649,18 @@ func (p *Document) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Document) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Document{ProjectID: p.ProjectID, DocumentID: p.DocumentID, FileName: p.FileName, FileType: p.FileType, FileSize: p.FileSize, Status: p.Status}
+	d := codec.NewDecoder(DocumentType, item)
+	p.CreatedAt = d.Time("created_at", keys.TimeMillis)
+	p.UpdatedAt = d.Time("updated_at", keys.TimeMillis)
+	return d.Err()
+}
+
 // WorkflowType is the Type attribute of every Workflow.
 const WorkflowType = "WORKFLOW"
 
@@ -899,6 +923,18 @@ func (p *Workflow) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Workflow) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Workflow{DocumentID: p.DocumentID, WorkflowID: p.WorkflowID, ProjectID: p.ProjectID, Status: p.Status, TotalPages: p.TotalPages}
+	d := codec.NewDecoder(WorkflowType, item)
+	p.CreatedAt = d.Time("created_at", keys.TimeMillis)
+	p.UpdatedAt = d.Time("updated_at", keys.TimeMillis)
+	return d.Err()
+}
+
 // SegmentType is the Type attribute of every Segment.
 const SegmentType = "SEGMENT"
 
@@ -1149,6 +1185,18 @@ func (p *Segment) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.SegmentIndex = int(d.Int("segment_index", 64))
 	p.Text = d.String("text")
 	p.ImageURI = d.String("image_uri")
+	p.CreatedAt = d.Time("created_at", keys.TimeMillis)
+	p.UpdatedAt = d.Time("updated_at", keys.TimeMillis)
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Segment) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Segment{WorkflowID: p.WorkflowID, SegmentIndex: p.SegmentIndex, Text: p.Text, ImageURI: p.ImageURI}
+	d := codec.NewDecoder(SegmentType, item)
 	p.CreatedAt = d.Time("created_at", keys.TimeMillis)
 	p.UpdatedAt = d.Time("updated_at", keys.TimeMillis)
 	return d.Err()
@@ -1565,6 +1613,18 @@ func (p *Artifact) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.Name = d.String("name")
 	p.ContentType = d.String("content_type")
 	p.S3Key = d.String("s3_key")
+	p.CreatedAt = d.Time("created_at", keys.TimeMillis)
+	p.UpdatedAt = d.Time("updated_at", keys.TimeMillis)
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Artifact) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Artifact{ArtifactID: p.ArtifactID, UserID: p.UserID, ProjectID: p.ProjectID, Name: p.Name, ContentType: p.ContentType, S3Key: p.S3Key}
+	d := codec.NewDecoder(ArtifactType, item)
 	p.CreatedAt = d.Time("created_at", keys.TimeMillis)
 	p.UpdatedAt = d.Time("updated_at", keys.TimeMillis)
 	return d.Err()

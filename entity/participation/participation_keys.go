@@ -354,6 +354,17 @@ func (p *IdempotencyLock) UnmarshalItem(item map[string]types.AttributeValue) er
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *IdempotencyLock) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = IdempotencyLock{EventID: p.EventID, UserID: p.UserID, RequestID: p.RequestID}
+	d := codec.NewDecoder(IdempotencyLockType, item)
+	p.CreatedAt = d.Time("createdAt", keys.TimeMillis)
+	return d.Err()
+}
+
 // RequestType is the Type attribute of every Request.
 const RequestType = "Request"
 
@@ -929,6 +940,26 @@ func (p *Request) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Request) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Request{RequestID: p.RequestID, EventID: p.EventID, UserID: p.UserID, ErrorMessage: p.ErrorMessage}
+	d := codec.NewDecoder(RequestType, item)
+	p.Mode = codec.Enum(&d, "mode", Mode.Valid)
+	p.Status = codec.Enum(&d, "status", Status.Valid)
+	p.UIResult = codec.Enum(&d, "uiResult", UIResult.Valid)
+	p.RequestedAt = d.Time("requestedAt", keys.TimeMillis)
+	p.QueuedAt = d.Time("queuedAt", keys.TimeMillis)
+	p.StartedAt = d.Time("startedAt", keys.TimeMillis)
+	p.FinishedAt = d.Time("finishedAt", keys.TimeMillis)
+	p.FailureClass = codec.Enum(&d, "failureClass", FailureClass.Valid)
+	p.ErrorCode = codec.Enum(&d, "errorCode", ErrorCode.Valid)
+	p.UpdatedAt = d.Time("updatedAt", keys.TimeMillis)
+	return d.Err()
+}
+
 // EventCapacityType is the Type attribute of every EventCapacity.
 const EventCapacityType = "EventCapacity"
 
@@ -1150,6 +1181,18 @@ func (p *EventCapacity) UnmarshalItem(item map[string]types.AttributeValue) erro
 	p.EventID = d.String("eventId")
 	p.CapacityTotal = d.Int("capacityTotal", 64)
 	p.CapacityRemaining = d.Int("capacityRemaining", 64)
+	p.CreatedAt = d.Time("createdAt", keys.TimeMillis)
+	p.UpdatedAt = d.Time("updatedAt", keys.TimeMillis)
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *EventCapacity) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = EventCapacity{EventID: p.EventID, CapacityTotal: p.CapacityTotal, CapacityRemaining: p.CapacityRemaining}
+	d := codec.NewDecoder(EventCapacityType, item)
 	p.CreatedAt = d.Time("createdAt", keys.TimeMillis)
 	p.UpdatedAt = d.Time("updatedAt", keys.TimeMillis)
 	return d.Err()
@@ -1406,6 +1449,18 @@ func (p *OpenRequest) UnmarshalItem(item map[string]types.AttributeValue) error 
 	p.EventID = d.String("eventId")
 	p.RequestedAt = d.Time("requestedAt", keys.TimeMillis)
 	p.Attempts = int(d.Int("attempts", 64))
+	p.NextAt = d.Time("nextAt", keys.TimeMillis)
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *OpenRequest) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = OpenRequest{Shard: p.Shard, RequestID: p.RequestID, EventID: p.EventID, Attempts: p.Attempts}
+	d := codec.NewDecoder(OpenRequestType, item)
+	p.RequestedAt = d.Time("requestedAt", keys.TimeMillis)
 	p.NextAt = d.Time("nextAt", keys.TimeMillis)
 	return d.Err()
 }
@@ -1670,5 +1725,18 @@ func (p *RequestStatusLog) UnmarshalItem(item map[string]types.AttributeValue) e
 	p.From = codec.Enum(&d, "fromStatus", Status.Valid)
 	p.To = codec.Enum(&d, "toStatus", Status.Valid)
 	p.Detail = d.String("detail")
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *RequestStatusLog) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = RequestStatusLog{RequestID: p.RequestID, Detail: p.Detail}
+	d := codec.NewDecoder(RequestStatusLogType, item)
+	p.OccurredAt = d.Time("occurredAt", keys.TimeNanos)
+	p.From = codec.Enum(&d, "fromStatus", Status.Valid)
+	p.To = codec.Enum(&d, "toStatus", Status.Valid)
 	return d.Err()
 }

@@ -15,6 +15,9 @@ type entityView struct {
 	Fields                                             []*fieldView
 	KeyParams, KeyArgs, KeySize, ParseResults          string
 	KeyLines, ParseLines, MarshalLines, UnmarshalLines []string
+	// RefreshLines are the body of RefreshItem; nil when it would decode
+	// every field (UnmarshalItem does the same).
+	RefreshLines []string
 	Members                                            []string
 	Attrs                                              string
 	VersionAttr, CreatedAttr, UpdatedAttr, TTLAttr     string
@@ -884,6 +887,55 @@ func (e *Entity) unmarshal(v *entityView) {
 	for _, f := range e.Fields {
 		v.UnmarshalLines = append(v.UnmarshalLines, f.decodeLine("p."+f.Name))
 	}
+	// RefreshItem keeps the fields that decode back to the value they
+	// were marshalled from and decodes the others, as UnmarshalItem
+	// would.
+	var kept, decode []string
+	for _, f := range e.Fields {
+		if e.roundTrips(f) {
+			kept = append(kept, f.Name+": p."+f.Name)
+		} else {
+			decode = append(decode, f.decodeLine("p."+f.Name))
+		}
+	}
+	if len(kept) == 0 {
+		return
+	}
+	v.RefreshLines = []string{"*p = " + e.Name + "{" + strings.Join(kept, ", ") + "}"}
+	if len(decode) > 0 {
+		v.RefreshLines = append(v.RefreshLines, "d := codec.NewDecoder("+e.Name+"Type, item)")
+		v.RefreshLines = append(v.RefreshLines, decode...)
+		v.RefreshLines = append(v.RefreshLines, "return d.Err()")
+	} else {
+		v.RefreshLines = append(v.RefreshLines, "return nil")
+	}
+}
+
+// roundTrips reports whether f's value is what UnmarshalItem decodes
+// from the attribute MarshalItem wrote for it, and the runtime writes
+// nothing else there: a string, bool or integer by value (an empty one
+// left out decodes to the zero value), outside the attributes the
+// runtime sets (keys, Type, version, timestamps, TTL). Times (precision,
+// location), floats, pointers, slices, maps, sets, enums and custom
+// marshalers are decoded.
+func (e *Entity) roundTrips(f *Field) bool {
+	switch f.Kind {
+	case kindString, kindBool, kindInt, kindUint:
+	default:
+		return false
+	}
+	if f.Ptr || f.Set || f.Enum != nil || f.Version || f.Created || f.Updated || f.TTL || strings.Contains(f.Name, ".") {
+		return false
+	}
+	if f.Attr == "Type" {
+		return false
+	}
+	for _, k := range e.Keys {
+		if k.Attr == f.Attr {
+			return false
+		}
+	}
+	return true
 }
 
 // layouts are the time.Format layouts of the string time formats.

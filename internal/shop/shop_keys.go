@@ -367,6 +367,19 @@ func (p *Customer) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Customer) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Customer{ID: p.ID, AccountID: p.AccountID, Email: p.Email, Handle: p.Handle, Name: p.Name, Visits: p.Visits}
+	d := codec.NewDecoder(CustomerType, item)
+	p.Phone = codec.Ptr(d.Has("phone"), d.String("phone"))
+	p.CreatedAt = d.Time("createdAt", keys.TimeMillis)
+	p.UpdatedAt = d.Time("updatedAt", keys.TimeMillis)
+	return d.Err()
+}
+
 // AccountType is the Type attribute of every Account.
 const AccountType = "Account"
 
@@ -556,6 +569,17 @@ func (p *Account) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.ID = d.String("id")
 	p.Slug = d.String("slug")
 	p.Name = d.String("name")
+	p.Version = d.Int("version", 64)
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Account) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Account{ID: p.ID, Slug: p.Slug, Name: p.Name}
+	d := codec.NewDecoder(AccountType, item)
 	p.Version = d.Int("version", 64)
 	return d.Err()
 }
@@ -800,6 +824,17 @@ func (p *Order) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.Total = d.Int("total", 64)
 	p.Note = d.String("note")
 	p.Gift = d.String("gift")
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Order) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Order{ID: p.ID, CustomerID: p.CustomerID, Total: p.Total, Note: p.Note, Gift: p.Gift}
+	d := codec.NewDecoder(OrderType, item)
+	p.Status = codec.Enum(&d, "status", OrderState.Valid)
 	return d.Err()
 }
 
@@ -1238,6 +1273,17 @@ func (p *OrderLine) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *OrderLine) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = OrderLine{OrderID: p.OrderID, LineNo: p.LineNo, SKU: p.SKU, Region: p.Region, Ref: p.Ref, Qty: p.Qty, Memo: p.Memo}
+	d := codec.NewDecoder(OrderLineType, item)
+	p.State = codec.Enum(&d, "state", OrderState.Valid)
+	return d.Err()
+}
+
 // ArticleType is the Type attribute of every Article.
 const ArticleType = "Article"
 
@@ -1502,6 +1548,18 @@ func (p *Article) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.Title = d.String("title")
 	p.Contents = d.String("contents")
 	p.Slug = d.String("slug")
+	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
+	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Article) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Article{ID: p.ID, CategoryID: p.CategoryID, AuthorID: p.AuthorID, Title: p.Title, Contents: p.Contents, Slug: p.Slug}
+	d := codec.NewDecoder(ArticleType, item)
 	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
 	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
 	return d.Err()

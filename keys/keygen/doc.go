@@ -269,9 +269,16 @@
 //	func (p *Post) MarshalItem() (map[string]types.AttributeValue, error)
 //	func (p *Post) MarshalItemTo(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error)
 //	func (p *Post) UnmarshalItem(item map[string]types.AttributeValue) error
+//	func (p *Post) RefreshItem(item map[string]types.AttributeValue) error
 //	    The entity.Item implementation (and entity.ItemMarshalerTo:
 //	    MarshalItemTo writes into a given empty map, which a Store reuses
-//	    when its client keeps no input). MarshalItem writes Type, every
+//	    when its client keeps no input; entity.ItemRefresher: RefreshItem
+//	    leaves p as UnmarshalItem would, given an item marshalled from p,
+//	    but decodes only the fields whose stored form may differ from
+//	    their value, such as times, floats, pointers, slices and maps,
+//	    keeping strings, booleans and integers; a Store refreshes a
+//	    written value with it; it is generated when some field is kept).
+//	    MarshalItem writes Type, every
 //	    attribute field and every key attribute (a sparse index key whose
 //	    fields are empty is left out; the runtime then drops the rest of
 //	    that index, see above); UnmarshalItem reads the fields back

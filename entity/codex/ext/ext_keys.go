@@ -223,6 +223,19 @@ func (p *Notice) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Notice) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Notice{ID: p.ID, Title: p.Title, Body: p.Body}
+	d := codec.NewDecoder(NoticeType, item)
+	p.ExpiresAt = d.UnixTime("expiresAt")
+	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
+	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
+	return d.Err()
+}
+
 // PostLikeType is the Type attribute of every PostLike.
 const PostLikeType = "PostLike"
 
@@ -475,6 +488,18 @@ func (p *PostLike) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.CategoryID = d.String("categoryId")
 	p.UserID = d.String("userId")
 	p.PostID = d.String("postId")
+	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
+	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *PostLike) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = PostLike{CategoryID: p.CategoryID, UserID: p.UserID, PostID: p.PostID}
+	d := codec.NewDecoder(PostLikeType, item)
 	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
 	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
 	return d.Err()

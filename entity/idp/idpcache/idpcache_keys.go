@@ -282,6 +282,18 @@ func (p *Session) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Session) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Session{UserID: p.UserID, ProjectID: p.ProjectID, SessionID: p.SessionID, Title: p.Title}
+	d := codec.NewDecoder(SessionType, item)
+	p.CreatedAt = d.Time("created_at", keys.TimeMillis)
+	p.UpdatedAt = d.Time("updated_at", keys.TimeMillis)
+	return d.Err()
+}
+
 // AgentType is the Type attribute of every Agent.
 const AgentType = "AGENT"
 
@@ -544,6 +556,18 @@ func (p *Agent) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.ProjectID = d.String("project_id")
 	p.AgentID = d.String("agent_id")
 	p.Name = d.String("name")
+	p.CreatedAt = d.Time("created_at", keys.TimeMillis)
+	p.UpdatedAt = d.Time("updated_at", keys.TimeMillis)
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Agent) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Agent{UserID: p.UserID, ProjectID: p.ProjectID, AgentID: p.AgentID, Name: p.Name}
+	d := codec.NewDecoder(AgentType, item)
 	p.CreatedAt = d.Time("created_at", keys.TimeMillis)
 	p.UpdatedAt = d.Time("updated_at", keys.TimeMillis)
 	return d.Err()

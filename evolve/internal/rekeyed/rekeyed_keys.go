@@ -284,3 +284,15 @@ func (p *Post) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
 	return d.Err()
 }
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Post) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Post{ID: p.ID, CategoryID: p.CategoryID, AuthorID: p.AuthorID, Title: p.Title, Contents: p.Contents, LegacyID: p.LegacyID}
+	d := codec.NewDecoder(PostType, item)
+	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
+	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeSeconds)
+	return d.Err()
+}

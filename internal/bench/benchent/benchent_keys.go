@@ -306,6 +306,20 @@ func (p *Post) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Post) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Post{ID: p.ID, CategoryID: p.CategoryID, AuthorID: p.AuthorID, Title: p.Title, Contents: p.Contents, Views: p.Views}
+	d := codec.NewDecoder(PostType, item)
+	p.CreatedAt = d.Time("CreatedAt", keys.TimeMillis)
+	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeMillis)
+	p.Tags = d.Strings("tags")
+	p.Version = d.Int("version", 64)
+	return d.Err()
+}
+
 // ArtifactType is the Type attribute of every Artifact.
 const ArtifactType = "ARTIFACT"
 
@@ -577,6 +591,17 @@ func (p *Artifact) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.ArtifactID = d.String("artifact_id")
 	p.UserID = d.String("user_id")
 	p.ProjectID = d.String("project_id")
+	p.CreatedAt = d.Time("created_at", keys.TimeMillis)
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Artifact) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Artifact{ArtifactID: p.ArtifactID, UserID: p.UserID, ProjectID: p.ProjectID}
+	d := codec.NewDecoder(ArtifactType, item)
 	p.CreatedAt = d.Time("created_at", keys.TimeMillis)
 	return d.Err()
 }

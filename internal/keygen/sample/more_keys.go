@@ -273,6 +273,20 @@ func (p *Note) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Note) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Note{ID: p.ID}
+	d := codec.NewDecoder(NoteType, item)
+	p.AuthorID = d.String("authorId")
+	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
+	p.Seen = Stamp(d.Time("seen", keys.TimeMillis))
+	p.Expires = d.Int("ttl", 64)
+	return d.Err()
+}
+
 // ThingType is the Type attribute of every Thing.
 const ThingType = "THING"
 
@@ -392,6 +406,17 @@ func (p *Thing) UnmarshalItem(item map[string]types.AttributeValue) error {
 	d := codec.NewDecoder(ThingType, item)
 	p.ID = d.String("id")
 	p.Seq = uint16(d.Uint("seq", 16))
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Thing) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Thing{Seq: p.Seq}
+	d := codec.NewDecoder(ThingType, item)
+	p.ID = d.String("id")
 	return d.Err()
 }
 
@@ -575,4 +600,13 @@ func (p *Member) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.Badge = int32(d.Int("badge", 32))
 	p.Nickname = d.String("nickname")
 	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Member) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Member{ID: p.ID, TeamID: p.TeamID, Login: p.Login, Badge: p.Badge, Nickname: p.Nickname}
+	return nil
 }

@@ -605,3 +605,21 @@ func (p *Order) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.Shipped = d.Time("shipped", keys.TimeMillis)
 	return d.Err()
 }
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Order) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Order{ID: p.ID, Qty: p.Qty, Code: p.Code}
+	d := codec.NewDecoder(OrderType, item)
+	p.Shade = codec.Enum(&d, "shade", Shade.Valid)
+	p.Alt = codec.Ptr(d.Has("alt"), codec.Enum(&d, "alt", Shade.Valid))
+	p.Size = codec.Enum(&d, "size", Size.Valid)
+	p.Ratio = d.Float("ratio", 64)
+	p.Tags = d.Strings("tags")
+	p.OptQty = codec.Ptr(d.Has("optQty"), uint16(d.Uint("optQty", 16)))
+	p.CreatedAt = d.Time("createdAt", keys.TimeMillis)
+	p.Shipped = d.Time("shipped", keys.TimeMillis)
+	return d.Err()
+}

@@ -390,6 +390,17 @@ func (p *Artifact) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Artifact) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Artifact{ArtifactID: p.ArtifactID, UserID: p.UserID, ProjectID: p.ProjectID}
+	d := codec.NewDecoder(ArtifactType, item)
+	p.CreatedAt = d.Time("created_at", keys.TimeMillis)
+	return d.Err()
+}
+
 // SegmentType is the Type attribute of every Segment.
 const SegmentType = "SEGMENT"
 
@@ -599,6 +610,15 @@ func (p *Segment) UnmarshalItem(item map[string]types.AttributeValue) error {
 	p.Index = int(d.Int("segment_index", 64))
 	p.Text = d.String("text")
 	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Segment) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Segment{WorkflowID: p.WorkflowID, Index: p.Index, Text: p.Text}
+	return nil
 }
 
 // RequestType is the Type attribute of every Request.
@@ -964,6 +984,21 @@ func (p *Request) UnmarshalItem(item map[string]types.AttributeValue) error {
 	return d.Err()
 }
 
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Request) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Request{RequestID: p.RequestID, EventID: p.EventID, Status: p.Status}
+	d := codec.NewDecoder(RequestType, item)
+	p.QueuedAt = d.Time("queuedAt", keys.TimeMillis)
+	p.CreatedAt = d.Time("CreatedAt", keys.TimeSeconds)
+	p.UpdatedAt = d.Time("UpdatedAt", keys.TimeNanos)
+	p.Version = d.Int("version", 64)
+	p.ExpiresAt = d.UnixTime("expiresAt")
+	return d.Err()
+}
+
 // CorpInfoType is the Type attribute of every CorpInfo.
 const CorpInfoType = "CORP"
 
@@ -1056,6 +1091,15 @@ func (p *CorpInfo) UnmarshalItem(item map[string]types.AttributeValue) error {
 	d := codec.NewDecoder(CorpInfoType, item)
 	p.Name = d.String("name")
 	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *CorpInfo) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = CorpInfo{Name: p.Name}
+	return nil
 }
 
 // KitchenType is the Type attribute of every Kitchen.
@@ -1677,5 +1721,30 @@ func (p *Kitchen) UnmarshalItem(item map[string]types.AttributeValue) error {
 	d.Unmarshal("custom", &p.Custom)
 	p.OptCustom = codec.UnmarshalNew[Upper](&d, "optCustom")
 	p.Renamed = d.String("Renamed")
+	return d.Err()
+}
+
+// RefreshItem makes p what UnmarshalItem(item) makes it, where item was
+// marshalled from p's fields and stamped by the runtime
+// (entity.ItemRefresher): it decodes only the fields whose stored form
+// may differ from their value.
+func (p *Kitchen) RefreshItem(item map[string]types.AttributeValue) error {
+	*p = Kitchen{ID: p.ID, Flag: p.Flag, I: p.I, N8: p.N8, I16: p.I16, I32: p.I32, I64: p.I64, U: p.U, U8: p.U8, U16: p.U16, U32: p.U32, U64: p.U64, Status: p.Status, Count: p.Count, Renamed: p.Renamed}
+	d := codec.NewDecoder(KitchenType, item)
+	p.F32 = float32(d.Float("f32", 32))
+	p.F64 = d.Float("f64", 64)
+	p.At = d.Time("at", keys.TimeMillis)
+	p.AtMs = d.UnixMilliTime("atMs")
+	p.Blob = d.Bytes("blob")
+	p.List = d.Strings("list")
+	p.Set = d.Strings("set")
+	p.Labels = Labels(d.Strings("labels"))
+	p.Map = d.StringMap("map")
+	p.OptString = codec.Ptr(d.Has("optString"), d.String("optString"))
+	p.OptInt = codec.Ptr(d.Has("optInt"), d.Int("optInt", 64))
+	p.OptTime = codec.Ptr(d.Has("optTime"), d.Time("optTime", keys.TimeMillis))
+	p.OptStatus = codec.Ptr(d.Has("optStatus"), Status(d.String("optStatus")))
+	d.Unmarshal("custom", &p.Custom)
+	p.OptCustom = codec.UnmarshalNew[Upper](&d, "optCustom")
 	return d.Err()
 }

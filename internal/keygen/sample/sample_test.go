@@ -393,3 +393,37 @@ func FuzzArtifactGSI2PK(f *testing.F) {
 		}
 	})
 }
+
+// TestRefreshItem: RefreshItem on the value an item was marshalled from
+// leaves it exactly as UnmarshalItem does (skipped and unexported fields
+// zeroed, times at the stored precision and in UTC, empty slices nil,
+// pointers new), for a full value, a nearly empty one, and values whose
+// times are finer than their stored format and not in UTC.
+func TestRefreshItem(t *testing.T) {
+	full := fullKitchen()
+	full.Skipped = "not stored"
+	local := full
+	local.At = time.Date(2026, 11, 26, 23, 1, 6, 987654321, time.FixedZone("KST", 9*3600))
+	local.AtMs = local.At
+	local.List, local.Map, local.Blob = []string{}, map[string]string{}, []byte{}
+	nearlyEmpty := sample.Kitchen{ID: "z", At: at, Renamed: "r"}
+	for name, k := range map[string]sample.Kitchen{"full": full, "local": local, "nearlyEmpty": nearlyEmpty} {
+		item, err := k.MarshalItem()
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		decoded, refreshed := k, k
+		if err := decoded.UnmarshalItem(item); err != nil {
+			t.Fatal(name, err)
+		}
+		if err := refreshed.RefreshItem(item); err != nil {
+			t.Fatal(name, err)
+		}
+		if diff := cmp.Diff(decoded, refreshed, cmpopts.IgnoreUnexported(sample.Kitchen{})); diff != "" {
+			t.Errorf("%s: RefreshItem differs from UnmarshalItem (-unmarshal +refresh):\n%s", name, diff)
+		}
+		if refreshed.Skipped != "" || (refreshed.OptString != nil && refreshed.OptString == k.OptString) {
+			t.Errorf("%s: RefreshItem kept a field UnmarshalItem resets: %+v", name, refreshed)
+		}
+	}
+}
