@@ -17,10 +17,10 @@ type entityView struct {
 	KeyLines, ParseLines, MarshalLines, UnmarshalLines []string
 	// RefreshLines are the body of RefreshItem; nil when it would decode
 	// every field (UnmarshalItem does the same).
-	RefreshLines []string
-	Members                                            []string
-	Attrs                                              string
-	VersionAttr, CreatedAttr, UpdatedAttr, TTLAttr     string
+	RefreshLines                                   []string
+	Members                                        []string
+	Attrs                                          string
+	VersionAttr, CreatedAttr, UpdatedAttr, TTLAttr string
 	// CreatedField and UpdatedField name the Go fields that StampTimes
 	// sets; "" when absent (or of a named time type, left to the runtime).
 	CreatedField, UpdatedField string
