@@ -39,7 +39,7 @@ func (t *table) checkSize(it item, msg string) (int, error) {
 			if ix.proj == types.ProjectionTypeAll {
 				size += base
 			} else {
-				size += ix.entrySize(it)
+				size += ix.entrySize(it, base)
 			}
 			if size > maxItemSize {
 				break

@@ -425,7 +425,7 @@ func (r *readOpts) visit(p *page, e *entry) (bool, error) {
 		if r.project {
 			p.size += ddbexpr.ItemSize(out)
 		} else {
-			p.size += r.src.ix.entrySize(it)
+			p.size += r.src.ix.entrySize(it, e.rec.size)
 		}
 		if r.fetch {
 			p.fetched += math.Ceil(float64(e.rec.size) / 4096)
