@@ -50,8 +50,10 @@ func (sl *slab) n(v string, hint int) *types.AttributeValueMemberN {
 
 // copyRecord returns a deep copy of a stored record's item.
 func (sl *slab) copyRecord(r *record) item {
-	if t := r.template(); t != nil {
-		return t.clone()
+	if r.readBefore() {
+		if t := r.template(); t != nil {
+			return t.clone()
+		}
 	}
 	out := make(item, len(r.attrs))
 	for _, a := range r.attrs {
