@@ -492,7 +492,6 @@ func (t *table) write(pk, sk string, oldRec *record, it item) {
 // writeSized is write for an item whose ItemSize the caller has (size;
 // -1 computes it). It returns the new record (nil for a delete).
 func (t *table) writeSized(pk, sk string, oldRec *record, it item, size int) *record {
-	old := oldRec.get()
 	var r *record
 	if it != nil {
 		if size < 0 {
@@ -500,6 +499,14 @@ func (t *table) writeSized(pk, sk string, oldRec *record, it item, size int) *re
 		}
 		r = newRecord(it, size)
 	}
+	t.writeRecord(pk, sk, oldRec, r)
+	return r
+}
+
+// writeRecord is write for the record r of the new item (nil deletes),
+// built by the caller, possibly before it took the lock.
+func (t *table) writeRecord(pk, sk string, oldRec, r *record) {
+	old, it := oldRec.get(), r.get()
 	if t.stream != nil {
 		t.streamHook(pk, oldRec, r) // streams: stream.go
 	}
@@ -519,7 +526,6 @@ func (t *table) writeSized(pk, sk string, oldRec *record, it item, size int) *re
 	for _, ix := range t.indexes {
 		ix.replace(pk, sk, old, it, r)
 	}
-	return r
 }
 
 // replace moves the index entry of the table item at (pk, sk) from old
