@@ -270,25 +270,57 @@ type preparedUpdate struct {
 	pk, sk string
 	key    item // the request's Key, imported only to create the item
 	x      *exprs
+	xs     exprs // what x points to, allocated with the update
 }
 
 func (db *DB) prepareUpdate(t *table, key item, names map[string]string, values map[string]types.AttributeValue, update, cond *string) (*preparedUpdate, error) {
-	x, err := db.parseExprs(exprReq{names: names, values: values, update: update, cond: cond, valueExprs: "UpdateExpression and ConditionExpression are null"})
-	if err != nil {
+	p := &preparedUpdate{t: t, key: key}
+	if err := db.parseExprsInto(&p.xs, exprReq{names: names, values: values, update: update, cond: cond, valueExprs: "UpdateExpression and ConditionExpression are null"}); err != nil {
 		return nil, err
 	}
-	pk, sk, err := t.parseKey(key)
-	if err != nil {
+	p.x = &p.xs
+	var err error
+	if p.pk, p.sk, err = t.parseKey(key); err != nil {
 		return nil, err
 	}
-	if x.update != nil {
-		for _, p := range x.update.Paths() {
-			if name := x.env.TopName(p); t.isKeyAttr(name) {
-				return nil, validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)
-			}
+	if u := p.x.update; u != nil {
+		if err := t.checkUpdateKeys(u, &p.x.env); err != nil {
+			return nil, err
 		}
 	}
-	return &preparedUpdate{t: t, pk: pk, sk: sk, key: key, x: x}, nil
+	return p, nil
+}
+
+// checkUpdateKeys refuses an update that writes a key attribute. It
+// visits the paths in Update.Paths's order without building the list.
+func (t *table) checkUpdateKeys(u *ddbexpr.Update, env *ddbexpr.Env) error {
+	check := func(p ddbexpr.Path) error {
+		if name := env.TopName(p); t.isKeyAttr(name) {
+			return validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)
+		}
+		return nil
+	}
+	for _, a := range u.Set {
+		if err := check(a.Path); err != nil {
+			return err
+		}
+	}
+	for _, p := range u.Remove {
+		if err := check(p); err != nil {
+			return err
+		}
+	}
+	for _, a := range u.Add {
+		if err := check(a.Path); err != nil {
+			return err
+		}
+	}
+	for _, a := range u.Delete {
+		if err := check(a.Path); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // apply computes the new item from old (nil if absent). It reads only

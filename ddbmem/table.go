@@ -448,7 +448,8 @@ func (t *table) tableKey(it item) (string, string) {
 	if t.sk.name == "" {
 		return pk, ""
 	}
-	return pk, string(appendComponent(nil, keyEnc(it[t.sk.name])))
+	var buf [64]byte // most sort keys fit: one allocation, the string
+	return pk, string(appendComponent(buf[:0], keyEnc(it[t.sk.name])))
 }
 
 // indexKey returns the index partition key and the composite entry key of

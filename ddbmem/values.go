@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -412,26 +413,36 @@ type exprReq struct {
 }
 
 func (db *DB) parseExprs(r exprReq) (*exprs, error) {
-	x := &exprs{env: ddbexpr.Env{Names: r.names}}
+	x := &exprs{}
+	if err := db.parseExprsInto(x, r); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// parseExprsInto is parseExprs into x, a zero exprs the caller holds
+// (a preparedUpdate's own, saving an allocation per request).
+func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
+	x.env = ddbexpr.Env{Names: r.names}
 	if r.values != nil {
 		if len(r.values) == 0 {
-			return nil, validation("ExpressionAttributeValues must not be empty")
+			return validation("ExpressionAttributeValues must not be empty")
 		}
 	}
 	if r.names != nil && len(r.names) == 0 {
-		return nil, validation("ExpressionAttributeNames must not be empty")
+		return validation("ExpressionAttributeNames must not be empty")
 	}
 	for k, v := range r.names {
 		if !validPlaceholder(k, '#') {
-			return nil, validationf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
+			return validationf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
 		}
 		if v == "" {
-			return nil, validationf("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", k)
+			return validationf("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", k)
 		}
 	}
 	for k := range r.values {
 		if !validPlaceholder(k, ':') {
-			return nil, validationf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
+			return validationf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
 		}
 	}
 	for _, e := range []struct {
@@ -439,7 +450,7 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		s     *string
 	}{{"KeyConditionExpression", r.key}, {"UpdateExpression", r.update}, {"ConditionExpression", r.cond}, {"FilterExpression", r.filter}, {"ProjectionExpression", r.proj}} {
 		if e.s != nil && len(*e.s) > maxExprSize {
-			return nil, validationf("Invalid %s: Expression size has exceeded the maximum allowed size; expression size: %d", e.label, len(*e.s))
+			return validationf("Invalid %s: Expression size has exceeded the maximum allowed size; expression size: %d", e.label, len(*e.s))
 		}
 	}
 	haveExpr := false
@@ -460,43 +471,43 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 	}
 	var err error
 	if x.key, err = parseCond("KeyConditionExpression", r.key); err != nil {
-		return nil, err
+		return err
 	}
 	if r.update != nil {
 		haveExpr = true
 		v, err := db.cache.get(kindUpdate, *r.update, func(s string) (any, error) { return ddbexpr.ParseUpdate(s) })
 		if err != nil {
-			return nil, validationf("Invalid UpdateExpression: %s", err.Error())
+			return validationf("Invalid UpdateExpression: %s", err.Error())
 		}
 		x.update = v.(*ddbexpr.Update)
 		used = append(used, &x.update.Expr)
 	}
 	if x.cond, err = parseCond("ConditionExpression", r.cond); err != nil {
-		return nil, err
+		return err
 	}
 	if x.filter, err = parseCond("FilterExpression", r.filter); err != nil {
-		return nil, err
+		return err
 	}
 	if r.proj != nil {
 		haveExpr = true
 		v, err := db.cache.get(kindProjection, *r.proj, func(s string) (any, error) { return ddbexpr.ParseProjection(s) })
 		if err != nil {
-			return nil, validationf("Invalid ProjectionExpression: %s", err.Error())
+			return validationf("Invalid ProjectionExpression: %s", err.Error())
 		}
 		x.proj = v.(*ddbexpr.Projection)
 		used = append(used, &x.proj.Expr)
 	}
 	if !haveExpr {
 		if r.names != nil {
-			return nil, validation("ExpressionAttributeNames can only be specified when using expressions")
+			return validation("ExpressionAttributeNames can only be specified when using expressions")
 		}
 		if r.values != nil {
 			if r.valueExprs != "" {
-				return nil, validation("ExpressionAttributeValues can only be specified when using expressions: " + r.valueExprs)
+				return validation("ExpressionAttributeValues can only be specified when using expressions: " + r.valueExprs)
 			}
-			return nil, validation("ExpressionAttributeValues can only be specified when using expressions")
+			return validation("ExpressionAttributeValues can only be specified when using expressions")
 		}
-		return x, nil
+		return nil
 	}
 	if len(r.values) > 0 {
 		// Every value is checked; expressions read them in place. Only
@@ -506,7 +517,7 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		x.env.Values = r.values
 		for k, v := range r.values {
 			if _, err := importValueCopy(v, false); err != nil {
-				return nil, validationf("ExpressionAttributeValues contains invalid value: %s for key %s", apiMessage(err), k)
+				return validationf("ExpressionAttributeValues contains invalid value: %s for key %s", apiMessage(err), k)
 			}
 		}
 	}
@@ -518,7 +529,7 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 				if v, ok := r.values[k]; ok {
 					nv, err := importValueCopy(v, true)
 					if err != nil {
-						return nil, validationf("ExpressionAttributeValues contains invalid value: %s for key %s", apiMessage(err), k)
+						return validationf("ExpressionAttributeValues contains invalid value: %s for key %s", apiMessage(err), k)
 					}
 					x.uenv.Values[k] = nv
 				}
@@ -536,46 +547,46 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 	}
 	if x.key != nil {
 		if err := check("KeyConditionExpression", &x.key.Expr); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if x.update != nil {
 		if err := check("UpdateExpression", &x.update.Expr); err != nil {
-			return nil, err
+			return err
 		}
 		if err := x.update.CheckPaths(&x.env); err != nil {
-			return nil, validationf("Invalid UpdateExpression: %s", err.Error())
+			return validationf("Invalid UpdateExpression: %s", err.Error())
 		}
 		if err := x.update.CheckOperandTypes(&x.env); err != nil {
-			return nil, validationf("Invalid UpdateExpression: %s", err.Error())
+			return validationf("Invalid UpdateExpression: %s", err.Error())
 		}
 	}
 	if x.cond != nil {
 		if err := check("ConditionExpression", &x.cond.Expr); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if x.filter != nil {
 		if err := check("FilterExpression", &x.filter.Expr); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if x.proj != nil {
 		if err := check("ProjectionExpression", &x.proj.Expr); err != nil {
-			return nil, err
+			return err
 		}
 		if err := x.proj.CheckPaths(&x.env); err != nil {
-			return nil, validationf("Invalid ProjectionExpression: %s", err.Error())
+			return validationf("Invalid ProjectionExpression: %s", err.Error())
 		}
 	}
 	if len(r.names) > 0 {
 		if unused := unusedKeys(r.names, used, func(e *ddbexpr.Expr) []string { return e.Names }); unused != nil {
-			return nil, validationf("Value provided in ExpressionAttributeNames unused in expressions: keys: %s", keySet(unused))
+			return validationf("Value provided in ExpressionAttributeNames unused in expressions: keys: %s", keySet(unused))
 		}
 	}
 	if len(r.values) > 0 {
 		if unused := unusedKeys(r.values, used, func(e *ddbexpr.Expr) []string { return e.Values }); unused != nil {
-			return nil, validationf("Value provided in ExpressionAttributeValues unused in expressions: keys: %s", keySet(unused))
+			return validationf("Value provided in ExpressionAttributeValues unused in expressions: keys: %s", keySet(unused))
 		}
 	}
 	for _, c := range []struct {
@@ -586,10 +597,10 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 			continue
 		}
 		if err := c.c.CheckOperandTypes(&x.env); err != nil {
-			return nil, validationf("Invalid %s: %s", c.label, err.Error())
+			return validationf("Invalid %s: %s", c.label, err.Error())
 		}
 	}
-	return x, nil
+	return nil
 }
 
 const maxExprSize = 4096
@@ -627,7 +638,13 @@ func evalErr(label string, err error) error {
 }
 
 // unusedKeys returns the keys of m that no expression uses, or nil.
+// Every placeholder the expressions use is a key of m (they passed
+// Check), so when they use as many distinct placeholders as m has keys,
+// none is unused: that count is had without walking the map.
 func unusedKeys[V any](m map[string]V, used []*ddbexpr.Expr, list func(*ddbexpr.Expr) []string) map[string]bool {
+	if distinctUsed(used, list) == len(m) {
+		return nil
+	}
 	var unused map[string]bool
 	for k := range m {
 		found := false
@@ -650,6 +667,28 @@ func unusedKeys[V any](m map[string]V, used []*ddbexpr.Expr, list func(*ddbexpr.
 		}
 	}
 	return unused
+}
+
+// distinctUsed counts the distinct placeholders the expressions use.
+// Each expression lists its own once (in order of first use); one used
+// by several is counted at its first.
+func distinctUsed(used []*ddbexpr.Expr, list func(*ddbexpr.Expr) []string) int {
+	n := 0
+	for i, e := range used {
+		for _, u := range list(e) {
+			earlier := false
+			for _, o := range used[:i] {
+				if slices.Contains(list(o), u) {
+					earlier = true
+					break
+				}
+			}
+			if !earlier {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // base64List renders binary values as DynamoDB's messages do: [Yg==, Yw==].
