@@ -393,7 +393,8 @@ const (
 type exprs struct {
 	env ddbexpr.Env
 	// uenv is the environment the update expression applies with: its
-	// values are copies of those it names, safe to store.
+	// values are copies of those it names, safe to store (or the
+	// request's own when the update stores only copies: storesCopies).
 	uenv   ddbexpr.Env
 	cond   *ddbexpr.Condition
 	filter *ddbexpr.Condition
@@ -523,7 +524,11 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 	}
 	if x.update != nil {
 		x.uenv.Names = r.names
-		if len(x.update.Values) > 0 {
+		switch {
+		case len(x.update.Values) == 0:
+		case storesCopies(x.update, r.values):
+			x.uenv.Values = r.values
+		default:
 			x.uenv.Values = make(map[string]types.AttributeValue, len(x.update.Values))
 			for _, k := range x.update.Values {
 				if v, ok := r.values[k]; ok {
@@ -667,6 +672,26 @@ func unusedKeys[V any](m map[string]V, used []*ddbexpr.Expr, list func(*ddbexpr.
 		}
 	}
 	return unused
+}
+
+// storesCopies reports whether update u, applied with the request's
+// values as they are, stores only copies of them in the canonical form:
+// u only SETs (Update.ApplyEffective copies each value it sets; ADD and
+// DELETE may store theirs), and every value it names is a string,
+// binary, boolean or null (no number to make canonical, inside a
+// container or not). The values need no copy of their own then.
+func storesCopies(u *ddbexpr.Update, values map[string]types.AttributeValue) bool {
+	if len(u.Add) > 0 || len(u.Delete) > 0 {
+		return false
+	}
+	for _, k := range u.Values {
+		switch values[k].(type) {
+		case *types.AttributeValueMemberS, *types.AttributeValueMemberB, *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // distinctUsed counts the distinct placeholders the expressions use.
