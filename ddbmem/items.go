@@ -284,43 +284,13 @@ func (db *DB) prepareUpdate(t *table, key item, names map[string]string, values 
 		return nil, err
 	}
 	if u := p.x.update; u != nil {
-		if err := t.checkUpdateKeys(u, &p.x.env); err != nil {
-			return nil, err
+		for path := range u.AllPaths() {
+			if name := p.x.env.TopName(path); t.isKeyAttr(name) {
+				return nil, validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)
+			}
 		}
 	}
 	return p, nil
-}
-
-// checkUpdateKeys refuses an update that writes a key attribute. It
-// visits the paths in Update.Paths's order without building the list.
-func (t *table) checkUpdateKeys(u *ddbexpr.Update, env *ddbexpr.Env) error {
-	check := func(p ddbexpr.Path) error {
-		if name := env.TopName(p); t.isKeyAttr(name) {
-			return validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)
-		}
-		return nil
-	}
-	for _, a := range u.Set {
-		if err := check(a.Path); err != nil {
-			return err
-		}
-	}
-	for _, p := range u.Remove {
-		if err := check(p); err != nil {
-			return err
-		}
-	}
-	for _, a := range u.Add {
-		if err := check(a.Path); err != nil {
-			return err
-		}
-	}
-	for _, a := range u.Delete {
-		if err := check(a.Path); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // apply computes the new item from old (nil if absent). It reads only
