@@ -528,10 +528,7 @@ func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
 		}
 		vals[i] = Copy(v)
 	}
-	it := make(Item, len(old)+len(u.Set))
-	for k, v := range old {
-		it[k] = v
-	}
+	it := CopyRoom(old, len(u.Set)+len(u.Add))
 	for _, i := range setOrder(u.Set) {
 		a := u.Set[i]
 		p := env.appendedPath(it, a.Path)
