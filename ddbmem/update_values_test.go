@@ -42,3 +42,24 @@ func TestUpdateSetValuesCopied(t *testing.T) {
 		t.Errorf("l[0] = %q", v)
 	}
 }
+
+// TestUpdateSetEmptyBinary checks that a SET of an empty binary value
+// stores the empty value (a nil one is refused as an empty
+// AttributeValue).
+func TestUpdateSetEmptyBinary(t *testing.T) {
+	db := newTable(t)
+	key := map[string]av{"pk": s("p"), "sk": s("s")}
+	if _, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("tbl"), Key: key,
+		UpdateExpression:          aws.String("SET b = :b"),
+		ExpressionAttributeValues: map[string]av{":b": &types.AttributeValueMemberB{Value: []byte{}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("tbl"), Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := out.Item["b"].(*types.AttributeValueMemberB).Value; v == nil || len(v) != 0 {
+		t.Errorf("b = %#v, want empty, not nil", v)
+	}
+}

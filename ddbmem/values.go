@@ -678,15 +678,20 @@ func unusedKeys[V any](m map[string]V, used []*ddbexpr.Expr, list func(*ddbexpr.
 // values as they are, stores only copies of them in the canonical form:
 // u only SETs (Update.ApplyEffective copies each value it sets; ADD and
 // DELETE may store theirs), and every value it names is a string,
-// binary, boolean or null (no number to make canonical, inside a
-// container or not). The values need no copy of their own then.
+// binary (not nil), boolean or null: none has a canonical form to take,
+// as a number has, inside a container or not. The values need no copy
+// of their own then.
 func storesCopies(u *ddbexpr.Update, values map[string]types.AttributeValue) bool {
 	if len(u.Add) > 0 || len(u.Delete) > 0 {
 		return false
 	}
 	for _, k := range u.Values {
-		switch values[k].(type) {
-		case *types.AttributeValueMemberS, *types.AttributeValueMemberB, *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		switch x := values[k].(type) {
+		case *types.AttributeValueMemberS, *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		case *types.AttributeValueMemberB:
+			if x.Value == nil {
+				return false // importValueCopy stores it as empty, not nil
+			}
 		default:
 			return false
 		}
