@@ -64,10 +64,18 @@ type usage struct {
 	table float64
 	gsi   map[string]float64
 	lsi   map[string]float64
+	// flat keeps the indexes' units in indexes, not by index name: a
+	// request that asked for the TOTAL only needs their sum.
+	flat    bool
+	indexes float64
 }
 
 func (u *usage) addIndex(ix *index, units float64) {
 	if units == 0 {
+		return
+	}
+	if u.flat {
+		u.indexes += units
 		return
 	}
 	m := &u.gsi
@@ -82,6 +90,7 @@ func (u *usage) addIndex(ix *index, units float64) {
 
 func (u *usage) add(o usage) {
 	u.table += o.table
+	u.indexes += o.indexes
 	for n, v := range o.gsi {
 		if u.gsi == nil {
 			u.gsi = map[string]float64{}
@@ -99,6 +108,7 @@ func (u *usage) add(o usage) {
 // scale multiplies every part of u by f.
 func (u *usage) scale(f float64) {
 	u.table *= f
+	u.indexes *= f
 	for n := range u.gsi {
 		u.gsi[n] *= f
 	}
@@ -126,7 +136,7 @@ func (u usage) report(rcc types.ReturnConsumedCapacity, table string, tablePart 
 		}
 		return c
 	}
-	total := u.table
+	total := u.table + u.indexes
 	for _, v := range u.gsi {
 		total += v
 	}
@@ -170,42 +180,43 @@ func (u usage) report(rcc types.ReturnConsumedCapacity, table string, tablePart 
 // pk and sk are the encoded table key (tableKey) of the item, the same
 // for old and nw.
 func (t *table) writeUsage(pk, sk string, old, nw item) usage {
-	return t.writeUsageSized(pk, sk, old, nw, recSize(old), recSize(nw))
+	return t.writeUsageSized(pk, sk, old, nw, recSize(old), recSize(nw), false)
 }
 
-// writeUsageSized is writeUsage with the sizes of old and nw (0 for nil).
-func (t *table) writeUsageSized(pk, sk string, old, nw item, oldSize, nwSize int) usage {
-	u := usage{table: writeUnits(max(oldSize, nwSize))}
+// writeUsageSized is writeUsage with the sizes of old and nw (0 for nil);
+// flat sums the indexes' units instead of keeping them by index (see
+// usage.flat).
+func (t *table) writeUsageSized(pk, sk string, old, nw item, oldSize, nwSize int, flat bool) usage {
+	u := usage{table: writeUnits(max(oldSize, nwSize)), flat: flat}
 	for _, ix := range t.indexes {
-		opk, osk, oin := "", "", false
-		if old != nil {
-			opk, osk, oin = indexKeyAt(ix, old, pk, sk)
-		}
-		npk, nsk, nin := "", "", false
-		if nw != nil {
-			npk, nsk, nin = indexKeyAt(ix, nw, pk, sk)
-		}
+		oin, nin, moved := ix.change(old, nw)
 		switch {
-		case oin && nin && (opk != npk || osk != nsk):
-			u.addIndex(ix, writeUnits(ix.entrySize(old))+writeUnits(ix.entrySize(nw)))
+		case oin && nin && moved:
+			u.addIndex(ix, writeUnits(ix.entrySize(old, oldSize))+writeUnits(ix.entrySize(nw, nwSize)))
 		case oin && nin:
 			po, pn := ix.src.project(old), ix.src.project(nw)
-			if !sameItem(po, pn) {
+			if sameItem(po, pn) {
+				break
+			}
+			if ix.proj == types.ProjectionTypeAll {
+				u.addIndex(ix, writeUnits(max(oldSize, nwSize)))
+			} else {
 				u.addIndex(ix, writeUnits(max(ddbexpr.ItemSize(po), ddbexpr.ItemSize(pn))))
 			}
 		case oin:
-			u.addIndex(ix, writeUnits(ix.entrySize(old)))
+			u.addIndex(ix, writeUnits(ix.entrySize(old, oldSize)))
 		case nin:
-			u.addIndex(ix, writeUnits(ix.entrySize(nw)))
+			u.addIndex(ix, writeUnits(ix.entrySize(nw, nwSize)))
 		}
 	}
 	return u
 }
 
-// entrySize is the size of it's entry in the index.
-func (ix *index) entrySize(it item) int {
+// entrySize is the size of it's entry in the index; size is
+// ItemSize(it), the whole entry when the index projects everything.
+func (ix *index) entrySize(it item, size int) int {
 	if ix.proj == types.ProjectionTypeAll {
-		return ddbexpr.ItemSize(it)
+		return size
 	}
 	return ddbexpr.ItemSize(ix.src.project(it))
 }
@@ -256,7 +267,8 @@ func (t *table) writeCapacity(rcc types.ReturnConsumedCapacity, pk, sk string, o
 	if nwRec != nil {
 		nwSize = nwRec.size
 	}
-	return t.writeUsageSized(pk, sk, oldRec.get(), nwRec.get(), oldSize, nwSize).report(rcc, t.name, true, 0)
+	flat := rcc != types.ReturnConsumedCapacityIndexes
+	return t.writeUsageSized(pk, sk, oldRec.get(), nwRec.get(), oldSize, nwSize, flat).report(rcc, t.name, true, 0)
 }
 
 // readCapacity is the ConsumedCapacity of a Query or Scan, or nil when

@@ -39,7 +39,7 @@ func (t *table) checkSize(it item, msg string) (int, error) {
 			if ix.proj == types.ProjectionTypeAll {
 				size += base
 			} else {
-				size += ix.entrySize(it)
+				size += ix.entrySize(it, base)
 			}
 			if size > maxItemSize {
 				break
@@ -263,36 +263,39 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	return out, nil
 }
 
-// preparedUpdate is a validated update, applied under the table lock.
+// preparedUpdate is a validated update, ready to apply to a version of
+// the item.
 type preparedUpdate struct {
 	t      *table
 	pk, sk string
-	key    item
+	key    item // the request's Key, imported only to create the item
 	x      *exprs
+	xs     exprs // what x points to, allocated with the update
 }
 
 func (db *DB) prepareUpdate(t *table, key item, names map[string]string, values map[string]types.AttributeValue, update, cond *string) (*preparedUpdate, error) {
-	x, err := db.parseExprs(exprReq{names: names, values: values, update: update, cond: cond, valueExprs: "UpdateExpression and ConditionExpression are null"})
-	if err != nil {
+	p := &preparedUpdate{t: t, key: key}
+	if err := db.parseExprsInto(&p.xs, exprReq{names: names, values: values, update: update, cond: cond, valueExprs: "UpdateExpression and ConditionExpression are null"}); err != nil {
 		return nil, err
 	}
-	pk, sk, err := t.parseKey(key)
-	if err != nil {
+	p.x = &p.xs
+	var err error
+	if p.pk, p.sk, err = t.parseKey(key); err != nil {
 		return nil, err
 	}
-	if x.update != nil {
-		for _, p := range x.update.Paths() {
-			if name := x.env.TopName(p); t.isKeyAttr(name) {
+	if u := p.x.update; u != nil {
+		for path := range u.AllPaths() {
+			if name := p.x.env.TopName(path); t.isKeyAttr(name) {
 				return nil, validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)
 			}
 		}
 	}
-	k, _ := importItem(key)
-	return &preparedUpdate{t: t, pk: pk, sk: sk, key: k, x: x}, nil
+	return p, nil
 }
 
-// apply computes the new item from old (nil if absent); the caller
-// holds the table lock.
+// apply computes the new item from old (nil if absent). It reads only
+// old and the request, so it needs no lock: stored items are never
+// modified in place.
 func (p *preparedUpdate) apply(old item) (item, error) {
 	it, _, _, err := p.applyEffective(old)
 	return it, err
@@ -304,7 +307,7 @@ func (p *preparedUpdate) apply(old item) (item, error) {
 func (p *preparedUpdate) applyEffective(old item) (item, []ddbexpr.Path, int, error) {
 	base := old
 	if base == nil {
-		base = p.key
+		base, _ = importItem(p.key) // parseKey validated it
 	}
 	if p.x.update == nil {
 		return base, nil, -1, nil
@@ -358,21 +361,33 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	// The update is worked out on the item as read under the read lock,
+	// and written under the write lock if the item is still that
+	// version (a record is never modified, so the same record is the
+	// same version); otherwise worked out again on the current version,
+	// under the write lock. Condition and update are pure functions of
+	// the item, so the outcome is the one of an update done wholly
+	// under the lock; concurrent updates of other items meanwhile
+	// proceed. A failed condition or update reports the version read.
+	t.mu.RLock()
 	oldRec := t.data.getRec(p.pk, p.sk)
-	old := oldRec.get()
-	if err := checkCond(p.x, old, in.ReturnValuesOnConditionCheckFailure); err != nil {
-		return nil, err
-	}
-	it, eff, size, err := p.applyEffective(old)
+	t.mu.RUnlock()
+	rec, eff, err := p.applyTo(oldRec, in.ReturnValuesOnConditionCheckFailure, legacy)
 	if err != nil {
-		if legacy {
-			err = legacyUpdateError(err)
-		}
 		return nil, err
 	}
-	rec := t.writeSized(p.pk, p.sk, oldRec, it, size)
+	t.mu.Lock()
+	if cur := t.data.getRec(p.pk, p.sk); cur != oldRec {
+		oldRec = cur
+		if rec, eff, err = p.applyTo(oldRec, in.ReturnValuesOnConditionCheckFailure, legacy); err != nil {
+			t.mu.Unlock()
+			return nil, err
+		}
+	}
+	t.writeRecord(p.pk, p.sk, oldRec, rec)
+	t.mu.Unlock()
+	// The records are immutable: the rest needs no lock.
+	old, it := oldRec.get(), rec.get()
 	out := &dynamodb.UpdateItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, p.pk, p.sk, oldRec, rec)}
 	switch in.ReturnValues {
 	case types.ReturnValueAllOld:
@@ -410,6 +425,27 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 		}
 	}
 	return out, nil
+}
+
+// applyTo checks the condition against the item stored as oldRec (nil
+// if absent) and applies the update to it, returning the new item's
+// record and the paths of the actions that took effect.
+func (p *preparedUpdate) applyTo(oldRec *record, onFailure types.ReturnValuesOnConditionCheckFailure, legacy bool) (*record, []ddbexpr.Path, error) {
+	old := oldRec.get()
+	if err := checkCond(p.x, old, onFailure); err != nil {
+		return nil, nil, err
+	}
+	it, eff, size, err := p.applyEffective(old)
+	if err != nil {
+		if legacy {
+			err = legacyUpdateError(err)
+		}
+		return nil, nil, err
+	}
+	if size < 0 {
+		size = ddbexpr.ItemSize(it)
+	}
+	return newRecord(it, size), eff, nil
 }
 
 // listIndexPast reports whether the resolved path p goes through a list

@@ -406,6 +406,20 @@ type page struct {
 	size    int
 	fetched float64 // table reads of an LSI fetch, in 4 KB units
 	full    bool    // stopped by Limit or the 1 MB page
+	// later, when set, collects the records of full-item reads in recs
+	// instead of copying them: copyLater copies them into items once
+	// the table lock is released (records are immutable).
+	later bool
+	recs  []*record
+}
+
+// copyLater appends copies of the records collected (see page.later) to
+// the page's items.
+func (p *page) copyLater() {
+	for _, r := range p.recs {
+		p.items = append(p.items, p.slab.copyRecord(r))
+	}
+	p.recs = nil
 }
 
 // visit reads one entry into the page; it returns false when the page
@@ -425,7 +439,7 @@ func (r *readOpts) visit(p *page, e *entry) (bool, error) {
 		if r.project {
 			p.size += ddbexpr.ItemSize(out)
 		} else {
-			p.size += r.src.ix.entrySize(it)
+			p.size += r.src.ix.entrySize(it, e.rec.size)
 		}
 		if r.fetch {
 			p.fetched += math.Ceil(float64(e.rec.size) / 4096)
@@ -447,9 +461,12 @@ func (r *readOpts) visit(p *page, e *entry) (bool, error) {
 		p.count++
 		if !r.count {
 			if r.x.proj == nil && (!r.project || r.src.ix.proj == types.ProjectionTypeAll) {
-				if r.wire != nil {
+				switch {
+				case r.wire != nil:
 					r.wire.recs = append(r.wire.recs, e.rec)
-				} else {
+				case p.later:
+					p.recs = append(p.recs, e.rec)
+				default:
 					p.items = append(p.items, p.slab.copyRecord(e.rec))
 				}
 			} else {
@@ -726,6 +743,13 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	p := page{slab: slab{chunk: slabChunk, nchunk: slabChunk / 4}}
 	if !r.count {
 		p.items = []item{}
+		// A Scan's page copies its items after the read lock: writes
+		// wait for a scan only while it walks the entries.
+		p.later = true
+		if r.limit > 0 {
+			n := min(r.limit, 256)
+			p.items, p.recs = make([]item, 0, n), make([]*record, 0, n)
+		}
 	}
 	segOf := func(h uint64) int {
 		hi, _ := bits.Mul64(h, uint64(total))
@@ -774,6 +798,7 @@ scan:
 		last = src.lastKey(p.last)
 	}
 	t.mu.RUnlock()
+	p.copyLater()
 	out := &dynamodb.ScanOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last,
 		ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, t.name, src, p.size, p.fetched, aws.ToBool(in.ConsistentRead))}
 	if !r.count {

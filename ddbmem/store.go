@@ -26,9 +26,14 @@ type record struct {
 	nS    int    // number of top-level S attributes
 	nN    int    // number of top-level N attributes
 	nDeep int    // number of top-level B, set, list and map attributes
-	// out is the template full reads clone, built by the first one
+	// out is the template full reads clone, built by the second one
 	// (see outTemplate); nil until then.
 	out atomic.Pointer[outTemplate]
+	// read is set by the first full read, which copies the item key by
+	// key: most records are read once or never (a write replaces the
+	// record; a scan reads each item once), and a template would cost
+	// that read a second copy and the record the memory.
+	read atomic.Bool
 	// wire is the item in DynamoDB's JSON, built by the first full read
 	// the endpoint serves (see wireSink); nil until then.
 	wire atomic.Pointer[[]byte]

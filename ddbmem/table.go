@@ -448,7 +448,8 @@ func (t *table) tableKey(it item) (string, string) {
 	if t.sk.name == "" {
 		return pk, ""
 	}
-	return pk, string(appendComponent(nil, keyEnc(it[t.sk.name])))
+	var buf [64]byte // most sort keys fit: one allocation, the string
+	return pk, string(appendComponent(buf[:0], keyEnc(it[t.sk.name])))
 }
 
 // indexKey returns the index partition key and the composite entry key of
@@ -492,7 +493,6 @@ func (t *table) write(pk, sk string, oldRec *record, it item) {
 // writeSized is write for an item whose ItemSize the caller has (size;
 // -1 computes it). It returns the new record (nil for a delete).
 func (t *table) writeSized(pk, sk string, oldRec *record, it item, size int) *record {
-	old := oldRec.get()
 	var r *record
 	if it != nil {
 		if size < 0 {
@@ -500,15 +500,18 @@ func (t *table) writeSized(pk, sk string, oldRec *record, it item, size int) *re
 		}
 		r = newRecord(it, size)
 	}
+	t.writeRecord(pk, sk, oldRec, r)
+	return r
+}
+
+// writeRecord is write for the record r of the new item (nil deletes),
+// built by the caller, possibly before it took the lock.
+func (t *table) writeRecord(pk, sk string, oldRec, r *record) {
+	old, it := oldRec.get(), r.get()
 	if t.stream != nil {
 		t.streamHook(pk, oldRec, r) // streams: stream.go
 	}
 	if old != nil {
-		for _, ix := range t.indexes {
-			if ipk, isk, ok := indexKeyAt(ix, old, pk, sk); ok {
-				ix.data.remove(ipk, isk)
-			}
-		}
 		t.count--
 		t.bytes -= int64(oldRec.size)
 	}
@@ -516,17 +519,65 @@ func (t *table) writeSized(pk, sk string, oldRec *record, it item, size int) *re
 		if old != nil {
 			t.data.remove(pk, sk)
 		}
-		return nil
+	} else {
+		t.data.put(pk, sk, r)
+		t.count++
+		t.bytes += int64(r.size)
 	}
-	t.data.put(pk, sk, r)
-	t.count++
-	t.bytes += int64(r.size)
 	for _, ix := range t.indexes {
-		if ipk, isk, ok := indexKeyAt(ix, it, pk, sk); ok {
-			ix.data.put(ipk, isk, r)
+		ix.replace(pk, sk, old, it, r)
+	}
+}
+
+// replace moves the index entry of the table item at (pk, sk) from old
+// to it, stored as r (either item may be nil). An entry whose index key
+// does not change has its record replaced where it is: removing and
+// reinserting it would shift the entries after it twice.
+func (ix *index) replace(pk, sk string, old, it item, r *record) {
+	oin, nin, moved := ix.change(old, it)
+	if oin && moved {
+		opk, osk, _ := indexKeyAt(ix, old, pk, sk)
+		ix.data.remove(opk, osk)
+	}
+	if nin {
+		npk, nsk, _ := indexKeyAt(ix, it, pk, sk)
+		ix.data.put(npk, nsk, r)
+	}
+}
+
+// change reports, for a write that replaces old by nw (either may be
+// nil; both of the same table key), whether old and nw have an entry in
+// ix and whether the entry's key changes (true when either has none).
+// It compares the index key values as indexKeyAt encodes them, without
+// building the entry keys.
+func (ix *index) change(old, nw item) (oin, nin, moved bool) {
+	opv, oin := ix.keyValues(old)
+	npv, nin := ix.keyValues(nw)
+	if !oin || !nin {
+		return oin, nin, true
+	}
+	moved = keyEnc(opv[0]) != keyEnc(npv[0]) || (ix.sk.name != "" && keyEnc(opv[1]) != keyEnc(npv[1]))
+	return oin, nin, moved
+}
+
+// keyValues returns the index key values of it (partition, then sort
+// key when ix has one), and false when it has no entry in ix (nil, or
+// sparse: a key attribute missing).
+func (ix *index) keyValues(it item) ([2]types.AttributeValue, bool) {
+	var kv [2]types.AttributeValue
+	if it == nil {
+		return kv, false
+	}
+	var ok bool
+	if kv[0], ok = it[ix.pk.name]; !ok {
+		return kv, false
+	}
+	if ix.sk.name != "" {
+		if kv[1], ok = it[ix.sk.name]; !ok {
+			return kv, false
 		}
 	}
-	return r
+	return kv, true
 }
 
 func describeType(v types.AttributeValue) string { return ddbexpr.TypeName(v) }

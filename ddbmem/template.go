@@ -60,6 +60,13 @@ func (r *record) template() *outTemplate {
 	return t
 }
 
+// readBefore reports whether r was read in full before, and marks it
+// read: the first full read copies key by key, the later ones clone a
+// template.
+func (r *record) readBefore() bool {
+	return r.out.Load() != nil || r.read.Swap(true)
+}
+
 func newTemplate(r *record) *outTemplate {
 	t := &outTemplate{m: make(item, len(r.attrs))}
 	t.s = make([]types.AttributeValueMemberS, 0, r.nS)

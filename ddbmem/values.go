@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -50,8 +51,10 @@ func (sl *slab) n(v string, hint int) *types.AttributeValueMemberN {
 
 // copyRecord returns a deep copy of a stored record's item.
 func (sl *slab) copyRecord(r *record) item {
-	if t := r.template(); t != nil {
-		return t.clone()
+	if r.readBefore() {
+		if t := r.template(); t != nil {
+			return t.clone()
+		}
 	}
 	out := make(item, len(r.attrs))
 	for _, a := range r.attrs {
@@ -390,7 +393,8 @@ const (
 type exprs struct {
 	env ddbexpr.Env
 	// uenv is the environment the update expression applies with: its
-	// values are copies of those it names, safe to store.
+	// values are copies of those it names, safe to store (or the
+	// request's own when the update stores only copies: storesCopies).
 	uenv   ddbexpr.Env
 	cond   *ddbexpr.Condition
 	filter *ddbexpr.Condition
@@ -410,26 +414,36 @@ type exprReq struct {
 }
 
 func (db *DB) parseExprs(r exprReq) (*exprs, error) {
-	x := &exprs{env: ddbexpr.Env{Names: r.names}}
+	x := &exprs{}
+	if err := db.parseExprsInto(x, r); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// parseExprsInto is parseExprs into x, a zero exprs the caller holds
+// (a preparedUpdate's own, saving an allocation per request).
+func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
+	x.env = ddbexpr.Env{Names: r.names}
 	if r.values != nil {
 		if len(r.values) == 0 {
-			return nil, validation("ExpressionAttributeValues must not be empty")
+			return validation("ExpressionAttributeValues must not be empty")
 		}
 	}
 	if r.names != nil && len(r.names) == 0 {
-		return nil, validation("ExpressionAttributeNames must not be empty")
+		return validation("ExpressionAttributeNames must not be empty")
 	}
 	for k, v := range r.names {
 		if !validPlaceholder(k, '#') {
-			return nil, validationf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
+			return validationf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
 		}
 		if v == "" {
-			return nil, validationf("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", k)
+			return validationf("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", k)
 		}
 	}
 	for k := range r.values {
 		if !validPlaceholder(k, ':') {
-			return nil, validationf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
+			return validationf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
 		}
 	}
 	for _, e := range []struct {
@@ -437,7 +451,7 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		s     *string
 	}{{"KeyConditionExpression", r.key}, {"UpdateExpression", r.update}, {"ConditionExpression", r.cond}, {"FilterExpression", r.filter}, {"ProjectionExpression", r.proj}} {
 		if e.s != nil && len(*e.s) > maxExprSize {
-			return nil, validationf("Invalid %s: Expression size has exceeded the maximum allowed size; expression size: %d", e.label, len(*e.s))
+			return validationf("Invalid %s: Expression size has exceeded the maximum allowed size; expression size: %d", e.label, len(*e.s))
 		}
 	}
 	haveExpr := false
@@ -458,43 +472,43 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 	}
 	var err error
 	if x.key, err = parseCond("KeyConditionExpression", r.key); err != nil {
-		return nil, err
+		return err
 	}
 	if r.update != nil {
 		haveExpr = true
 		v, err := db.cache.get(kindUpdate, *r.update, func(s string) (any, error) { return ddbexpr.ParseUpdate(s) })
 		if err != nil {
-			return nil, validationf("Invalid UpdateExpression: %s", err.Error())
+			return validationf("Invalid UpdateExpression: %s", err.Error())
 		}
 		x.update = v.(*ddbexpr.Update)
 		used = append(used, &x.update.Expr)
 	}
 	if x.cond, err = parseCond("ConditionExpression", r.cond); err != nil {
-		return nil, err
+		return err
 	}
 	if x.filter, err = parseCond("FilterExpression", r.filter); err != nil {
-		return nil, err
+		return err
 	}
 	if r.proj != nil {
 		haveExpr = true
 		v, err := db.cache.get(kindProjection, *r.proj, func(s string) (any, error) { return ddbexpr.ParseProjection(s) })
 		if err != nil {
-			return nil, validationf("Invalid ProjectionExpression: %s", err.Error())
+			return validationf("Invalid ProjectionExpression: %s", err.Error())
 		}
 		x.proj = v.(*ddbexpr.Projection)
 		used = append(used, &x.proj.Expr)
 	}
 	if !haveExpr {
 		if r.names != nil {
-			return nil, validation("ExpressionAttributeNames can only be specified when using expressions")
+			return validation("ExpressionAttributeNames can only be specified when using expressions")
 		}
 		if r.values != nil {
 			if r.valueExprs != "" {
-				return nil, validation("ExpressionAttributeValues can only be specified when using expressions: " + r.valueExprs)
+				return validation("ExpressionAttributeValues can only be specified when using expressions: " + r.valueExprs)
 			}
-			return nil, validation("ExpressionAttributeValues can only be specified when using expressions")
+			return validation("ExpressionAttributeValues can only be specified when using expressions")
 		}
-		return x, nil
+		return nil
 	}
 	if len(r.values) > 0 {
 		// Every value is checked; expressions read them in place. Only
@@ -504,19 +518,23 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 		x.env.Values = r.values
 		for k, v := range r.values {
 			if _, err := importValueCopy(v, false); err != nil {
-				return nil, validationf("ExpressionAttributeValues contains invalid value: %s for key %s", apiMessage(err), k)
+				return validationf("ExpressionAttributeValues contains invalid value: %s for key %s", apiMessage(err), k)
 			}
 		}
 	}
 	if x.update != nil {
 		x.uenv.Names = r.names
-		if len(x.update.Values) > 0 {
+		switch {
+		case len(x.update.Values) == 0:
+		case storesCopies(x.update, r.values):
+			x.uenv.Values = r.values
+		default:
 			x.uenv.Values = make(map[string]types.AttributeValue, len(x.update.Values))
 			for _, k := range x.update.Values {
 				if v, ok := r.values[k]; ok {
 					nv, err := importValueCopy(v, true)
 					if err != nil {
-						return nil, validationf("ExpressionAttributeValues contains invalid value: %s for key %s", apiMessage(err), k)
+						return validationf("ExpressionAttributeValues contains invalid value: %s for key %s", apiMessage(err), k)
 					}
 					x.uenv.Values[k] = nv
 				}
@@ -534,46 +552,46 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 	}
 	if x.key != nil {
 		if err := check("KeyConditionExpression", &x.key.Expr); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if x.update != nil {
 		if err := check("UpdateExpression", &x.update.Expr); err != nil {
-			return nil, err
+			return err
 		}
 		if err := x.update.CheckPaths(&x.env); err != nil {
-			return nil, validationf("Invalid UpdateExpression: %s", err.Error())
+			return validationf("Invalid UpdateExpression: %s", err.Error())
 		}
 		if err := x.update.CheckOperandTypes(&x.env); err != nil {
-			return nil, validationf("Invalid UpdateExpression: %s", err.Error())
+			return validationf("Invalid UpdateExpression: %s", err.Error())
 		}
 	}
 	if x.cond != nil {
 		if err := check("ConditionExpression", &x.cond.Expr); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if x.filter != nil {
 		if err := check("FilterExpression", &x.filter.Expr); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if x.proj != nil {
 		if err := check("ProjectionExpression", &x.proj.Expr); err != nil {
-			return nil, err
+			return err
 		}
 		if err := x.proj.CheckPaths(&x.env); err != nil {
-			return nil, validationf("Invalid ProjectionExpression: %s", err.Error())
+			return validationf("Invalid ProjectionExpression: %s", err.Error())
 		}
 	}
 	if len(r.names) > 0 {
 		if unused := unusedKeys(r.names, used, func(e *ddbexpr.Expr) []string { return e.Names }); unused != nil {
-			return nil, validationf("Value provided in ExpressionAttributeNames unused in expressions: keys: %s", keySet(unused))
+			return validationf("Value provided in ExpressionAttributeNames unused in expressions: keys: %s", keySet(unused))
 		}
 	}
 	if len(r.values) > 0 {
 		if unused := unusedKeys(r.values, used, func(e *ddbexpr.Expr) []string { return e.Values }); unused != nil {
-			return nil, validationf("Value provided in ExpressionAttributeValues unused in expressions: keys: %s", keySet(unused))
+			return validationf("Value provided in ExpressionAttributeValues unused in expressions: keys: %s", keySet(unused))
 		}
 	}
 	for _, c := range []struct {
@@ -584,10 +602,10 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 			continue
 		}
 		if err := c.c.CheckOperandTypes(&x.env); err != nil {
-			return nil, validationf("Invalid %s: %s", c.label, err.Error())
+			return validationf("Invalid %s: %s", c.label, err.Error())
 		}
 	}
-	return x, nil
+	return nil
 }
 
 const maxExprSize = 4096
@@ -625,7 +643,13 @@ func evalErr(label string, err error) error {
 }
 
 // unusedKeys returns the keys of m that no expression uses, or nil.
+// Every placeholder the expressions use is a key of m (they passed
+// Check), so when they use as many distinct placeholders as m has keys,
+// none is unused: that count is had without walking the map.
 func unusedKeys[V any](m map[string]V, used []*ddbexpr.Expr, list func(*ddbexpr.Expr) []string) map[string]bool {
+	if distinctUsed(used, list) == len(m) {
+		return nil
+	}
 	var unused map[string]bool
 	for k := range m {
 		found := false
@@ -648,6 +672,53 @@ func unusedKeys[V any](m map[string]V, used []*ddbexpr.Expr, list func(*ddbexpr.
 		}
 	}
 	return unused
+}
+
+// storesCopies reports whether update u, applied with the request's
+// values as they are, stores only copies of them in the canonical form:
+// u only SETs (Update.ApplyEffective copies each value it sets; ADD and
+// DELETE may store theirs), and every value it names is a string,
+// binary (not nil), boolean or null: none has a canonical form to take,
+// as a number has, inside a container or not. The values need no copy
+// of their own then.
+func storesCopies(u *ddbexpr.Update, values map[string]types.AttributeValue) bool {
+	if len(u.Add) > 0 || len(u.Delete) > 0 {
+		return false
+	}
+	for _, k := range u.Values {
+		switch x := values[k].(type) {
+		case *types.AttributeValueMemberS, *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		case *types.AttributeValueMemberB:
+			if x.Value == nil {
+				return false // importValueCopy stores it as empty, not nil
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// distinctUsed counts the distinct placeholders the expressions use.
+// Each expression lists its own once (in order of first use); one used
+// by several is counted at its first.
+func distinctUsed(used []*ddbexpr.Expr, list func(*ddbexpr.Expr) []string) int {
+	n := 0
+	for i, e := range used {
+		for _, u := range list(e) {
+			earlier := false
+			for _, o := range used[:i] {
+				if slices.Contains(list(o), u) {
+					earlier = true
+					break
+				}
+			}
+			if !earlier {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // base64List renders binary values as DynamoDB's messages do: [Yg==, Yw==].

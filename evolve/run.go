@@ -144,6 +144,7 @@ type runner struct {
 	name   *string  // the table's name, for requests (set by Run)
 	src    *string  // the table scanned: name, or an import's source
 	imp    *Step    // the job's import step, if any
+	texts  texts    // the expression texts of the run's writes
 
 	mu       sync.Mutex
 	active   map[string]bool // segments this process's workers hold
@@ -599,6 +600,15 @@ func (r *runner) keyMap(it Item) Item {
 	return Item{pk: it[pk], sk: it[sk]}
 }
 
+// keyInto sets the primary key of the item it in k, an empty map.
+func (r *runner) keyInto(k, it Item) {
+	pk, sk := r.t.PKAttr(), r.t.SKAttr()
+	k[pk] = it[pk]
+	if sk != "" {
+		k[sk] = it[sk]
+	}
+}
+
 // moves reports whether want's primary key differs from old's.
 func (r *runner) moves(old, want Item) bool {
 	if a := r.t.PKAttr(); !avEqual(old[a], want[a]) {
@@ -672,14 +682,18 @@ var errConflict = errors.New("evolve: concurrent write")
 // absence of each attribute that want adds (so that a concurrent writer
 // that added it wins).
 func (r *runner) readCondition(old, want Item, names map[string]string, vals map[string]types.AttributeValue) string {
-	var b strings.Builder
-	b.Grow(32 + 24*len(old))
+	return string(r.appendCondition(nil, old, want, names, vals))
+}
+
+// appendCondition appends readCondition's text to b.
+func (r *runner) appendCondition(b []byte, old, want Item, names map[string]string, vals map[string]types.AttributeValue) []byte {
 	pk, sk := r.t.PKAttr(), r.t.SKAttr()
 	names["#pk"] = pk
-	b.WriteString("attribute_exists(#pk)")
+	b = append(b, "attribute_exists(#pk)"...)
 	// Attributes in name order: items of one shape get the same
 	// expression, which a server can parse once.
-	attrs := make([]string, 0, len(old)+4)
+	var buf [32]string
+	attrs := buf[:0]
 	va := r.versionAttr(old)
 	for a := range old {
 		if a != pk && a != sk && (va == "" || a == va) {
@@ -692,10 +706,10 @@ func (r *runner) readCondition(old, want Item, names map[string]string, vals map
 		n, p := placeholder(0, i), placeholder(1, i)
 		i++
 		names[n], vals[p] = a, old[a]
-		b.WriteString(" AND ")
-		b.WriteString(n)
-		b.WriteString(" = ")
-		b.WriteString(p)
+		b = append(b, " AND "...)
+		b = append(b, n...)
+		b = append(b, " = "...)
+		b = append(b, p...)
 	}
 	attrs = attrs[:0]
 	for a := range want {
@@ -708,11 +722,11 @@ func (r *runner) readCondition(old, want Item, names map[string]string, vals map
 		n := placeholder(0, i)
 		i++
 		names[n] = a
-		b.WriteString(" AND attribute_not_exists(")
-		b.WriteString(n)
-		b.WriteString(")")
+		b = append(b, " AND attribute_not_exists("...)
+		b = append(b, n...)
+		b = append(b, ')')
 	}
-	return b.String()
+	return b
 }
 
 // versionAttr returns the version attribute of old's entity when it has
@@ -729,16 +743,50 @@ func (r *runner) versionAttr(old Item) string {
 	return ""
 }
 
-// placeholderMaps are the ExpressionAttributeNames and Values of one
-// conditional update.
+// placeholderMaps are the Key, ExpressionAttributeNames and Values of
+// one conditional update, and the buffer its expressions are built in.
 type placeholderMaps struct {
+	key   Item
 	names map[string]string
 	vals  map[string]types.AttributeValue
+	buf   []byte
 }
 
 var writeMaps = sync.Pool{New: func() any {
-	return &placeholderMaps{names: make(map[string]string, 16), vals: make(map[string]types.AttributeValue, 16)}
+	return &placeholderMaps{key: make(Item, 2), names: make(map[string]string, 16), vals: make(map[string]types.AttributeValue, 16)}
 }}
+
+// maxTexts bounds the expression texts a run keeps (see texts).
+const maxTexts = 1024
+
+// texts interns the expression texts of a run's writes. Items of one
+// shape get the same texts: built in a reused buffer and looked up, they
+// cost no allocation after the first item of each shape.
+type texts struct {
+	mu sync.RWMutex
+	m  map[string]*string
+}
+
+// intern returns the text b as a string, the same *string for the same
+// text (while the run keeps at most maxTexts of them).
+func (t *texts) intern(b []byte) *string {
+	t.mu.RLock()
+	p, ok := t.m[string(b)]
+	t.mu.RUnlock()
+	if ok {
+		return p
+	}
+	p = aws.String(string(b))
+	t.mu.Lock()
+	if t.m == nil {
+		t.m = make(map[string]*string)
+	}
+	if len(t.m) < maxTexts {
+		t.m[*p] = p
+	}
+	t.mu.Unlock()
+	return p
+}
 
 // write makes the stored item want, on the condition that it is still
 // old. It returns errConflict when the condition failed.
@@ -746,38 +794,39 @@ func (r *runner) write(ctx context.Context, old, want Item) error {
 	if r.moves(old, want) {
 		return r.move(ctx, old, want)
 	}
-	// The placeholder maps are reused from one write to the next: a
-	// request's maps are read only during its call.
+	// The maps and buffer are reused from one write to the next: a
+	// request's maps are read only during its call, and its expressions
+	// are interned copies of the buffer.
 	m := writeMaps.Get().(*placeholderMaps)
 	defer func() {
+		clear(m.key)
 		clear(m.names)
 		clear(m.vals)
 		writeMaps.Put(m)
 	}()
 	names, vals := m.names, m.vals
-	cond := r.readCondition(old, want, names, vals)
-	var upd strings.Builder
-	upd.Grow(64)
-	attrs := make([]string, 0, 8)
+	m.buf = r.appendCondition(m.buf[:0], old, want, names, vals)
+	cond := r.texts.intern(m.buf)
+	upd := m.buf[:0]
+	var buf [16]string
+	attrs := buf[:0]
 	for a, v := range want {
 		if ov, ok := old[a]; !ok || !avEqual(ov, v) {
 			attrs = append(attrs, a)
 		}
 	}
 	slices.Sort(attrs)
-	j := 0
-	for _, a := range attrs {
+	for j, a := range attrs {
 		n, p := placeholder(2, j), placeholder(3, j)
 		names[n], vals[p] = a, want[a]
 		if j == 0 {
-			upd.WriteString("SET ")
+			upd = append(upd, "SET "...)
 		} else {
-			upd.WriteString(", ")
+			upd = append(upd, ", "...)
 		}
-		upd.WriteString(n)
-		upd.WriteString(" = ")
-		upd.WriteString(p)
-		j++
+		upd = append(upd, n...)
+		upd = append(upd, " = "...)
+		upd = append(upd, p...)
 	}
 	attrs = attrs[:0]
 	for a := range old {
@@ -790,20 +839,22 @@ func (r *runner) write(ctx context.Context, old, want Item) error {
 		n := "#r" + strconv.Itoa(i)
 		names[n] = a
 		switch {
-		case i == 0 && upd.Len() > 0:
-			upd.WriteString(" REMOVE ")
+		case i == 0 && len(upd) > 0:
+			upd = append(upd, " REMOVE "...)
 		case i == 0:
-			upd.WriteString("REMOVE ")
+			upd = append(upd, "REMOVE "...)
 		default:
-			upd.WriteString(", ")
+			upd = append(upd, ", "...)
 		}
-		upd.WriteString(n)
+		upd = append(upd, n...)
 	}
+	m.buf = upd
+	r.keyInto(m.key, old)
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 r.tableName(),
-		Key:                       r.keyMap(old),
-		UpdateExpression:          aws.String(upd.String()),
-		ConditionExpression:       aws.String(cond),
+		Key:                       m.key,
+		UpdateExpression:          r.texts.intern(upd),
+		ConditionExpression:       cond,
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: vals,
 		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/internal/ddbexpr"
 	"github.com/tablekit/tablekit/keys"
 )
 
@@ -207,14 +208,11 @@ func (e *edit) set(a string, v types.AttributeValue) {
 	e.out[a] = v
 }
 
-// grown copies it with room for a few more attributes (maps.Clone's copy
-// would grow, and reallocate, on the first attribute added).
+// grown copies it with room for a few more attributes (see
+// ddbexpr.CopyRoom: maps.Clone's copy of a small map would grow, and
+// reallocate, on the first attribute added).
 func grown(it Item) Item {
-	out := make(Item, len(it)+4)
-	for k, v := range it {
-		out[k] = v
-	}
-	return out
+	return ddbexpr.CopyRoom(it, 4)
 }
 
 // remove removes attribute a (no copy when it is absent).

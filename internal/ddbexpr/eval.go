@@ -56,12 +56,17 @@ func (env *Env) name(s string) string {
 func (env *Env) Resolve(p Path) Path {
 	r := make(Path, len(p))
 	for i, e := range p {
-		if !e.IsIndex {
-			e.Name = env.name(e.Name)
-		}
-		r[i] = e
+		r[i] = env.resolveElem(e)
 	}
 	return r
+}
+
+// resolveElem is e with its placeholder replaced by the name.
+func (env *Env) resolveElem(e PathElem) PathElem {
+	if !e.IsIndex {
+		e.Name = env.name(e.Name)
+	}
+	return e
 }
 
 // Get returns the value at path p in it.
@@ -514,7 +519,7 @@ func (u *Update) Apply(old Item, env *Env) (Item, error) {
 // that took effect: every SET and ADD, and the REMOVE and DELETE actions
 // whose path existed.
 func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
-	var eff []Path
+	eff := make([]Path, 0, u.actions())
 	vals := make([]types.AttributeValue, len(u.Set))
 	for i, a := range u.Set {
 		v, err := env.setOperand(old, a.Value)
@@ -523,10 +528,7 @@ func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
 		}
 		vals[i] = Copy(v)
 	}
-	it := make(Item, len(old)+len(u.Set))
-	for k, v := range old {
-		it[k] = v
-	}
+	it := CopyRoom(old, len(u.Set)+len(u.Add))
 	for _, i := range setOrder(u.Set) {
 		a := u.Set[i]
 		p := env.appendedPath(it, a.Path)
@@ -732,6 +734,15 @@ func (env *Env) appendedPath(it Item, p Path) Path {
 }
 
 func (env *Env) set(it Item, p Path, v types.AttributeValue) error {
+	if len(p) == 1 {
+		// A top-level attribute, set in the item itself (what modify
+		// does, without wrapping the item in a map value).
+		if p[0].IsIndex {
+			return errBadUpdate
+		}
+		it[env.name(p[0].Name)] = v
+		return nil
+	}
 	return env.modify(it, p, func(parent types.AttributeValue, last PathElem) (types.AttributeValue, error) {
 		switch x := parent.(type) {
 		case *types.AttributeValueMemberM:

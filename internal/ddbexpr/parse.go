@@ -2,6 +2,7 @@ package ddbexpr
 
 import (
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 )
@@ -790,45 +791,69 @@ func (u *Update) CheckPaths(env *Env) error {
 // Paths returns the document paths the update writes: those of its SET,
 // REMOVE, ADD and DELETE actions, in that order.
 func (u *Update) Paths() []Path {
-	var paths []Path
-	for _, a := range u.Set {
-		paths = append(paths, a.Path)
-	}
-	paths = append(paths, u.Remove...)
-	for _, a := range u.Add {
-		paths = append(paths, a.Path)
-	}
-	for _, a := range u.Delete {
-		paths = append(paths, a.Path)
+	paths := make([]Path, 0, u.actions())
+	for p := range u.AllPaths() {
+		paths = append(paths, p)
 	}
 	return paths
 }
 
-func checkOverlap(paths []Path, env *Env) error {
-	res := make([]Path, len(paths))
-	for i, p := range paths {
-		res[i] = env.Resolve(p)
+// AllPaths yields the paths of Paths, in its order, without building
+// the list.
+func (u *Update) AllPaths() iter.Seq[Path] {
+	return func(yield func(Path) bool) {
+		for _, a := range u.Set {
+			if !yield(a.Path) {
+				return
+			}
+		}
+		for _, p := range u.Remove {
+			if !yield(p) {
+				return
+			}
+		}
+		for _, a := range u.Add {
+			if !yield(a.Path) {
+				return
+			}
+		}
+		for _, a := range u.Delete {
+			if !yield(a.Path) {
+				return
+			}
+		}
 	}
-	for i := range res {
-		for j := i + 1; j < len(res); j++ {
-			a, b := res[i], res[j]
+}
+
+// actions is the number of actions of u.
+func (u *Update) actions() int {
+	return len(u.Set) + len(u.Remove) + len(u.Add) + len(u.Delete)
+}
+
+// checkOverlap compares the paths pairwise, each element resolved as it
+// is compared: paths that do not overlap, the usual case, cost no
+// resolved copies.
+func checkOverlap(paths []Path, env *Env) error {
+	for i := range paths {
+		for j := i + 1; j < len(paths); j++ {
+			a, b := paths[i], paths[j]
 			if len(b) < len(a) {
 				a, b = b, a
 			}
 			prefix := true
 			for k := range a {
-				if a[k] != b[k] {
+				if env.resolveElem(a[k]) != env.resolveElem(b[k]) {
 					prefix = false
 					if a[k].IsIndex != b[k].IsIndex {
 						// d[0] and d.a: one path takes d for a list, the
 						// other for a map.
-						return &CheckError{fmt.Sprintf("Two document paths conflict with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(res[i]), bracketPath(res[j]))}
+						return &CheckError{fmt.Sprintf("Two document paths conflict with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(env.Resolve(paths[i])), bracketPath(env.Resolve(paths[j])))}
 					}
 					break
 				}
 			}
 			if prefix {
-				return &CheckError{fmt.Sprintf("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(res[i]), bracketPath(res[j]))}
+				return &CheckError{fmt.Sprintf("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(env.Resolve(paths[i])), bracketPath(env.Resolve(paths[j])))}
 			}
 		}
 	}

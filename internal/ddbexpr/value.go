@@ -2,6 +2,7 @@ package ddbexpr
 
 import (
 	"bytes"
+	"maps"
 	"sort"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -63,6 +64,25 @@ func CopyItem(it Item) Item {
 		m[k] = Copy(v)
 	}
 	return m
+}
+
+// CopyRoom returns a shallow copy of it (the same values) with room for
+// extra more attributes. A Go map of more than 8 entries is a table of at
+// least 16 slots, which takes 14 entries before it grows: such a map,
+// when the extra ones fit, is cloned (maps.Clone copies its memory,
+// about twice as fast as inserting each entry). Any other is copied
+// entry by entry into a map sized for the extra ones: its clone would
+// grow, and reallocate, on the first insertions. (Only speed depends on
+// these sizes: a clone that does grow is still a right copy.)
+func CopyRoom(it Item, extra int) Item {
+	if n := len(it); n > 8 && n+extra <= 14 {
+		return maps.Clone(it)
+	}
+	out := make(Item, len(it)+extra)
+	for k, v := range it {
+		out[k] = v
+	}
+	return out
 }
 
 // Equal reports whether a and b are the same DynamoDB value. Numbers
