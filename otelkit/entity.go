@@ -50,14 +50,15 @@ type reqKey struct{ op, table, index, typ, pattern string }
 // list once, where attributes given at the start and more at the end
 // cost it a copy of the first into a list twice their size.
 type reqAttrs struct {
-	name    string
-	span    []attribute.KeyValue
-	page    trace.SpanStartOption // the page span's share of span
-	metric  []attribute.KeyValue
-	measure metric.MeasurementOption
-	record  []metric.RecordOption // measure, for Record: a variadic slice built once, not per call
-	add     []metric.AddOption    // measure, for Add
-	write   bool
+	name   string
+	span   []attribute.KeyValue
+	page   trace.SpanStartOption // the page span's share of span
+	metric []attribute.KeyValue
+	// record and add hold the metric's attribute set as options of Record
+	// and Add: variadic slices built once, not per call.
+	record []metric.RecordOption
+	add    []metric.AddOption
+	write  bool
 }
 
 // maxCached bounds the attribute cache; past it, attributes are built
@@ -118,14 +119,13 @@ func buildAttrs(k reqKey) *reqAttrs {
 	}
 	measure := metric.WithAttributeSet(attribute.NewSet(common...))
 	return &reqAttrs{
-		name:    name,
-		span:    span,
-		page:    trace.WithAttributes(span...),
-		metric:  common,
-		measure: measure,
-		record:  []metric.RecordOption{measure},
-		add:     []metric.AddOption{measure},
-		write:   isWrite(k.op),
+		name:   name,
+		span:   span,
+		page:   trace.WithAttributes(span...),
+		metric: common,
+		record: []metric.RecordOption{measure},
+		add:    []metric.AddOption{measure},
+		write:  isWrite(k.op),
 	}
 }
 
