@@ -7,7 +7,4 @@ func SetSDKExpressions(on bool) { sdkExpressions = on }
 
 // Refreshes reports whether the store refreshes written values with the
 // codec's RefreshItem.
-func (s *Store[T, PT]) Refreshes() bool {
-	_, ok := any(PT(new(T))).(ItemRefresher)
-	return ok && s.refreshes
-}
+func (s *Store[T, PT]) Refreshes() bool { return s.refreshes }

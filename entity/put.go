@@ -63,7 +63,7 @@ func (s *Store[T, PT]) put(ctx context.Context, op string, v *T, o CallOptions, 
 	// unless it leaves the call (a dry run, a unique field's transaction).
 	reuse := s.items != nil && o.DryRun == nil && len(s.schema.Unique) == 0
 	var scratch *T
-	if reuse {
+	if reuse && s.stamps {
 		// The copy the timestamps are stamped on is reused too, once
 		// the request is done: a codec may put memory of it in the item.
 		scratch, _ = s.copies.Get().(*T)
@@ -103,8 +103,8 @@ func (s *Store[T, PT]) put(ctx context.Context, op string, v *T, o CallOptions, 
 // differ from their value, unless one of its attributes is a key or the
 // Type attribute of this table (whose values the runtime may set).
 func (s *Store[T, PT]) refresh(v *T, item map[string]types.AttributeValue) error {
-	if r, ok := any(PT(v)).(ItemRefresher); ok && s.refreshes {
-		return r.RefreshItem(item)
+	if s.refreshes {
+		return any(PT(v)).(ItemRefresher).RefreshItem(item)
 	}
 	return PT(v).UnmarshalItem(item)
 }
@@ -167,16 +167,14 @@ func (s *Store[T, PT]) encode(op string, v *T, o *CallOptions, create, reuse boo
 	// (GSI1SK={CreatedAt}) and the stored attributes use the field's own
 	// format.
 	stamped := false
-	if sc.CreatedAttr != "" || sc.UpdatedAttr != "" {
-		if _, ok := any(pv).(TimeStamper); ok {
-			cp := scratch
-			if cp == nil {
-				cp = new(T)
-			}
-			*cp = *v
-			any(PT(cp)).(TimeStamper).StampTimes(s.t.opts.Now().UTC(), o.KeepTimestamps)
-			pv, stamped = PT(cp), true
+	if s.stamps {
+		cp := scratch
+		if cp == nil {
+			cp = new(T)
 		}
+		*cp = *v
+		any(PT(cp)).(TimeStamper).StampTimes(s.t.opts.Now().UTC(), o.KeepTimestamps)
+		pv, stamped = PT(cp), true
 	}
 	item, err := s.marshal(pv, reuse)
 	if err != nil {

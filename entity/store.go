@@ -43,10 +43,14 @@ type Store[T any, PT interface {
 	// their item maps are reused: each is cleared and given back once
 	// its request is done.
 	copies sync.Pool
-	// refreshes reports that no field attribute of the entity is a key
-	// or the Type attribute of the table, so that a write may refresh the
-	// caller's value with ItemRefresher (see Store.refresh).
+	// refreshes reports that T's codec is an ItemRefresher and no field
+	// attribute of the entity is a key or the Type attribute of the
+	// table, so that a write refreshes the caller's value with it (see
+	// Store.refresh).
 	refreshes bool
+	// stamps reports that T stamps its own timestamps (TimeStamper) and
+	// the entity has a created or updated attribute (see encode).
+	stamps bool
 }
 
 // NewStore returns the store of entity T in table t, for instance
@@ -69,9 +73,12 @@ func NewStore[T any, PT interface {
 	}
 	// Attrs lists the codec's own "Type" (a generated codec's RefreshItem
 	// decodes no field of that name) and the fields' attributes.
-	s.refreshes = !slices.ContainsFunc(sc.Attrs, func(a string) bool {
+	_, refresher := any(PT(new(T))).(ItemRefresher)
+	s.refreshes = refresher && !slices.ContainsFunc(sc.Attrs, func(a string) bool {
 		return a != "Type" && (a == t.opts.TypeAttr || a == t.opts.PK || a == t.opts.SK)
 	})
+	_, stamper := any(PT(new(T))).(TimeStamper)
+	s.stamps = stamper && (sc.CreatedAttr != "" || sc.UpdatedAttr != "")
 	s.plain = map[string]bool{t.opts.TypeAttr: true}
 	for _, a := range []string{sc.VersionAttr, sc.CreatedAttr, sc.UpdatedAttr, sc.TTLAttr} {
 		if a != "" {
