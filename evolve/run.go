@@ -593,11 +593,9 @@ func (r *runner) tableName() *string {
 
 // keyMap is the primary key of the item it, as it holds it.
 func (r *runner) keyMap(it Item) Item {
-	pk, sk := r.t.PKAttr(), r.t.SKAttr()
-	if sk == "" {
-		return Item{pk: it[pk]}
-	}
-	return Item{pk: it[pk], sk: it[sk]}
+	k := make(Item, 2)
+	r.keyInto(k, it)
+	return k
 }
 
 // keyInto sets the primary key of the item it in k, an empty map.
