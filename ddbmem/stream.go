@@ -1,6 +1,7 @@
 package ddbmem
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"sort"
@@ -109,6 +110,7 @@ type stream struct {
 	disabledAt        time.Time // zero while enabled
 	opts              *StreamOptions
 	now               func() time.Time
+	nanos             func() int64 // now in Unix nanoseconds (DB.nanos)
 
 	shards    []*shard    // in creation order
 	open      []*shard    // the open shards, by hash range
@@ -222,7 +224,7 @@ func (db *DB) enableStream(t *table, view types.StreamViewType) {
 	s := &stream{
 		arn: t.arn() + "/stream/" + label, label: label, table: t.name,
 		keys: keySchema(t.pk, t.sk), pk: t.pk.name, sk: t.sk.name,
-		view: view, created: now, opts: &ss.opts, now: db.now, next: 1,
+		view: view, created: now, opts: &ss.opts, now: db.now, nanos: db.nanos, next: 1,
 	}
 	ss.all = append(ss.all, s)
 	ss.mu.Unlock()
@@ -355,7 +357,7 @@ func (s *stream) seqAt(t int64) uint64 {
 // nothing to read past Retention; it sets checkTime. The caller holds
 // s.mu.
 func (s *stream) trim(seq uint64) {
-	now := s.now().UnixNano()
+	now := s.nanos()
 	oldest := int64(math.MaxInt64)
 	keep := s.shards[:0]
 	for _, sh := range s.shards {
@@ -411,17 +413,37 @@ func (s *stream) shard(id string) *shard {
 // streamHook appends the stream record of a write to t (oldRec, the
 // item's record before, and r, after; either may be nil) when t has a
 // stream and the write changes the item; the caller holds t.mu.
+//
+// A write that changes nothing appends no record. To find those without
+// comparing every write's items, the stream keeps beside each live image
+// the content sum of its item (see contentSum): a write whose item's sum
+// differs from the one it replaces changed it, and only equal sums are
+// compared value by value (sameStored), as are items whose image the
+// stream does not have.
 func (t *table) streamHook(pk string, oldRec, r *record) {
 	s := t.stream
 	if oldRec == nil && r == nil {
 		return // nothing deleted
 	}
-	if oldRec != nil && r != nil && sameStored(oldRec, r) {
-		// A write that changes nothing appends no record; the encoding
-		// of the item is r's.
-		s.mu.Lock()
-		if ref, ok := s.takeLive(oldRec.attrs); ok {
-			s.live.set(unsafe.SliceData(r.attrs), ref)
+	var sum uint64
+	if r != nil {
+		sum = contentSum(r.attrs)
+	}
+	now := s.nanos()
+	s.mu.Lock()
+	if now >= s.checkTime || s.total > s.opts.MaxRecords+s.opts.MaxRecords/8 || now-s.open[0].created >= int64(s.opts.ShardAge) {
+		s.maintain(now)
+	}
+	var oldRef imgRef
+	var oldSum uint64
+	haveOld := false
+	if oldRec != nil {
+		oldRef, oldSum, haveOld = s.takeLive(oldRec.attrs)
+	}
+	if oldRec != nil && r != nil && (!haveOld || oldSum == sum) && sameStored(oldRec, r) {
+		// The encoding of the item is r's now.
+		if haveOld {
+			s.live.set(unsafe.SliceData(r.attrs), oldRef, sum)
 		}
 		s.mu.Unlock()
 		return
@@ -440,11 +462,6 @@ func (t *table) streamHook(pk string, oldRec, r *record) {
 	keysOnly := s.view == types.StreamViewTypeKeysOnly
 	needOld := oldRec != nil && (showOld || r == nil)
 	needNew := r != nil && (s.view != types.StreamViewTypeOldImage || oldRec == nil)
-	now := s.now().UnixNano()
-	s.mu.Lock()
-	if now >= s.checkTime || s.total > s.opts.MaxRecords+s.opts.MaxRecords/8 || now-s.open[0].created >= int64(s.opts.ShardAge) {
-		s.maintain(now)
-	}
 	i := 0
 	if len(s.open) > 1 {
 		h := hashKey(pk)
@@ -455,22 +472,19 @@ func (t *table) streamHook(pk string, oldRec, r *record) {
 		s.checkTime = now + int64(s.opts.Retention)
 	}
 	rec := streamRec{seq: s.next, at: now, kind: kind, ttl: t.ttlDeleting}
-	if oldRec != nil {
-		ref, ok := s.takeLive(oldRec.attrs)
-		if needOld {
-			if !ok {
-				ref = s.imgs.put(oldRec.attrs, !showOld, s.pk, s.sk, rec.seq)
-			}
-			rec.old = ref
-			s.imgs.chunk(ref).oldRefs++
+	if needOld {
+		if !haveOld {
+			oldRef = s.imgs.put(oldRec.attrs, !showOld, s.pk, s.sk, rec.seq)
 		}
+		rec.old = oldRef
+		s.imgs.chunk(oldRef).oldRefs++
 	}
 	if r != nil {
 		ref := s.imgs.put(r.attrs, keysOnly, s.pk, s.sk, rec.seq)
 		if needNew {
 			rec.new = ref
 		}
-		s.live.set(unsafe.SliceData(r.attrs), ref)
+		s.live.set(unsafe.SliceData(r.attrs), ref, sum)
 	}
 	sh.recs.push(rec, &s.spare)
 	s.next++
@@ -483,10 +497,91 @@ func (t *table) streamHook(pk string, oldRec, r *record) {
 }
 
 // takeLive returns, and forgets, where s has the image of the item with
-// the attribute list as, if it has it. The caller holds s.mu.
-func (s *stream) takeLive(as []attr) (imgRef, bool) {
-	ref, ok := s.live.take(unsafe.SliceData(as))
-	return ref, ok && s.imgs.has(ref)
+// the attribute list as, and its content sum, if it has it. The caller holds s.mu.
+func (s *stream) takeLive(as []attr) (imgRef, uint64, bool) {
+	ref, sum, ok := s.live.take(unsafe.SliceData(as))
+	return ref, sum, ok && s.imgs.has(ref)
+}
+
+// contentSum returns a sum of the attributes as that does not depend on
+// their order: items that sameStored finds equal have equal sums, so
+// that unequal sums show a change without comparing the items. Each
+// attribute adds a hash of its name, type and value; a long string or
+// binary, or a set, list or map, adds its type and length instead of its
+// value, which costs no pass over it (equal sums are checked by
+// sameStored).
+func contentSum(as []attr) uint64 {
+	var sum uint64
+	for _, a := range as {
+		var v uint64
+		switch x := a.v.(type) {
+		case *types.AttributeValueMemberS:
+			if len(x.Value) < longValue {
+				v = shortHash(x.Value)
+			} else {
+				v = uint64(len(x.Value))<<8 | 1
+			}
+		case *types.AttributeValueMemberN:
+			v = shortHash(x.Value) + 2
+		case *types.AttributeValueMemberB:
+			v = uint64(len(x.Value))<<8 | 3
+		case *types.AttributeValueMemberBOOL:
+			v = 4
+			if x.Value {
+				v = 5
+			}
+		case *types.AttributeValueMemberNULL:
+			v = 6
+		case *types.AttributeValueMemberSS:
+			v = uint64(len(x.Value))<<8 | 7
+		case *types.AttributeValueMemberNS:
+			v = uint64(len(x.Value))<<8 | 8
+		case *types.AttributeValueMemberBS:
+			v = uint64(len(x.Value))<<8 | 9
+		case *types.AttributeValueMemberL:
+			v = uint64(len(x.Value))<<8 | 10
+		case *types.AttributeValueMemberM:
+			v = uint64(len(x.Value))<<8 | 11
+		}
+		// Mix name and value, so that values swapped between
+		// attributes change the sum.
+		h := shortHash(a.name) ^ v*0x9e37_79b9_7f4a_7c15
+		h ^= h >> 31
+		sum += h * 0xd6e8_feb8_6659_fd93
+	}
+	return sum
+}
+
+// shortHash hashes s (most often a few bytes: a name, a short value) for
+// contentSum: a multiply-xor over 8-byte words, with overlapping loads
+// for the last bytes instead of a loop over them.
+func shortHash(s string) uint64 {
+	const m = 0xa076_1d64_78bd_642f
+	n := len(s)
+	h := uint64(n) * m
+	switch {
+	case n >= 8:
+		for i := 0; i+8 < n; i += 8 {
+			h = (h ^ le64(s, i)) * m
+			h ^= h >> 29
+		}
+		h ^= le64(s, n-8)
+	case n >= 4:
+		h ^= uint64(le32(s, 0))<<32 | uint64(le32(s, n-4))
+	case n > 0:
+		h ^= uint64(s[0])<<16 | uint64(s[n/2])<<8 | uint64(s[n-1])
+	}
+	h *= 0xe703_7ed1_a0b4_28db
+	return h ^ h>>32
+}
+
+// le64 and le32 read s[i:] in little-endian order.
+func le64(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), len(s))[i:])
+}
+
+func le32(s string, i int) uint32 {
+	return binary.LittleEndian.Uint32(unsafe.Slice(unsafe.StringData(s), len(s))[i:])
 }
 
 // longValue is the length from which sameStored compares a string

@@ -182,6 +182,7 @@ type liveTable struct {
 type liveSlot struct {
 	as  *attr
 	ref imgRef
+	sum uint64 // contentSum of the item
 }
 
 func (t *liveTable) home(as *attr) int {
@@ -189,19 +190,19 @@ func (t *liveTable) home(as *attr) int {
 }
 
 // take returns and removes the entry of as.
-func (t *liveTable) take(as *attr) (imgRef, bool) {
+func (t *liveTable) take(as *attr) (imgRef, uint64, bool) {
 	if t.n == 0 {
-		return imgRef{}, false
+		return imgRef{}, 0, false
 	}
 	mask := len(t.slots) - 1
 	for i := t.home(as); ; i = (i + 1) & mask {
 		switch t.slots[i].as {
 		case nil:
-			return imgRef{}, false
+			return imgRef{}, 0, false
 		case as:
-			ref := t.slots[i].ref
+			sl := t.slots[i]
 			t.removeAt(i)
-			return ref, true
+			return sl.ref, sl.sum, true
 		}
 	}
 }
@@ -223,7 +224,7 @@ func (t *liveTable) removeAt(i int) {
 }
 
 // set sets the entry of as.
-func (t *liveTable) set(as *attr, ref imgRef) {
+func (t *liveTable) set(as *attr, ref imgRef, sum uint64) {
 	if 2*(t.n+1) > len(t.slots) {
 		t.resize(2 * (t.n + 1))
 	}
@@ -235,7 +236,7 @@ func (t *liveTable) set(as *attr, ref imgRef) {
 	if t.slots[i].as == nil {
 		t.n++
 	}
-	t.slots[i] = liveSlot{as, ref}
+	t.slots[i] = liveSlot{as, ref, sum}
 }
 
 // resize rebuilds the table with at least n slots, twice as many as
@@ -249,7 +250,7 @@ func (t *liveTable) resize(n int) {
 	t.slots, t.shift, t.n = make([]liveSlot, size), shift, 0
 	for _, sl := range old {
 		if sl.as != nil {
-			t.set(sl.as, sl.ref)
+			t.set(sl.as, sl.ref, sl.sum)
 		}
 	}
 }
@@ -264,7 +265,7 @@ func (t *liveTable) keep(ok func(imgRef) bool) {
 			if t.slots == nil {
 				t.resize(64)
 			}
-			t.set(sl.as, sl.ref)
+			t.set(sl.as, sl.ref, sl.sum)
 		}
 	}
 }

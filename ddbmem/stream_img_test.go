@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -160,12 +161,12 @@ func TestLiveTable(t *testing.T) {
 		switch op := r.IntN(10); {
 		case op < 5:
 			seq++
-			lt.set(k, imgRef{n: seq})
+			lt.set(k, imgRef{n: seq}, uint64(seq)*7)
 			want[k] = seq
 		case op < 9:
-			ref, ok := lt.take(k)
+			ref, sum, ok := lt.take(k)
 			w, wok := want[k]
-			if ok != wok || ok && ref.n != w {
+			if ok != wok || ok && (ref.n != w || sum != uint64(w)*7) {
 				t.Fatalf("op %d: take = %d %v, want %d %v", i, ref.n, ok, w, wok)
 			}
 			delete(want, k)
@@ -185,7 +186,7 @@ func TestLiveTable(t *testing.T) {
 		}
 	}
 	for k, w := range want {
-		if ref, ok := lt.take(k); !ok || ref.n != w {
+		if ref, _, ok := lt.take(k); !ok || ref.n != w {
 			t.Fatalf("take = %d %v at the end, want %d", ref.n, ok, w)
 		}
 	}
@@ -464,4 +465,53 @@ func streamValue(v types.AttributeValue) st.AttributeValue {
 		return &st.AttributeValueMemberM{Value: m}
 	}
 	return nil
+}
+
+// TestContentSum checks that contentSum does not depend on the order of
+// the attributes, and that it tells apart items that differ in one short
+// value, a name, a type or the length of a long value.
+func TestContentSum(t *testing.T) {
+	item := func(mod func(map[string]types.AttributeValue)) []attr {
+		it := map[string]types.AttributeValue{
+			"pk":      &types.AttributeValueMemberS{Value: "USER#0001"},
+			"sk":      &types.AttributeValueMemberS{Value: "ORDER#0001"},
+			"total":   &types.AttributeValueMemberN{Value: "12345.67"},
+			"a":       &types.AttributeValueMemberS{Value: "x"},
+			"flag":    &types.AttributeValueMemberBOOL{Value: true},
+			"tags":    &types.AttributeValueMemberSS{Value: []string{"b", "a"}},
+			"payload": &types.AttributeValueMemberS{Value: strings.Repeat("p", 100)},
+		}
+		if mod != nil {
+			mod(it)
+		}
+		return newRecord(it, 0).attrs
+	}
+	base := item(nil)
+	want := contentSum(base)
+	rev := slices.Clone(base)
+	slices.Reverse(rev)
+	if got := contentSum(rev); got != want {
+		t.Fatalf("reversed attributes: sum %x, want %x", got, want)
+	}
+	for name, mod := range map[string]func(map[string]types.AttributeValue){
+		"number": func(m map[string]types.AttributeValue) { m["total"] = &types.AttributeValueMemberN{Value: "12345.68"} },
+		"string": func(m map[string]types.AttributeValue) { m["a"] = &types.AttributeValueMemberS{Value: "y"} },
+		"type":   func(m map[string]types.AttributeValue) { m["a"] = &types.AttributeValueMemberN{Value: "1"} },
+		"bool":   func(m map[string]types.AttributeValue) { m["flag"] = &types.AttributeValueMemberBOOL{Value: false} },
+		"name":   func(m map[string]types.AttributeValue) { m["b"] = m["a"]; delete(m, "a") },
+		"swap":   func(m map[string]types.AttributeValue) { m["pk"], m["sk"] = m["sk"], m["pk"] },
+		"long length": func(m map[string]types.AttributeValue) {
+			m["payload"] = &types.AttributeValueMemberS{Value: strings.Repeat("p", 101)}
+		},
+		"set length": func(m map[string]types.AttributeValue) {
+			m["tags"] = &types.AttributeValueMemberSS{Value: []string{"a"}}
+		},
+		"added":        func(m map[string]types.AttributeValue) { m["c"] = &types.AttributeValueMemberNULL{Value: true} },
+		"nine bytes":   func(m map[string]types.AttributeValue) { m["sk"] = &types.AttributeValueMemberS{Value: "ORDER#0002"} },
+		"eight prefix": func(m map[string]types.AttributeValue) { m["pk"] = &types.AttributeValueMemberS{Value: "USER#0002"} },
+	} {
+		if got := contentSum(item(mod)); got == want {
+			t.Errorf("%s: the sum did not change", name)
+		}
+	}
 }
