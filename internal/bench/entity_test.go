@@ -141,17 +141,20 @@ func BenchmarkEntity(b *testing.B) {
 	})
 	// GetTraced is Get with otelkit's tracer on the table: the
 	// OpenTelemetry SDK's tracer provider (sampling every span) with a
-	// no-op exporter it calls synchronously, and a meter provider with a
-	// manual reader (goal: <= 1.10× Get). GetTracedBatcher is the same
-	// with the SDK's batch span processor in front of the exporter, as in
-	// production: the span's cost plus the processor's hand-off of every
-	// span to its goroutine.
+	// no-op exporter it calls synchronously, as the issue defines it (goal:
+	// <= 1.10× Get); its metrics go to OpenTelemetry's no-op meter
+	// provider. GetTracedMetered adds the SDK's meter provider with a
+	// manual reader, which aggregates the request's duration and capacity
+	// metrics. GetTracedBatcher is GetTracedMetered with the SDK's batch
+	// span processor in front of the exporter, as in production: the
+	// span's cost plus the processor's hand-off of every span to its
+	// goroutine.
 	for _, c := range []struct {
-		name  string
-		batch bool
-	}{{"GetTraced", false}, {"GetTracedBatcher", true}} {
+		name           string
+		batch, metered bool
+	}{{"GetTraced", false, false}, {"GetTracedMetered", false, true}, {"GetTracedBatcher", true, true}} {
 		b.Run(c.name, func(b *testing.B) {
-			traced := entity.NewStore[codex.Post](codex.NewTable(entClient(), "", func(o *entity.Options) { o.Tracer = benchTelemetry(c.batch).Entity() }))
+			traced := entity.NewStore[codex.Post](codex.NewTable(entClient(), "", func(o *entity.Options) { o.Tracer = benchTelemetry(c.batch, c.metered).Entity() }))
 			defer reportCPU(b)()
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
