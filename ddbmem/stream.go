@@ -506,7 +506,8 @@ func (s *stream) takeLive(as []attr) (imgRef, uint64, bool) {
 // contentSum returns a sum of the attributes as that does not depend on
 // their order: items that sameStored finds equal have equal sums, so
 // that unequal sums show a change without comparing the items. Each
-// attribute adds a hash of its name, type and value; a long string or
+// attribute adds a hash of its value and type, mixed with its name's
+// length and end bytes; a long string or
 // binary, or a set, list or map, adds its type and length instead of its
 // value, which costs no pass over it (equal sums are checked by
 // sameStored).
@@ -543,11 +544,15 @@ func contentSum(as []attr) uint64 {
 		case *types.AttributeValueMemberM:
 			v = uint64(len(x.Value))<<8 | 11
 		}
-		// Mix name and value, so that values swapped between
-		// attributes change the sum.
-		h := shortHash(a.name) ^ v*0x9e37_79b9_7f4a_7c15
-		h ^= h >> 31
-		sum += h * 0xd6e8_feb8_6659_fd93
+		// Mix in the name's length and end bytes (names are not empty),
+		// so that values swapped between attributes change the sum; a
+		// change of name alone is rare, and sameStored settles it.
+		n := a.name
+		h := (uint64(len(n))<<16|uint64(n[0])<<8|uint64(n[len(n)-1]))*0x9e37_79b9_7f4a_7c15 ^ v
+		h ^= h >> 32
+		h *= 0xd6e8_feb8_6659_fd93
+		h ^= h >> 32
+		sum += h
 	}
 	return sum
 }
