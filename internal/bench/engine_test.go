@@ -159,10 +159,13 @@ func benchOps(b *testing.B, newDB func(*testing.B) entity.Client, table string, 
 	})
 }
 
-// timeOps runs op b.N times; with p50 it also reports the median time of
-// one op (timing each op costs two clock reads, negligible next to a
+// timeOps runs op b.N times and reports the process CPU per op
+// (cpu-ns/op: on a shared machine, time the hypervisor gives to others
+// counts in ns/op but not here); with p50 it also reports the median time
+// of one op (timing each op costs two clock reads, negligible next to a
 // network round trip, so the engine's runs leave it off).
 func timeOps(b *testing.B, p50 bool, op func(i int)) {
+	defer reportCPU(b)()
 	b.ReportAllocs()
 	var times []time.Duration
 	if p50 {
