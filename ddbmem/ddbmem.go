@@ -250,7 +250,11 @@ import (
 // Options configures a DB. The zero value is valid.
 type Options struct {
 	// Now is the clock used for ClientRequestToken expiry, table creation
-	// times and SweepExpiredNow. Default: time.Now.
+	// times, SweepExpiredNow and streams (record times, shard age,
+	// retention). Default: time.Now; stream records then take the wall
+	// time at New plus the monotonic time elapsed since, which costs one
+	// clock read per record and is not moved by a step of the system
+	// clock.
 	Now func() time.Time
 	// Faults injects faults per operation name ("PutItem", "Query", ...,
 	// or "*" for every operation). Default: none. Change them at run
