@@ -497,7 +497,8 @@ func (t *table) streamHook(pk string, oldRec, r *record) {
 }
 
 // takeLive returns, and forgets, where s has the image of the item with
-// the attribute list as, and its content sum, if it has it. The caller holds s.mu.
+// the attribute list as, and its content sum, if it has it. The caller
+// holds s.mu.
 func (s *stream) takeLive(as []attr) (imgRef, uint64, bool) {
 	ref, sum, ok := s.live.take(unsafe.SliceData(as))
 	return ref, sum, ok && s.imgs.has(ref)
@@ -507,10 +508,9 @@ func (s *stream) takeLive(as []attr) (imgRef, uint64, bool) {
 // their order: items that sameStored finds equal have equal sums, so
 // that unequal sums show a change without comparing the items. Each
 // attribute adds a hash of its value and type, mixed with its name's
-// length and end bytes; a long string or
-// binary, or a set, list or map, adds its type and length instead of its
-// value, which costs no pass over it (equal sums are checked by
-// sameStored).
+// length and end bytes; a long string or binary, or a set, list or map,
+// adds its type and length instead of its value, which costs no pass
+// over it (equal sums are checked by sameStored).
 func contentSum(as []attr) uint64 {
 	var sum uint64
 	for _, a := range as {
