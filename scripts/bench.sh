@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the benchmarks of internal/bench with the real servers started by
 # scripts/test.sh, and summarizes them with benchstat when it is installed
-# (go install golang.org/x/perf/cmd/benchstat@latest).
+# (go install golang.org/x/perf/cmd/benchstat@latest). -count repeats each
+# benchmark in a row; for a goal that is a ratio of two benchmarks use
+# go run ./internal/cmd/benchratio, which interleaves them.
 #
 #   bash scripts/bench.sh [-bench regexp] [-count N]
 set -euo pipefail
