@@ -51,6 +51,24 @@ type Conn interface {
 	Close()
 }
 
+// Atomic is implemented by both Conns of this package. Atomic runs cmds as
+// one MULTI/EXEC transaction: no other client's command runs between
+// them, and a command that fails at run time does not undo the others
+// (Valkey has no rollback). Each command is {name, key, args...}; in
+// cluster mode every key must be in one slot. It returns one result per
+// command, as Pipeline does. No WATCH is used.
+//
+// lock/valkeylock uses it, when its client has it, to acquire a lock and
+// draw its fencing token without running a script.
+type Atomic interface {
+	Atomic(ctx context.Context, cmds [][]string) ([]any, error)
+}
+
+var (
+	_ Atomic = (*glideConn)(nil)
+	_ Atomic = (*vgConn)(nil)
+)
+
 // Member is one sorted-set member with its score.
 type Member struct {
 	Member string
@@ -242,6 +260,22 @@ func (g *glideConn) Pipeline(ctx context.Context, cmds [][]string) ([]any, error
 		return g.cl.Exec(ctx, *b, false)
 	}
 	b := pipeline.NewStandaloneBatch(false)
+	for _, c := range cmds {
+		b.CustomCommand(c)
+	}
+	return g.std.Exec(ctx, *b, false)
+}
+
+// Atomic implements [Atomic] with an atomic glide batch.
+func (g *glideConn) Atomic(ctx context.Context, cmds [][]string) ([]any, error) {
+	if g.cl != nil {
+		b := pipeline.NewClusterBatch(true)
+		for _, c := range cmds {
+			b.CustomCommand(c)
+		}
+		return g.cl.Exec(ctx, *b, false)
+	}
+	b := pipeline.NewStandaloneBatch(true)
 	for _, c := range cmds {
 		b.CustomCommand(c)
 	}

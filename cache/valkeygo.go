@@ -572,6 +572,58 @@ func (v *vgConn) Pipeline(ctx context.Context, cmds [][]string) ([]any, error) {
 	return out, nil
 }
 
+// Atomic implements [Atomic]: MULTI, cmds and EXEC in one DoMulti, which
+// valkey-go writes together on one connection and never retries.
+func (v *vgConn) Atomic(ctx context.Context, cmds [][]string) ([]any, error) {
+	c, err := v.client()
+	if err != nil {
+		return nil, err
+	}
+	if v.cluster && len(cmds) > 1 {
+		s0 := keySlot(cmds[0][1])
+		for _, cmd := range cmds[1:] {
+			if len(cmd) > 1 && keySlot(cmd[1]) != s0 {
+				return nil, serverError{errCrossSlot}
+			}
+		}
+	}
+	ctx, cancel := v.ctx(ctx)
+	defer cancel()
+	built := make(valkey.Commands, 0, len(cmds)+2)
+	built = append(built, c.B().Multi().Build())
+	for _, cmd := range cmds {
+		a := c.B().Arbitrary(cmd[0])
+		if len(cmd) > 1 {
+			a = a.Keys(cmd[1]).Args(cmd[2:]...)
+			defer v.wrote(cmd[1])
+		}
+		built = append(built, a.Build())
+	}
+	built = append(built, c.B().Exec().Build())
+	rs := c.DoMulti(ctx, built...)
+	for _, r := range rs {
+		if err := r.NonValkeyError(); err != nil {
+			return nil, err
+		}
+	}
+	// A command refused while queueing (a syntax error) aborts EXEC,
+	// which then answers EXECABORT: report the first refusal.
+	for _, r := range rs[1 : len(rs)-1] {
+		if err := r.Error(); err != nil {
+			return nil, serverError{err}
+		}
+	}
+	val, err := resultAny(rs[len(rs)-1])
+	if err != nil {
+		return nil, err
+	}
+	out, ok := val.([]any)
+	if !ok {
+		return nil, fmt.Errorf("cache: unexpected EXEC reply %T", val)
+	}
+	return out, nil
+}
+
 func (v *vgConn) Ping(ctx context.Context) error {
 	return v.do(ctx, func(b valkey.Builder) valkey.Completed { return b.Ping().Build() }).Error()
 }

@@ -27,7 +27,8 @@ var rawRelease = options.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] the
 
 // BenchmarkLock measures one obtain + release cycle, uncontended.
 //
-//	ValkeyCycle    lock.Locker on valkeylock (acquire script with fence, release script)
+//	ValkeyCycle    lock.Locker on valkeylock (acquire: MULTI/EXEC of SET NX PX and the
+//	               fence INCR; release: compare-and-delete script)
 //	RawGlideCycle  the same by hand: SET NX PX, then the compare-and-delete script
 //	DynamoCycle    lock.Locker on dynamolock (two conditional UpdateItems)
 //

@@ -30,15 +30,29 @@
 //
 // # Scripts
 //
-// Acquire is one Lua script: SET NX PX of the token, then INCR of the fence
-// counter. When the counter is new (first use, or lost in a restart without
-// persistence) it starts from the server's clock in microseconds, so fencing
-// numbers keep growing across such a restart as long as the server clock
-// does not step back and the key is obtained less than once a microsecond.
+// Acquire is one atomic step: SET NX PX of the token and INCR of the fence
+// counter, as a MULTI/EXEC transaction when the client has
+// [cache.Atomic] (both cache.Conns have it) and as one Lua script
+// otherwise. The transaction costs the server about a third of the script
+// (measured on Redis 7: 2.6 µs against 8.5 µs), which matters because an
+// uncontended cycle is two round trips. In the transaction the INCR runs
+// even when the SET finds the key held, so a contended counter skips
+// numbers; the numbers of successive holders still strictly increase,
+// which is all a fencing token promises.
+//
+// A counter below 10^15 is new (first use, or lost in a restart without
+// persistence): the holder that finds one moves it to the server's clock
+// in microseconds with a second script, which first checks that its token
+// still holds the lock (so no later holder can have drawn a number in
+// between). Fencing numbers thus keep growing across such a restart as
+// long as the server clock does not step back and the key is obtained
+// less than once a microsecond. This second round trip is paid once per
+// lock key, since counters never expire.
+//
 // Release is compare-and-delete, extend is compare-and-PEXPIRE; both compare
-// the token. No WATCH/MULTI is used (glide shares WATCH state between
-// callers of one client). Scripts are [cache.Script]s: EVALSHA, with EVAL
-// when the server answers NOSCRIPT, on both client libraries.
+// the token. No WATCH is used (glide shares WATCH state between callers of
+// one client). Scripts are [cache.Script]s: EVALSHA, with EVAL when the
+// server answers NOSCRIPT, on both client libraries.
 package valkeylock
 
 import (
@@ -189,6 +203,21 @@ if f == 1 then
 end
 return f
 `)
+	// clockScript moves a new fence counter (below clockFloor) to the
+	// server's clock, for the holder of KEYS[1] whose token is ARGV[1].
+	clockScript = cache.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return false
+end
+local f = redis.call('INCR', KEYS[2])
+local t = redis.call('TIME')
+local v = tonumber(t[1] .. string.format('%06d', tonumber(t[2])))
+if f < v then
+  redis.call('SET', KEYS[2], string.format('%d', v))
+  f = v
+end
+return f
+`)
 	releaseScript = cache.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
@@ -218,20 +247,84 @@ func (b *Backend) Acquire(ctx context.Context, req *lock.AcquireRequest) (lock.L
 	if err != nil {
 		return nil, err
 	}
-	kv := [...]string{lk, fk, req.Token, b.ms(req.TTL)}
-	s := kv[:] // keys and args share one array
-	res, err := b.c.Eval(ctx, acquireScript, s[:2:2], s[2:])
+	var (
+		fence int64
+		ok    bool
+	)
+	if a, isAtomic := b.c.(cache.Atomic); isAtomic {
+		fence, ok, err = b.acquireAtomic(ctx, a, lk, fk, req)
+	} else {
+		fence, ok, err = b.acquireScript(ctx, lk, fk, req)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if res == nil {
+	if !ok {
 		return nil, lock.ErrNotObtained
+	}
+	return &lease{b: b, key: lk, token: req.Token, fence: fence}, nil
+}
+
+// clockFloor: a fence counter below it is new and is moved to the
+// server's clock (microseconds since 1970, past 10^15 since 2001).
+const clockFloor = 1_000_000_000_000_000
+
+// acquireAtomic is Acquire as MULTI / SET NX PX / INCR / EXEC.
+func (b *Backend) acquireAtomic(ctx context.Context, a cache.Atomic, lk, fk string, req *lock.AcquireRequest) (int64, bool, error) {
+	set := [...]string{"SET", lk, req.Token, "NX", "PX", b.ms(req.TTL)}
+	incr := [...]string{"INCR", fk}
+	cmds := [...][]string{set[:], incr[:]}
+	res, err := a.Atomic(ctx, cmds[:])
+	if err != nil {
+		return 0, false, err
+	}
+	if len(res) != 2 {
+		return 0, false, fmt.Errorf("valkeylock: unexpected acquire reply of %d results", len(res))
+	}
+	for _, r := range res {
+		if e, isErr := r.(error); isErr {
+			return 0, false, e
+		}
+	}
+	if res[0] == nil {
+		return 0, false, nil
+	}
+	fence, ok := res[1].(int64)
+	if !ok {
+		return 0, false, fmt.Errorf("valkeylock: unexpected fence reply %T", res[1])
+	}
+	if fence >= clockFloor {
+		return fence, true, nil
+	}
+	kv := [...]string{lk, fk, req.Token}
+	s := kv[:]
+	r, err := b.c.Eval(ctx, clockScript, s[:2:2], s[2:])
+	if err != nil || r == nil {
+		// Lost before the counter moved (the TTL ran out): not
+		// obtained; on an error the Locker abandons the token.
+		return 0, false, err
+	}
+	fence, ok = r.(int64)
+	if !ok {
+		return 0, false, fmt.Errorf("valkeylock: unexpected fence reply %T", r)
+	}
+	return fence, true, nil
+}
+
+// acquireScript is Acquire as one Lua script, for a Client without
+// cache.Atomic.
+func (b *Backend) acquireScript(ctx context.Context, lk, fk string, req *lock.AcquireRequest) (int64, bool, error) {
+	kv := [...]string{lk, fk, req.Token, b.ms(req.TTL)}
+	s := kv[:] // keys and args share one array
+	res, err := b.c.Eval(ctx, acquireScript, s[:2:2], s[2:])
+	if err != nil || res == nil {
+		return 0, false, err
 	}
 	fence, ok := res.(int64)
 	if !ok {
-		return nil, fmt.Errorf("valkeylock: unexpected acquire reply %T", res)
+		return 0, false, fmt.Errorf("valkeylock: unexpected acquire reply %T", res)
 	}
-	return &lease{b: b, key: lk, token: req.Token, fence: fence}, nil
+	return fence, true, nil
 }
 
 // Abandon implements lock.Backend: compare-and-delete by token. It returns

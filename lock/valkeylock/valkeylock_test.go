@@ -14,6 +14,7 @@ import (
 	"github.com/tablekit/tablekit/internal/testenv"
 	"github.com/tablekit/tablekit/lock"
 	"github.com/tablekit/tablekit/lock/valkeylock"
+	"github.com/tablekit/tablekit/retry"
 )
 
 // TestOtelRaceRegression guards the GetOtelInstance data race of glide
@@ -167,5 +168,128 @@ func TestFenceKeyIsAnOrdinaryLock(t *testing.T) {
 		if err := l1.Release(ctx); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// scriptOnly hides cache.Atomic, so that the backend acquires with its
+// Lua script.
+type scriptOnly struct{ cache.Conn }
+
+// loseAfterSet is a Conn whose transactions lose the lock right after
+// they take it (as a TTL running out would), before the new fence
+// counter is moved to the server clock.
+type loseAfterSet struct{ cache.Conn }
+
+func (l loseAfterSet) Atomic(ctx context.Context, cmds [][]string) ([]any, error) {
+	res, err := l.Conn.(cache.Atomic).Atomic(ctx, cmds)
+	if err == nil {
+		_, err = l.Conn.Del(ctx, []string{cmds[0][1]})
+	}
+	return res, err
+}
+
+// TestAcquirePaths runs both ways of acquiring (MULTI/EXEC, and the
+// script for a client without cache.Atomic) on both client libraries:
+// the first fence of a new counter comes from the server clock, and the
+// fences of contending holders, listed while they hold the lock, strictly
+// increase although a contended transaction draws numbers it does not use.
+func TestAcquirePaths(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	h, p := testenv.HostPort(t, testenv.ValkeyAddr(t))
+	gc, err := glide.NewClient(config.NewClientConfiguration().WithAddress(&config.NodeAddress{Host: h, Port: p}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gc.Close()
+	vg, err := cache.DialValkeyGo(cache.ValkeyGoOptions{Addresses: []string{testenv.ValkeyAddr(t)}, DisableTLS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vg.Close()
+	floor := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	for _, c := range []struct {
+		name string
+		conn valkeylock.Client
+	}{
+		{"glide", cache.NewGlideConn(gc)},
+		{"glide-script", scriptOnly{cache.NewGlideConn(gc)}},
+		{"valkeygo", vg},
+		{"valkeygo-script", scriptOnly{vg}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := valkeylock.New(c.conn, func(o *valkeylock.Options) { o.Prefix = "tablekit:" + testenv.UniqueName("paths") })
+			if err != nil {
+				t.Fatal(err)
+			}
+			lk := lock.New(b)
+			l, err := lk.Obtain(ctx, "k", 10*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Fence() < floor {
+				t.Fatalf("first fence %d: not from the server clock", l.Fence())
+			}
+			if err := l.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var (
+				mu     sync.Mutex
+				fences []int64
+				wg     sync.WaitGroup
+				errs   = make(chan error, 4)
+			)
+			for g := 0; g < 4; g++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; i < 25; i++ {
+						l, err := lk.Obtain(ctx, "k", 10*time.Second, func(o *lock.Options) { o.Retry = retry.Constant(time.Millisecond) })
+						if err != nil {
+							errs <- err
+							return
+						}
+						mu.Lock()
+						fences = append(fences, l.Fence())
+						mu.Unlock()
+						if err := l.Release(ctx); err != nil {
+							errs <- err
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			if len(fences) != 100 {
+				t.Fatalf("%d holders, want 100", len(fences))
+			}
+			for i, f := range fences {
+				prev := l.Fence()
+				if i > 0 {
+					prev = fences[i-1]
+				}
+				if f <= prev {
+					t.Fatalf("holder %d has fence %d after %d", i, f, prev)
+				}
+			}
+		})
+	}
+
+	// A holder that loses the lock before its new counter moves to the
+	// clock has not obtained it, and leaves nothing behind.
+	b, err := valkeylock.New(loseAfterSet{vg}, func(o *valkeylock.Options) { o.Prefix = "tablekit:" + testenv.UniqueName("lose") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Acquire(ctx, &lock.AcquireRequest{Key: "k", Token: "t1", TTL: 10 * time.Second})
+	if !errors.Is(err, lock.ErrNotObtained) {
+		t.Fatalf("Acquire after losing the key: %v, want ErrNotObtained", err)
+	}
+	if held, err := b.IsLocked(ctx, "k"); err != nil || held {
+		t.Fatalf("IsLocked = %v, %v after a lost acquire", held, err)
 	}
 }
