@@ -68,6 +68,7 @@ type Store[T any, PT interface {
 	schema *entity.Schema
 
 	flights flights[T]
+	memo    *decodeMemo[T] // nil when T is not flat, or with a Codec
 	dirtyMu sync.Mutex
 	dirty   map[string]struct{}
 }
@@ -92,7 +93,11 @@ func New[T any, PT interface {
 	if o.NegativeTTL == 0 {
 		o.NegativeTTL = DefaultNegativeTTL
 	}
-	return &Store[T, PT]{s: s, c: c, o: o, schema: s.Schema(), dirty: map[string]struct{}{}}, nil
+	st := &Store[T, PT]{s: s, c: c, o: o, schema: s.Schema(), dirty: map[string]struct{}{}}
+	if o.Codec == nil {
+		st.memo = newDecodeMemo[T]()
+	}
+	return st, nil
 }
 
 // Entity returns the underlying store.
@@ -257,9 +262,18 @@ func (s *Store[T, PT]) decode(v string, k entity.Key) (t T, err error, ok bool) 
 			}
 			return t, nil, true
 		}
-		m, err := decodeItem(v[i+1:])
+		raw := v[i+1:]
+		if s.memo != nil {
+			if t, ok := s.memo.get(raw); ok {
+				return t, nil, true
+			}
+		}
+		m, err := decodeItem(raw)
 		if err != nil || PT(&t).UnmarshalItem(m) != nil {
 			return t, nil, false
+		}
+		if s.memo != nil {
+			s.memo.put(raw, t)
 		}
 		return t, nil, true
 	}

@@ -13,6 +13,14 @@
 // cache fails, the table answers (reads fail open). [Store.BatchGet]
 // reads the table.
 //
+// A hit decodes the cached bytes with the entity's generated codec. For an
+// entity type whose copies share nothing mutable (no pointer, slice, map
+// or interface field; time.Time is allowed), the store also remembers the
+// last values it decoded by their exact bytes (256 slots, values up to
+// 8 KiB): a hit that returns the same bytes again returns a copy of the
+// same value without decoding. The bytes are compared whole, so what a
+// read returns is always the decoding of what the server sent.
+//
 // # Writes
 //
 // Create, Put, Update and Delete write the table first, then run one Lua

@@ -44,12 +44,15 @@ func BenchmarkCache(b *testing.B) {
 
 	b.Run("GetHit", func(b *testing.B) {
 		b.ReportAllocs()
+		stopCPU := reportCPU(b)
 		for i := 0; i < b.N; i++ {
 			v, err := c.Get(ctx, key)
 			if err != nil || len(v) != 1024 {
 				b.Fatal(err)
 			}
 		}
+		b.StopTimer()
+		stopCPU()
 	})
 
 	b.Run("RawGlideGet", func(b *testing.B) {
@@ -61,12 +64,15 @@ func BenchmarkCache(b *testing.B) {
 		defer raw.Close()
 		b.ReportAllocs()
 		b.ResetTimer()
+		stopCPU := reportCPU(b)
 		for i := 0; i < b.N; i++ {
 			r, err := raw.Get(ctx, full)
 			if err != nil || len(r.Value()) != 1024 {
 				b.Fatal(err)
 			}
 		}
+		b.StopTimer()
+		stopCPU()
 	})
 
 	benchValkeyGo(b)

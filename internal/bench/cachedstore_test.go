@@ -98,6 +98,7 @@ func readHits(b *testing.B, posts *cachestore.Store[codex.Post, *codex.Post], ke
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
+	stopCPU := reportCPU(b)
 	for i := 0; i < b.N; i++ {
 		p, err := posts.Get(ctx, key)
 		if err != nil || p.ID == "" {
@@ -105,4 +106,5 @@ func readHits(b *testing.B, posts *cachestore.Store[codex.Post, *codex.Post], ke
 		}
 	}
 	b.StopTimer()
+	stopCPU()
 }
