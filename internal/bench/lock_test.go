@@ -93,16 +93,19 @@ func BenchmarkLock(b *testing.B) {
 }
 
 // runCycles runs cycle warm times untimed, then b.N times timed, with
-// allocations reported.
+// allocations and process CPU (cpu-ns/op) reported.
 func runCycles(b *testing.B, warm int, cycle func()) {
 	for i := 0; i < warm; i++ {
 		cycle()
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	stopCPU := reportCPU(b)
 	for i := 0; i < b.N; i++ {
 		cycle()
 	}
+	b.StopTimer()
+	stopCPU()
 }
 
 // lockCycle is one cycle of the lock benchmarks: obtain the lock name on
