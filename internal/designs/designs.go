@@ -184,9 +184,9 @@ func SessionKeys() []design.ValkeyKey {
 // {app_id}:{env} (no service part).
 func LockKeys() []design.ValkeyKey {
 	return []design.ValkeyKey{
-		{Key: "lock:{key}", Namespace: "{app_id}:{env}", Kind: "string", Use: "SET NX PX token; compare-and-delete release, compare-and-extend",
+		{Key: "lock:{key}", Namespace: "{app_id}:{env}", Kind: "string", Use: "SET NX PX token with the fence INCR (MULTI/EXEC); compare-and-delete release, compare-and-extend",
 			Invalidated: "release, expiry, ForceReleaseAll",
-			Commands:    append([]string{"set", "get", "del", "exists", "incr", "pexpire", "time"}, scriptCommands...), Companion: true},
+			Commands:    append([]string{"set", "get", "del", "exists", "incr", "pexpire", "time", "multi", "exec"}, scriptCommands...), Companion: true},
 	}
 }
 

@@ -216,9 +216,13 @@ func TestAcquirePaths(t *testing.T) {
 		{"glide-script", scriptOnly{cache.NewGlideConn(gc)}},
 		{"valkeygo", vg},
 		{"valkeygo-script", scriptOnly{vg}},
+		{"valkeygo-scriptoption", vg},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			b, err := valkeylock.New(c.conn, func(o *valkeylock.Options) { o.Prefix = "tablekit:" + testenv.UniqueName("paths") })
+			b, err := valkeylock.New(c.conn, func(o *valkeylock.Options) {
+				o.Prefix = "tablekit:" + testenv.UniqueName("paths")
+				o.ScriptAcquire = c.name == "valkeygo-scriptoption"
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -291,5 +295,51 @@ func TestAcquirePaths(t *testing.T) {
 	}
 	if held, err := b.IsLocked(ctx, "k"); err != nil || held {
 		t.Fatalf("IsLocked = %v, %v after a lost acquire", held, err)
+	}
+}
+
+// TestScriptAcquireACL: a server user whose ACL allows scripts but not
+// MULTI and EXEC cannot acquire by default (a permission error, returned
+// at once), and can with Options.ScriptAcquire.
+func TestScriptAcquireACL(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	admin, err := cache.DialValkeyGo(cache.ValkeyGoOptions{Addresses: []string{testenv.ValkeyAddr(t)}, DisableTLS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	user, pw, prefix := testenv.UniqueName("tk-noexec"), testenv.UniqueName("pw"), "tablekit:"+testenv.UniqueName("acl")
+	rule := []string{"ACL", "SETUSER", user, "reset", "on", ">" + pw, "~" + prefix + ":*", "~{" + prefix + ":*", "-@all",
+		"+hello", "+client|setname", "+ping", "+info", "+set", "+get", "+del", "+exists", "+incr", "+pexpire", "+time",
+		"+evalsha", "+eval", "+script|load"}
+	if _, err := admin.Pipeline(ctx, [][]string{rule}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _, _ = admin.Pipeline(context.Background(), [][]string{{"ACL", "DELUSER", user}}) }()
+	conn, err := cache.DialValkeyGo(cache.ValkeyGoOptions{Addresses: []string{testenv.ValkeyAddr(t)}, DisableTLS: true,
+		Username: user, Password: pw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, script := range []bool{false, true} {
+		b, err := valkeylock.New(conn, func(o *valkeylock.Options) { o.Prefix = prefix; o.ScriptAcquire = script })
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := lock.New(b).Obtain(ctx, "k", 10*time.Second)
+		if !script {
+			if err == nil || errors.Is(err, lock.ErrNotObtained) || b.Transient(err) {
+				t.Fatalf("Obtain without MULTI in the ACL: %v, want a permission error", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Obtain with ScriptAcquire: %v", err)
+		}
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
