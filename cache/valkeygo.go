@@ -589,18 +589,25 @@ func (v *vgConn) Atomic(ctx context.Context, cmds [][]string) ([]any, error) {
 	}
 	ctx, cancel := v.ctx(ctx)
 	defer cancel()
-	built := make(valkey.Commands, 0, len(cmds)+2)
+	var arr [6]valkey.Completed // MULTI, two commands, EXEC: on the stack
+	built := arr[:0]
 	built = append(built, c.B().Multi().Build())
 	for _, cmd := range cmds {
 		a := c.B().Arbitrary(cmd[0])
 		if len(cmd) > 1 {
 			a = a.Keys(cmd[1]).Args(cmd[2:]...)
-			defer v.wrote(cmd[1])
 		}
 		built = append(built, a.Build())
 	}
 	built = append(built, c.B().Exec().Build())
 	rs := c.DoMulti(ctx, built...)
+	if v.near != nil {
+		for _, cmd := range cmds {
+			if len(cmd) > 1 {
+				v.wrote(cmd[1])
+			}
+		}
+	}
 	for _, r := range rs {
 		if err := r.NonValkeyError(); err != nil {
 			return nil, err
