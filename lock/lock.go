@@ -436,15 +436,6 @@ func (l *Lock) Validity() time.Duration {
 // out while the server could not be reached. It is never closed by Release.
 func (l *Lock) Lost() <-chan struct{} { return l.lost }
 
-func (l *Lock) markLost() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.lostFlag {
-		l.lostFlag = true
-		close(l.lost)
-	}
-}
-
 // Refresh extends the lock by its TTL from now, if this handle still holds
 // it. It returns ErrNotHeld after Release, ErrLost (and closes Lost) when
 // the key is gone or held by another token or when the validity ran out
