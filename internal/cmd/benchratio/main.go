@@ -22,6 +22,13 @@
 // table: for each pair and metric (-metrics, default ns/op and cpu-ns/op
 // where the benchmark reports it), the medians of both sides, the median
 // of the per-round ratios and their range.
+//
+// In one process the two sides always run in the order of the package's
+// benchmarks, and whatever the first leaves behind (a warmer or colder
+// processor, the collector's state, another client's connections and
+// threads) falls on the second. For pairs that each open their own
+// connections to a server (the Valkey and SQS pairs), prefer -sep, whose
+// alternating order cancels that out.
 package main
 
 import (
