@@ -252,30 +252,24 @@ func (g *glideConn) Eval(ctx context.Context, s *Script, keys, args []string) (a
 }
 
 func (g *glideConn) Pipeline(ctx context.Context, cmds [][]string) ([]any, error) {
-	if g.cl != nil {
-		b := pipeline.NewClusterBatch(false)
-		for _, c := range cmds {
-			b.CustomCommand(c)
-		}
-		return g.cl.Exec(ctx, *b, false)
-	}
-	b := pipeline.NewStandaloneBatch(false)
-	for _, c := range cmds {
-		b.CustomCommand(c)
-	}
-	return g.std.Exec(ctx, *b, false)
+	return g.batch(ctx, cmds, false)
 }
 
 // Atomic implements [Atomic] with an atomic glide batch.
 func (g *glideConn) Atomic(ctx context.Context, cmds [][]string) ([]any, error) {
+	return g.batch(ctx, cmds, true)
+}
+
+// batch sends cmds as one glide batch, atomic (MULTI/EXEC) or not.
+func (g *glideConn) batch(ctx context.Context, cmds [][]string, atomic bool) ([]any, error) {
 	if g.cl != nil {
-		b := pipeline.NewClusterBatch(true)
+		b := pipeline.NewClusterBatch(atomic)
 		for _, c := range cmds {
 			b.CustomCommand(c)
 		}
 		return g.cl.Exec(ctx, *b, false)
 	}
-	b := pipeline.NewStandaloneBatch(true)
+	b := pipeline.NewStandaloneBatch(atomic)
 	for _, c := range cmds {
 		b.CustomCommand(c)
 	}

@@ -589,8 +589,7 @@ func (v *vgConn) Atomic(ctx context.Context, cmds [][]string) ([]any, error) {
 	}
 	ctx, cancel := v.ctx(ctx)
 	defer cancel()
-	var arr [6]valkey.Completed // MULTI, two commands, EXEC: on the stack
-	built := arr[:0]
+	built := make(valkey.Commands, 0, len(cmds)+2) // MULTI, cmds, EXEC
 	built = append(built, c.B().Multi().Build())
 	for _, cmd := range cmds {
 		a := c.B().Arbitrary(cmd[0])

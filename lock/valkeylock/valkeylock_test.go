@@ -35,14 +35,24 @@ func TestOtelRaceRegression(t *testing.T) {
 	lk := lock.New(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	concurrently(t, 8, 20, func() error {
+		_, err := lk.IsLocked(ctx, "k")
+		return err
+	})
+}
+
+// concurrently runs step n times in each of g goroutines, and fails t
+// with the first error a goroutine met (each stops at its first).
+func concurrently(t *testing.T, g, n int, step func() error) {
+	t.Helper()
 	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for g := 0; g < 8; g++ {
+	errs := make(chan error, g)
+	for range g {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; i < 20; i++ {
-				if _, err := lk.IsLocked(ctx, "k"); err != nil {
+			for range n {
+				if err := step(); err != nil {
 					errs <- err
 					return
 				}
@@ -240,34 +250,17 @@ func TestAcquirePaths(t *testing.T) {
 			var (
 				mu     sync.Mutex
 				fences []int64
-				wg     sync.WaitGroup
-				errs   = make(chan error, 4)
 			)
-			for g := 0; g < 4; g++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := 0; i < 25; i++ {
-						l, err := lk.Obtain(ctx, "k", 10*time.Second, func(o *lock.Options) { o.Retry = retry.Constant(time.Millisecond) })
-						if err != nil {
-							errs <- err
-							return
-						}
-						mu.Lock()
-						fences = append(fences, l.Fence())
-						mu.Unlock()
-						if err := l.Release(ctx); err != nil {
-							errs <- err
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				t.Fatal(err)
-			}
+			concurrently(t, 4, 25, func() error {
+				l, err := lk.Obtain(ctx, "k", 10*time.Second, func(o *lock.Options) { o.Retry = retry.Constant(time.Millisecond) })
+				if err != nil {
+					return err
+				}
+				mu.Lock()
+				fences = append(fences, l.Fence())
+				mu.Unlock()
+				return l.Release(ctx)
+			})
 			if len(fences) != 100 {
 				t.Fatalf("%d holders, want 100", len(fences))
 			}
