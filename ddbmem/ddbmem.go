@@ -142,9 +142,15 @@
 // encodes the item it stores once (short values are copied; strings and
 // binaries of 64 bytes or more are shared with the stored item, which is
 // immutable), and the write that later replaces or deletes the item takes
-// its old image from that encoding. A table without a stream pays nothing
-// (BenchmarkEngine/PutItemStream in internal/bench measures PutItem with
-// a NEW_AND_OLD_IMAGES stream).
+// its old image from that encoding. A write does not build its record
+// itself: it queues the item's stored versions before and after (stored
+// items are immutable), and a goroutine started once a batch of 256 is
+// queued builds the records, as DynamoDB builds its records after the
+// write; every Streams call first applies what is queued, so it sees each
+// write acknowledged before it began, and a writer that finds 2,048
+// writes queued applies them itself, which bounds the queue. A table
+// without a stream pays nothing (BenchmarkEngine/PutItemStream in
+// internal/bench measures PutItem with a NEW_AND_OLD_IMAGES stream).
 //
 // # Paging
 //

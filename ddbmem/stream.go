@@ -125,6 +125,14 @@ type stream struct {
 	imgs    imgArena
 	live    liveTable
 	horizon uint64
+
+	// The writes whose records are not applied yet (see streamHook),
+	// under qmu, which writers take instead of mu. applying is set while
+	// a goroutine applies them; spareQueue is an emptied queue to reuse.
+	qmu        sync.Mutex
+	queue      []pendingWrite
+	spareQueue []pendingWrite
+	applying   bool
 }
 
 // streamSet is the DB's streams, current and disabled, in creation
@@ -250,7 +258,7 @@ func (t *table) disableStream() {
 		return
 	}
 	t.stream = nil
-	s.mu.Lock()
+	s.lockApplied()
 	defer s.mu.Unlock()
 	s.disabledAt = s.now()
 	for _, sh := range s.open {
@@ -410,9 +418,103 @@ func (s *stream) shard(id string) *shard {
 	return nil
 }
 
-// streamHook appends the stream record of a write to t (oldRec, the
+// streamHook queues the stream record of a write to t (oldRec, the
 // item's record before, and r, after; either may be nil) when t has a
-// stream and the write changes the item; the caller holds t.mu.
+// stream; the caller holds t.mu. Records are immutable once stored, so
+// the queue holds the two records and the work of a stream record (the
+// no-op check, the images, the shard) is done later, by apply: by a
+// goroutine that a full batch starts, and by every reader of the stream
+// before it reads (lockApplied), so that a reader sees every write
+// acknowledged before it began, as it would if the writes had applied
+// their records themselves. DynamoDB writes its stream records
+// asynchronously too; what the queue saves is the writer's time.
+func (t *table) streamHook(pk string, oldRec, r *record) {
+	if oldRec == nil && r == nil {
+		return // nothing deleted
+	}
+	s := t.stream
+	w := pendingWrite{pk: pk, old: oldRec, new: r, at: s.nanos(), ttl: t.ttlDeleting}
+	s.qmu.Lock()
+	s.queue = append(s.queue, w)
+	n := len(s.queue)
+	start := n >= applyBatch && !s.applying
+	if start {
+		s.applying = true
+	}
+	s.qmu.Unlock()
+	switch {
+	case n >= maxQueue:
+		// Writers outrun the appliers: apply here, so that the queue,
+		// and the records it holds on to, stay bounded.
+		s.lockApplied()
+		s.mu.Unlock()
+	case start:
+		go s.applyAll()
+	}
+}
+
+// pendingWrite is a write whose stream record is not applied yet.
+type pendingWrite struct {
+	pk       string
+	old, new *record
+	at       int64 // Options.Now at the write, in Unix nanoseconds
+	ttl      bool  // a deletion by the TTL sweep
+}
+
+// applyBatch is the number of queued writes that starts a goroutine to
+// apply them: enough that starting it is a small part of their cost, and
+// few enough that the records they hold on to stay a small part of the
+// heap.
+const applyBatch = 256
+
+// maxQueue is the queue's bound: a writer that finds this many writes
+// queued applies them itself before it returns.
+const maxQueue = 8 * applyBatch
+
+// applyAll applies the queued writes until the queue is empty; one runs
+// at a time (s.applying).
+func (s *stream) applyAll() {
+	for {
+		s.mu.Lock()
+		s.apply()
+		s.mu.Unlock()
+		s.qmu.Lock()
+		if len(s.queue) == 0 {
+			s.applying = false
+			s.qmu.Unlock()
+			return
+		}
+		s.qmu.Unlock()
+	}
+}
+
+// lockApplied locks s.mu and applies the queued writes, so that the
+// caller sees the records of every write acknowledged before.
+func (s *stream) lockApplied() {
+	s.mu.Lock()
+	s.apply()
+}
+
+// apply appends the records of the queued writes, in the order they were
+// written; the caller holds s.mu, which orders the appliers.
+func (s *stream) apply() {
+	s.qmu.Lock()
+	q := s.queue
+	s.queue, s.spareQueue = s.spareQueue[:0], nil
+	s.qmu.Unlock()
+	for i := range q {
+		s.appendRecord(&q[i])
+	}
+	clear(q) // the records may be garbage now
+	s.qmu.Lock()
+	if s.spareQueue == nil {
+		s.spareQueue = q[:0]
+	}
+	s.qmu.Unlock()
+}
+
+// appendRecord appends the stream record of the write w when it changes
+// the item; the caller holds s.mu.
 //
 // A write that changes nothing appends no record. To find those without
 // comparing every write's items, the stream keeps beside each live image
@@ -420,17 +522,12 @@ func (s *stream) shard(id string) *shard {
 // differs from the one it replaces changed it, and only equal sums are
 // compared value by value (sameStored), as are items whose image the
 // stream does not have.
-func (t *table) streamHook(pk string, oldRec, r *record) {
-	s := t.stream
-	if oldRec == nil && r == nil {
-		return // nothing deleted
-	}
+func (s *stream) appendRecord(w *pendingWrite) {
+	oldRec, r, now := w.old, w.new, w.at
 	var sum uint64
 	if r != nil {
 		sum = contentSum(r.attrs)
 	}
-	now := s.nanos()
-	s.mu.Lock()
 	if now >= s.checkTime || s.total > s.opts.MaxRecords+s.opts.MaxRecords/8 || now-s.open[0].created >= int64(s.opts.ShardAge) {
 		s.maintain(now)
 	}
@@ -445,7 +542,6 @@ func (t *table) streamHook(pk string, oldRec, r *record) {
 		if haveOld {
 			s.live.set(unsafe.SliceData(r.attrs), oldRef, sum)
 		}
-		s.mu.Unlock()
 		return
 	}
 	kind := recModify
@@ -464,14 +560,14 @@ func (t *table) streamHook(pk string, oldRec, r *record) {
 	needNew := r != nil && (s.view != types.StreamViewTypeOldImage || oldRec == nil)
 	i := 0
 	if len(s.open) > 1 {
-		h := hashKey(pk)
+		h := hashKey(w.pk)
 		i = sort.Search(len(s.open), func(i int) bool { return s.open[i].hi >= h })
 	}
 	sh := s.open[i]
 	if s.total == 0 {
 		s.checkTime = now + int64(s.opts.Retention)
 	}
-	rec := streamRec{seq: s.next, at: now, kind: kind, ttl: t.ttlDeleting}
+	rec := streamRec{seq: s.next, at: now, kind: kind, ttl: w.ttl}
 	if needOld {
 		if !haveOld {
 			oldRef = s.imgs.put(oldRec.attrs, !showOld, s.pk, s.sk, rec.seq)
@@ -493,7 +589,6 @@ func (t *table) streamHook(pk string, oldRec, r *record) {
 	if sh.n >= s.opts.ShardRecords {
 		s.rollShard(i, now)
 	}
-	s.mu.Unlock()
 }
 
 // takeLive returns, and forgets, where s has the image of the item with
@@ -665,7 +760,7 @@ func (db *DB) RolloverStream(table string, split bool) error {
 	if s == nil {
 		return validation("ddbmem: table " + table + " has no enabled stream")
 	}
-	s.mu.Lock()
+	s.lockApplied()
 	s.rollover(split, s.now().UnixNano())
 	s.mu.Unlock()
 	return nil

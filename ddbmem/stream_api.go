@@ -143,7 +143,7 @@ func (s *Streams) DescribeStream(ctx context.Context, in *dynamodbstreams.Descri
 		}
 		parent = *f.ShardId
 	}
-	x.mu.Lock()
+	x.lockApplied()
 	x.maintain(x.now().UnixNano())
 	d := &st.StreamDescription{
 		StreamArn: aws.String(x.arn), StreamLabel: aws.String(x.label), StreamStatus: st.StreamStatusEnabled,
@@ -285,7 +285,7 @@ func (s *Streams) GetShardIterator(ctx context.Context, in *dynamodbstreams.GetS
 		return nil, err
 	}
 	now := x.now()
-	x.mu.Lock()
+	x.lockApplied()
 	defer x.mu.Unlock()
 	x.maintain(now.UnixNano())
 	sh := x.shard(*in.ShardId)
@@ -361,7 +361,7 @@ func (s *Streams) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecords
 	if now.UnixNano()-it.issued > int64(iteratorTTL) {
 		return nil, &st.ExpiredIteratorException{Message: aws.String("Iterator expired. The iterator was created at time " + time.Unix(0, it.issued).UTC().Format(time.RFC1123) + " while right now it is " + now.UTC().Format(time.RFC1123) + ".")}
 	}
-	x.mu.Lock()
+	x.lockApplied()
 	x.maintain(now.UnixNano())
 	sh := x.shard(it.shardID)
 	if sh == nil {

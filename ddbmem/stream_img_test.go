@@ -7,8 +7,10 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -383,7 +385,7 @@ func checkArena(t *testing.T, db *DB, table string) {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
 	s := tb.stream
-	s.mu.Lock()
+	s.lockApplied()
 	defer s.mu.Unlock()
 	refs := make([]int, len(s.imgs.chunks))
 	in := func(ref imgRef) bool { return ref.chunk-s.imgs.first < uint32(len(s.imgs.chunks)) }
@@ -589,3 +591,100 @@ func BenchmarkStreamImage(b *testing.B) {
 }
 
 var sink64 uint64
+
+// TestStreamQueue checks the queue of writes whose records are applied
+// later (streamHook): a goroutine applies them once a batch is queued and
+// stops when the queue is empty; writers that outrun the appliers apply
+// the queue themselves once it holds maxQueue writes, so it stays
+// bounded; and every write's record is there, in order, when read.
+func TestStreamQueue(t *testing.T) {
+	ctx := context.Background()
+	db := New()
+	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("queue"),
+		BillingMode:          types.BillingModePayPerRequest,
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := db.table(aws.String("queue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tb.stream
+	queued := func() (int, bool) {
+		s.qmu.Lock()
+		defer s.qmu.Unlock()
+		return len(s.queue), s.applying
+	}
+	put := func(i int) {
+		it := item{"pk": &types.AttributeValueMemberS{Value: fmt.Sprint("k", i%50)}, "v": &types.AttributeValueMemberN{Value: fmt.Sprint(i)}}
+		if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("queue"), Item: it}); err != nil {
+			t.Error(err)
+		}
+	}
+	written := 0
+	// A full batch starts an applier, which empties the queue and stops.
+	for range 3*applyBatch + 5 {
+		put(written)
+		written++
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		n, applying := queued()
+		if n < applyBatch && !applying {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s the queue holds %d writes (applying %v)", n, applying)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// With the appliers held off (s.mu held here), a writer queues up to
+	// maxQueue writes and then waits to apply them.
+	s.mu.Lock()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 2 * maxQueue {
+			put(written + i)
+		}
+	}()
+	for {
+		if n, _ := queued(); n >= maxQueue {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if n, _ := queued(); n != maxQueue {
+		t.Errorf("the queue holds %d writes while the appliers wait, want the bound, %d", n, maxQueue)
+	}
+	s.mu.Unlock()
+	<-done
+	written += 2 * maxQueue
+	recs := readHeld(t, db, "queue")
+	if len(recs) != written {
+		t.Fatalf("%d records, want %d", len(recs), written)
+	}
+	last := map[string]int{}
+	for i, r := range recs {
+		k := r.Dynamodb.Keys["pk"].(*st.AttributeValueMemberS).Value
+		v, _ := strconv.Atoi(r.Dynamodb.NewImage["v"].(*st.AttributeValueMemberN).Value)
+		if v != i {
+			t.Fatalf("record %d holds write %d", i, v)
+		}
+		if o, ok := last[k]; ok {
+			if got, _ := strconv.Atoi(r.Dynamodb.OldImage["v"].(*st.AttributeValueMemberN).Value); got != o {
+				t.Fatalf("record %d: old image %d, want %d", i, got, o)
+			}
+		}
+		last[k] = v
+	}
+	if n, _ := queued(); n != 0 {
+		t.Errorf("%d writes queued after a read", n)
+	}
+	checkArena(t, db, "queue")
+}
