@@ -148,7 +148,10 @@
 // queued builds the records, as DynamoDB builds its records after the
 // write; every Streams call first applies what is queued, so it sees each
 // write acknowledged before it began, and a writer that finds 2,048
-// writes queued applies them itself, which bounds the queue. A table
+// writes queued applies them itself, which bounds the queue.
+// [Streams.StreamWrites] and [Streams.NextWrite] let an in-process reader
+// wait for a table's next write instead of polling (package feed does).
+// A table
 // without a stream pays nothing (BenchmarkEngine/PutItemStream in
 // internal/bench measures PutItem with a NEW_AND_OLD_IMAGES stream).
 //

@@ -133,6 +133,11 @@ type stream struct {
 	queue      []pendingWrite
 	spareQueue []pendingWrite
 	applying   bool
+	// writes counts the writes queued so far, and wake, when a reader
+	// waits for the next one (Streams.WaitForWrite), is closed by it;
+	// both under qmu.
+	writes uint64
+	wake   chan struct{}
 }
 
 // streamSet is the DB's streams, current and disabled, in creation
@@ -436,6 +441,11 @@ func (t *table) streamHook(pk string, oldRec, r *record) {
 	w := pendingWrite{pk: pk, old: oldRec, new: r, at: s.nanos(), ttl: t.ttlDeleting}
 	s.qmu.Lock()
 	s.queue = append(s.queue, w)
+	s.writes++
+	if s.wake != nil {
+		close(s.wake)
+		s.wake = nil
+	}
 	n := len(s.queue)
 	start := n >= applyBatch && !s.applying
 	if start {

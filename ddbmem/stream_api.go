@@ -486,3 +486,48 @@ func (x *stream) record(r *recView) st.Record {
 	}
 	return rec
 }
+
+// StreamWrites returns the number of writes to the stream streamArn so
+// far (each write to its table while it is enabled, those that change
+// nothing included), 0 for a stream that does not exist. With
+// [Streams.NextWrite] it lets a stream reader wait for the next write
+// instead of polling: read the count, call GetRecords, and when it
+// returns no record wait on NextWrite of the count.
+func (s *Streams) StreamWrites(streamArn string) uint64 {
+	x := s.db.streams.byARN(streamArn)
+	if x == nil {
+		return 0
+	}
+	x.qmu.Lock()
+	defer x.qmu.Unlock()
+	return x.writes
+}
+
+// NextWrite returns a channel that is closed once the stream streamArn
+// has had more than since writes (see [Streams.StreamWrites]): at once
+// when it has, and nil (a channel that is never ready) for a stream that
+// does not exist. Package feed waits on it, beside its poll interval,
+// when its Streams client has it; DynamoDB has no such call, so a reader
+// of a real stream polls.
+func (s *Streams) NextWrite(streamArn string, since uint64) <-chan struct{} {
+	x := s.db.streams.byARN(streamArn)
+	if x == nil {
+		return nil
+	}
+	x.qmu.Lock()
+	defer x.qmu.Unlock()
+	if x.writes > since {
+		return closedChan
+	}
+	if x.wake == nil {
+		x.wake = make(chan struct{})
+	}
+	return x.wake
+}
+
+// closedChan is a closed channel, ready at once.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()

@@ -868,3 +868,59 @@ func TestStreamEnableDisable(t *testing.T) {
 		t.Errorf("DescribeStream 25 hours later: %v", err)
 	}
 }
+
+// TestStreamNextWrite: StreamWrites counts a stream's writes, and
+// NextWrite's channel is ready at once for a count already passed, and
+// otherwise once the next write comes (a write that changes nothing
+// included); an unknown stream has neither.
+func TestStreamNextWrite(t *testing.T) {
+	db := ddbmem.New()
+	arn := streamTable(t, db, "tbl", types.StreamViewTypeNewImage)
+	s := db.Streams()
+	if n := s.StreamWrites(arn); n != 0 {
+		t.Fatalf("%d writes before any", n)
+	}
+	put := func(v string) {
+		if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: pkItem("a", "1", "v", v)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ready := func(c <-chan struct{}) bool {
+		select {
+		case <-c:
+			return true
+		default:
+			return false
+		}
+	}
+	next := s.NextWrite(arn, 0)
+	if ready(next) {
+		t.Fatal("NextWrite ready before a write")
+	}
+	put("1")
+	if !ready(next) {
+		t.Fatal("NextWrite not ready after a write")
+	}
+	put("1") // changes nothing, still a write
+	if n := s.StreamWrites(arn); n != 2 {
+		t.Fatalf("%d writes, want 2", n)
+	}
+	if !ready(s.NextWrite(arn, 1)) || ready(s.NextWrite(arn, 2)) {
+		t.Fatal("NextWrite of a passed count not ready, or of the current one ready")
+	}
+	waited := make(chan struct{})
+	go func() {
+		<-s.NextWrite(arn, 2)
+		close(waited)
+	}()
+	time.Sleep(10 * time.Millisecond)
+	put("2")
+	select {
+	case <-waited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a waiter was not woken by the write")
+	}
+	if s.StreamWrites("arn:none") != 0 || s.NextWrite("arn:none", 0) != nil {
+		t.Fatal("an unknown stream has writes or a channel")
+	}
+}

@@ -69,7 +69,9 @@ type Options struct {
 	Limit int32
 	// PollInterval is the wait after a GetRecords call that returned
 	// nothing. Default DefaultPollInterval (AWS allows 5 calls per second
-	// per shard).
+	// per shard). On the engine's in-process Streams client
+	// (ddbmem.Streams, which tells of each write with NextWrite) the wait
+	// also ends at the table's next write.
 	PollInterval time.Duration
 	// DiscoverInterval is how often shards and leases are listed; a shard
 	// read to its end triggers a listing at once, so its children start

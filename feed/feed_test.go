@@ -313,3 +313,34 @@ func TestNewInvalid(t *testing.T) {
 		t.Fatalf("Run on a table without a stream: %v", err)
 	}
 }
+
+// TestWaitsForWrites: on the engine's in-process Streams client, a
+// drained shard waits for the table's next write (ddbmem's NextWrite)
+// instead of sleeping PollInterval, so with an interval of an hour each
+// write is still handled at once.
+func TestWaitsForWrites(t *testing.T) {
+	tg := engineTarget()
+	table := streamTable(t, tg.db, "wait")
+	leases := leaseTable(t, tg.db)
+	col := &collector{}
+	c, err := feed.New(tg.streams, table, col.handle, func(o *feed.Options) {
+		o.Leases = leases
+		fast(o)
+		o.PollInterval = time.Hour
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- c.Run(ctx) }()
+	waitFor(t, 30*time.Second, "the shard's worker", func() bool { return len(c.Metrics()) > 0 })
+	for i := 1; i <= 5; i++ {
+		putV(t, tg.db, table, "item", i)
+		waitFor(t, 30*time.Second, fmt.Sprintf("record %d", i), func() bool { return col.len() >= i })
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -209,22 +209,39 @@ func (w *worker) read(ctx context.Context, stop <-chan struct{}) (release bool) 
 			continue
 		}
 		it = *out.NextShardIterator
-		if len(recs) == 0 && !pause(ctx, stop, c.o.PollInterval) {
+		if len(recs) == 0 && !w.idle(ctx, stop, f.writes) {
 			return true
 		}
 	}
 }
 
-// fetched is one page of a shard, converted.
+// fetched is one page of a shard, converted. writes is the stream's
+// write count before the page was read, when the Streams client is a
+// writeWaiter.
 type fetched struct {
-	out  *dynamodbstreams.GetRecordsOutput
-	recs []Record
-	err  error
+	out    *dynamodbstreams.GetRecordsOutput
+	recs   []Record
+	err    error
+	writes uint64
+}
+
+// writeWaiter is what a Streams client may have besides the Streams
+// API, to let a drained shard wait for the table's next write instead of
+// sleeping PollInterval: the engine's in-process client
+// (ddbmem.Streams) has it. StreamWrites counts the stream's writes;
+// NextWrite is closed once there are more than since.
+type writeWaiter interface {
+	StreamWrites(streamArn string) uint64
+	NextWrite(streamArn string, since uint64) <-chan struct{}
 }
 
 // fetch reads the page at iterator it and converts its records.
 func (w *worker) fetch(ctx context.Context, it string) fetched {
 	c := w.c
+	var writes uint64
+	if ww, ok := c.s.(writeWaiter); ok {
+		writes = ww.StreamWrites(w.arn)
+	}
 	out, err := c.s.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String(it), Limit: aws.Int32(c.o.Limit)})
 	if err != nil {
 		return fetched{err: err}
@@ -233,7 +250,29 @@ func (w *worker) fetch(ctx context.Context, it string) fetched {
 	for i, r := range out.Records {
 		recs[i] = convert(w.shard, r, c.o.TypeAttr, c.dec)
 	}
-	return fetched{out: out, recs: recs}
+	return fetched{out: out, recs: recs, writes: writes}
+}
+
+// idle waits PollInterval after a page with no record, or less when the
+// Streams client can tell of the stream's next write after the page's
+// read (writeWaiter). It returns false when stop was closed or ctx ended.
+func (w *worker) idle(ctx context.Context, stop <-chan struct{}, since uint64) bool {
+	ww, ok := w.c.s.(writeWaiter)
+	if !ok {
+		return pause(ctx, stop, w.c.o.PollInterval)
+	}
+	t := time.NewTimer(w.c.o.PollInterval)
+	defer t.Stop()
+	select {
+	case <-ww.NextWrite(w.arn, since):
+		return true
+	case <-t.C:
+		return true
+	case <-stop:
+		return false
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // handle runs the handler on recs: Attempts tries, then the two halves in
