@@ -83,10 +83,18 @@ func (w *worker) closed(ctx context.Context) (bool, error) {
 // pause waits d, or until stop is closed or ctx ends; false when it should
 // stop.
 func pause(ctx context.Context, stop <-chan struct{}, d time.Duration) bool {
+	return pauseOr(ctx, stop, d, nil)
+}
+
+// pauseOr is pause that also ends, reporting true, when wake is ready (a
+// nil wake never is).
+func pauseOr(ctx context.Context, stop <-chan struct{}, d time.Duration, wake <-chan struct{}) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return true
+	case <-wake:
 		return true
 	case <-stop:
 		return false
@@ -257,22 +265,11 @@ func (w *worker) fetch(ctx context.Context, it string) fetched {
 // Streams client can tell of the stream's next write after the page's
 // read (writeWaiter). It returns false when stop was closed or ctx ended.
 func (w *worker) idle(ctx context.Context, stop <-chan struct{}, since uint64) bool {
-	ww, ok := w.c.s.(writeWaiter)
-	if !ok {
-		return pause(ctx, stop, w.c.o.PollInterval)
+	var wake <-chan struct{}
+	if ww, ok := w.c.s.(writeWaiter); ok {
+		wake = ww.NextWrite(w.arn, since)
 	}
-	t := time.NewTimer(w.c.o.PollInterval)
-	defer t.Stop()
-	select {
-	case <-ww.NextWrite(w.arn, since):
-		return true
-	case <-t.C:
-		return true
-	case <-stop:
-		return false
-	case <-ctx.Done():
-		return false
-	}
+	return pauseOr(ctx, stop, w.c.o.PollInterval, wake)
 }
 
 // handle runs the handler on recs: Attempts tries, then the two halves in
