@@ -134,7 +134,7 @@ type stream struct {
 	spareQueue []pendingWrite
 	applying   bool
 	// writes counts the writes queued so far, and wake, when a reader
-	// waits for the next one (Streams.WaitForWrite), is closed by it;
+	// waits for the next one (Streams.NextWrite), is closed by it;
 	// both under qmu.
 	writes uint64
 	wake   chan struct{}
