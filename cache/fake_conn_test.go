@@ -417,6 +417,10 @@ func TestKeySegments(t *testing.T) {
 			if _, err := c.Key(got); err != nil {
 				t.Fatalf("Key(%q): %v", got, err)
 			}
+			// The key is sized first and built in one allocation.
+			if n := testing.AllocsPerRun(20, func() { _ = Join(tc.segs...) }); n != 1 {
+				t.Fatalf("Join allocates %v times, want 1", n)
+			}
 		})
 	}
 	for _, bad := range []string{"a%", "a%2", "a%41", "x:100%", "a%!gen"} {

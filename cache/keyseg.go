@@ -38,13 +38,7 @@ func Seg(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 2*n)
-	for i := 0; i < len(s); i++ {
-		if e := segEscapes[s[i]]; e != "" {
-			b.WriteString(e)
-		} else {
-			b.WriteByte(s[i])
-		}
-	}
+	appendSeg(&b, s)
 	return b.String()
 }
 
@@ -93,14 +87,37 @@ func unescapeAt(s string, i int) (byte, bool) {
 // Join("session_list", "a", "b:c"). An empty segment stays empty, so
 // [Cache.Key] rejects the key.
 func Join(segs ...string) string {
+	n := max(len(segs)-1, 0) // the separators
+	for _, s := range segs {
+		n += len(s)
+		for i := 0; i < len(s); i++ {
+			if segEscapes[s[i]] != "" {
+				n += 2
+			}
+		}
+	}
 	var b strings.Builder
+	b.Grow(n) // the key in one allocation
 	for i, s := range segs {
 		if i > 0 {
 			b.WriteByte(':')
 		}
-		b.WriteString(Seg(s))
+		appendSeg(&b, s)
 	}
 	return b.String()
+}
+
+// appendSeg writes s escaped as [Seg] escapes it.
+func appendSeg(b *strings.Builder, s string) {
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if e := segEscapes[s[i]]; e != "" {
+			b.WriteString(s[last:i])
+			b.WriteString(e)
+			last = i + 1
+		}
+	}
+	b.WriteString(s[last:])
 }
 
 // Split reverses [Join]. Errors wrap ErrInvalidKey.

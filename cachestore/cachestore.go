@@ -256,28 +256,42 @@ func (s *Store[T, PT]) decode(v string, k entity.Key) (t T, err error, ok bool) 
 		if i < 0 {
 			return t, nil, false
 		}
-		if s.o.Codec != nil {
-			if err := s.o.Codec.Unmarshal([]byte(v[i+1:]), &t); err != nil {
-				return t, nil, false
-			}
-			return t, nil, true
-		}
 		raw := v[i+1:]
+		if s.o.Codec != nil {
+			t, ok := s.unmarshal(raw)
+			return t, nil, ok
+		}
 		if s.memo != nil {
 			if t, ok := s.memo.get(raw); ok {
 				return t, nil, true
 			}
 		}
-		m, err := decodeItem(raw)
-		if err != nil || PT(&t).UnmarshalItem(m) != nil {
-			return t, nil, false
-		}
-		if s.memo != nil {
-			s.memo.put(raw, t)
-		}
-		return t, nil, true
+		t, ok := s.decodeItem(raw)
+		return t, nil, ok
 	}
 	return t, nil, false
+}
+
+// unmarshal decodes an entry with Options.Codec.
+func (s *Store[T, PT]) unmarshal(raw string) (T, bool) {
+	var t T
+	err := s.o.Codec.Unmarshal([]byte(raw), &t)
+	return t, err == nil
+}
+
+// decodeItem decodes an entry's item. It and unmarshal are apart from
+// decode so that only a decoding (which takes the value's address) moves
+// the value to the heap, not a memo hit.
+func (s *Store[T, PT]) decodeItem(raw string) (T, bool) {
+	var t T
+	m, err := decodeItem(raw)
+	if err != nil || PT(&t).UnmarshalItem(m) != nil {
+		return t, false
+	}
+	if s.memo != nil {
+		s.memo.put(raw, t)
+	}
+	return t, true
 }
 
 func (s *Store[T, PT]) load(ctx context.Context, k entity.Key, optFns []func(*entity.CallOptions)) (T, error) {

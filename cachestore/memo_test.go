@@ -7,6 +7,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/entity/codex"
 )
 
 func TestFlat(t *testing.T) {
@@ -97,4 +100,30 @@ func TestDecodeMemo(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestDecodeHitAllocs: a hit the memo answers returns the value without
+// allocating; the first decoding of the bytes fills the memo.
+func TestDecodeHitAllocs(t *testing.T) {
+	s := &Store[codex.Post, *codex.Post]{memo: newDecodeMemo[codex.Post]()}
+	want := codex.Post{ID: "p1", CategoryID: "c1", Title: "제목", Contents: "본문",
+		CreatedAt: time.Date(2025, 11, 12, 5, 0, 0, 0, time.UTC), UpdatedAt: time.Date(2025, 11, 12, 5, 30, 0, 0, time.UTC)}
+	item, err := want.MarshalItem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := appendItem(nil, item)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := string(kindLive) + "|" + string(b)
+	for i := range 2 { // decoded, then from the memo
+		got, err, ok := s.decode(v, entity.Key{})
+		if !ok || err != nil || got != want {
+			t.Fatalf("decode %d = %+v, %v, %v", i, got, err, ok)
+		}
+	}
+	if n := testing.AllocsPerRun(50, func() { _, _, _ = s.decode(v, entity.Key{}) }); n != 0 {
+		t.Fatalf("a memo hit allocates %v times, want 0", n)
+	}
 }
