@@ -1,0 +1,43 @@
+package ddbmem
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestHeaderBytes: the word-at-a-time checks answer as the byte-by-byte
+// ones do, for a control byte or DEL at every position of heads of every
+// length up to 40, among visible, high and tab bytes.
+func TestHeaderBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	plain := []byte("aZ09 -_./=;,\t\x80\xff~!")
+	special := []byte{0, 1, '\t', '\n', '\r', 0x1f, 0x7f, 0x20, 0x7e, 0x80}
+	for n := 0; n <= 40; n++ {
+		for trial := 0; trial < 50; trial++ {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = plain[r.IntN(len(plain))]
+			}
+			check := func(b []byte) {
+				if got, want := validValue(b), validValueBytes(b); got != want {
+					t.Fatalf("validValue(%q) = %v, want %v", b, got, want)
+				}
+				if got, want := hasLineBreak(string(b)), hasLineBreakBytes(string(b)); got != want {
+					t.Fatalf("hasLineBreak(%q) = %v, want %v", b, got, want)
+				}
+			}
+			check(b)
+			for i := range b {
+				for _, c := range special {
+					old := b[i]
+					b[i] = c
+					check(b)
+					b[i] = old
+				}
+			}
+		}
+	}
+	if badNameByte("X-Amz-Target") || !badNameByte("X Amz") || !badNameByte("a:b") || !badNameByte("a\nb") {
+		t.Fatal("badNameByte")
+	}
+}
