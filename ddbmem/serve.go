@@ -20,10 +20,9 @@ import (
 // requests DynamoDB clients send — a POST to "/" with a Content-Length
 // body and the usual headers — itself: it parses the request head in
 // place, calls the engine and writes the response in one write, on the
-// connection's goroutine, which then waits for the next request (on Unix
-// without first making a read that finds nothing). net/http's server
-// costs more per request than the engine does (a background reader
-// goroutine per request, a header map, a buffered response writer). At the first request the loop does
+// connection's goroutine. net/http's server costs more per request than
+// the engine does (a background reader goroutine per request, a header
+// map, a buffered response writer). At the first request the loop does
 // not take up (another method or path, HTTP/1.0, chunked or unsized
 // bodies, Expect, Upgrade, CORS, oversized or unusual heads, malformed
 // requests) it hands the connection, that request included, to a
@@ -143,14 +142,13 @@ const maxFastHead = 16 << 10
 type connState struct {
 	c    net.Conn
 	br   *bufio.Reader
-	aw   *awaiter // nil: write and read as usual
 	wbuf []byte
 	date []byte // the Date header's value
 	sec  int64  // the second date is for
 }
 
 func (s *Server) serveConn(c net.Conn) {
-	cs := &connState{c: c, br: bufio.NewReaderSize(c, maxFastHead), aw: newAwaiter(c)}
+	cs := &connState{c: c, br: bufio.NewReaderSize(c, maxFastHead)}
 	handedOff := false
 	defer func() {
 		if !handedOff {
@@ -226,14 +224,6 @@ func (cs *connState) writeResponse(status int, ct string, body []byte, keepAlive
 		cs.wbuf = w
 	} else {
 		cs.wbuf = nil
-	}
-	if keepAlive && cs.aw != nil && cs.br.Buffered() == 0 {
-		// Write, then wait for the next request (see [awaiter]).
-		n, err := cs.aw.awaitReply(w)
-		if err != nil || n == len(w) {
-			return err
-		}
-		w = w[n:]
 	}
 	_, err := cs.c.Write(w)
 	return err

@@ -16,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tablekit/tablekit/ddbmem"
 )
 
 // rawRequest is a ListTables request as clients send it, with extra head
@@ -234,4 +236,36 @@ func TestServeWholeItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("updated")
+}
+
+// TestServeLeanLoopPipelinedLate: a request that arrives while the loop
+// is still answering the one before it (so it is in the socket, not yet
+// read) is answered too. The engine is slowed down so that the second
+// request arrives during the first one's call.
+func TestServeLeanLoopPipelinedLate(t *testing.T) {
+	srv := serve(t)
+	srv.DB().SetFault("ListTables", ddbmem.Fault{Latency: 100 * time.Millisecond})
+	c, err := net.Dial("tcp", strings.TrimPrefix(srv.URL(), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := rawRequest("HTTP/1.1", nil, false)
+	for i := 0; i < 3; i++ {
+		if _, err := io.WriteString(c, req); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(30 * time.Millisecond) // the loop has read the request and is in the call
+	}
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	br := bufio.NewReader(c)
+	for i := 0; i < 3; i++ {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("response %d: %v", i, err)
+		}
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("response %d: %d, %v", i, resp.StatusCode, err)
+		}
+	}
 }

@@ -16,9 +16,7 @@ import (
 
 // transport is the HTTP client [NewEndpointClient] gives the SDK for an
 // http:// endpoint: HTTP/1.1 over keep-alive connections, each request
-// written in one write and its response read by the calling goroutine,
-// which waits for the response's first bytes without a read that finds
-// none (see [awaiter]).
+// written in one write and its response read by the calling goroutine.
 // net/http's transport hands every round trip to a writer and a reader
 // goroutine per connection, which costs more than the round trip itself
 // on loopback.
@@ -59,7 +57,6 @@ func newTransport() *transport {
 type tconn struct {
 	c        net.Conn
 	br       *bufio.Reader
-	aw       *awaiter // nil: write and read as usual
 	wbuf     []byte
 	addr     string
 	idleFrom time.Time
@@ -136,7 +133,7 @@ func (t *transport) conn(ctx context.Context, addr string) (*tconn, bool, error)
 	if err != nil {
 		return nil, false, err
 	}
-	return &tconn{c: nc, br: bufio.NewReaderSize(nc, 16<<10), aw: newAwaiter(nc), addr: addr}, false, nil
+	return &tconn{c: nc, br: bufio.NewReaderSize(nc, 16<<10), addr: addr}, false, nil
 }
 
 // put makes c idle, or closes it when enough are idle.
@@ -186,11 +183,11 @@ func (t *transport) roundTrip(ctx context.Context, c *tconn, req *http.Request, 
 		w = append(w, body...)
 		body = nil
 	}
-	if err := c.send(w, len(body) == 0); err != nil {
+	if _, err := c.c.Write(w); err != nil {
 		return fail(fmt.Errorf("%w: %w", errNoResponse, err))
 	}
 	if len(body) > 0 {
-		if err := c.send(body, true); err != nil {
+		if _, err := c.c.Write(body); err != nil {
 			return fail(fmt.Errorf("%w: %w", errNoResponse, err))
 		}
 	}
@@ -214,20 +211,6 @@ func (t *transport) roundTrip(ctx context.Context, c *tconn, req *http.Request, 
 	}
 	resp.Body = b
 	return resp, nil
-}
-
-// send writes b; when b ends the request, it also waits for the response
-// to begin arriving (see [awaiter]).
-func (c *tconn) send(b []byte, last bool) error {
-	if last && c.aw != nil && c.br.Buffered() == 0 {
-		n, err := c.aw.awaitReply(b)
-		if err != nil || n == len(b) {
-			return err
-		}
-		b = b[n:]
-	}
-	_, err := c.c.Write(b)
-	return err
 }
 
 // appendRequest appends req's head (request line and headers) to buf, as
