@@ -41,3 +41,17 @@ func TestHeaderBytes(t *testing.T) {
 		t.Fatal("badNameByte")
 	}
 }
+
+// TestTokenByte: tokenByte holds exactly RFC 9110's tchar.
+func TestTokenByte(t *testing.T) {
+	const tchar = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	for c := 0; c < 256; c++ {
+		want := false
+		for i := 0; i < len(tchar); i++ {
+			want = want || tchar[i] == byte(c)
+		}
+		if tokenByte[c] != want {
+			t.Errorf("tokenByte[%q] = %v, want %v", c, tokenByte[c], want)
+		}
+	}
+}
