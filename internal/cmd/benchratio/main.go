@@ -21,7 +21,12 @@
 // runs in its own process, in alternating order. The report is a Markdown
 // table: for each pair and metric (-metrics, default ns/op and cpu-ns/op
 // where the benchmark reports it), the medians of both sides, the median
-// of the per-round ratios and their range.
+// of the per-round ratios, a 95% confidence interval of that median, and
+// the ratios' range. The interval is distribution-free (order statistics
+// of the per-round ratios: it holds the median of the ratios a run of the
+// rounds would give with at least 95% probability, whatever their
+// distribution); it needs 6 rounds and narrows with more, so a goal holds
+// with a margin when the interval's upper end is under it.
 //
 // In one process the two sides always run in the order of the package's
 // benchmarks, and whatever the first leaves behind (a warmer or colder
@@ -35,6 +40,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,6 +187,7 @@ func parse(out string) round {
 // stat is the summary of one pair and metric over the rounds.
 type stat struct {
 	a, b, ratio, lo, hi float64
+	ciLo, ciHi          float64 // 0 when there are too few rounds
 	n                   int
 }
 
@@ -197,7 +204,30 @@ func summarize(p pair, metric string, rs []round) (stat, bool) {
 	if len(ratios) == 0 {
 		return stat{}, false
 	}
-	return stat{a: median(as), b: median(bs), ratio: median(ratios), lo: slices.Min(ratios), hi: slices.Max(ratios), n: len(ratios)}, true
+	st := stat{a: median(as), b: median(bs), ratio: median(ratios), lo: slices.Min(ratios), hi: slices.Max(ratios), n: len(ratios)}
+	st.ciLo, st.ciHi, _ = medianCI(ratios)
+	return st, true
+}
+
+// medianCI returns the order statistics x(j) and x(n+1-j) of xs that
+// bracket the median of xs's population with at least 95% confidence:
+// j is the largest count for which P(B < j) <= 2.5%, B ~ Binomial(n, 1/2)
+// being how many of n draws fall below the median. ok is false for fewer
+// than 6 values, where no such j exists.
+func medianCI(xs []float64) (lo, hi float64, ok bool) {
+	n := len(xs)
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	j := 0
+	p := math.Pow(0.5, float64(n)) // P(B = 0)
+	for cum := 0.0; j < n && cum+p <= 0.025; j++ {
+		cum += p
+		p = p * float64(n-j) / float64(j+1) // P(B = j+1)
+	}
+	if j == 0 {
+		return 0, 0, false
+	}
+	return s[j-1], s[n-j], true
 }
 
 func median(xs []float64) float64 {
@@ -212,15 +242,19 @@ func median(xs []float64) float64 {
 // report writes the Markdown table of the pairs' ratios; a metric a pair
 // does not report in every round it is counted in is left out.
 func report(w io.Writer, ps pairs, metrics []string, rs []round) {
-	fmt.Fprintln(w, "| A / B | metric | median A | median B | ratio (median of rounds) | range | rounds |")
-	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- |")
+	fmt.Fprintln(w, "| A / B | metric | median A | median B | ratio (median of rounds) | 95% CI | range | rounds |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- |")
 	for _, p := range ps {
 		for _, m := range metrics {
 			s, ok := summarize(p, m, rs)
 			if !ok {
 				continue
 			}
-			fmt.Fprintf(w, "| %s / %s | %s | %.6g | %.6g | %.3f× | %.3f–%.3f | %d |\n", p.a, p.b, m, s.a, s.b, s.ratio, s.lo, s.hi, s.n)
+			ci := "—"
+			if s.ciHi > 0 {
+				ci = fmt.Sprintf("%.3f–%.3f", s.ciLo, s.ciHi)
+			}
+			fmt.Fprintf(w, "| %s / %s | %s | %.6g | %.6g | %.3f× | %s | %.3f–%.3f | %d |\n", p.a, p.b, m, s.a, s.b, s.ratio, ci, s.lo, s.hi, s.n)
 		}
 	}
 }

@@ -83,7 +83,7 @@ func TestSummarize(t *testing.T) {
 		{"A": {"ns/op": 4}},                      // no B: left out
 	}
 	s, ok := summarize(pair{"A", "B"}, "ns/op", rs)
-	want := stat{a: 4, b: 2, ratio: 1.5, lo: 1, hi: 2, n: 3}
+	want := stat{a: 4, b: 2, ratio: 1.5, lo: 1, hi: 2, n: 3} // too few rounds for an interval
 	if !ok || s != want {
 		t.Fatalf("summarize = %+v %v, want %+v", s, ok, want)
 	}
@@ -92,12 +92,35 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+// TestMedianCI: the interval's order statistics match the binomial
+// table (n = 6: the extremes; n = 20: the 6th and 15th values; n = 100:
+// the 40th and 61st), and there is none under 6 values.
+func TestMedianCI(t *testing.T) {
+	seq := func(n int) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(n - i) // unsorted on purpose
+		}
+		return xs
+	}
+	for _, c := range []struct {
+		n      int
+		lo, hi float64
+		ok     bool
+	}{{5, 0, 0, false}, {6, 1, 6, true}, {20, 6, 15, true}, {100, 40, 61, true}} {
+		lo, hi, ok := medianCI(seq(c.n))
+		if lo != c.lo || hi != c.hi || ok != c.ok {
+			t.Errorf("n=%d: medianCI = %v, %v, %v; want %v, %v, %v", c.n, lo, hi, ok, c.lo, c.hi, c.ok)
+		}
+	}
+}
+
 func Example() {
 	rs := []round{parse(sample), parse(sample)}
 	report(os.Stdout, pairs{{"BenchmarkEngine/PutItemStream", "BenchmarkEngine/PutItem"}}, []string{"ns/op", "cpu-ns/op"}, rs)
 	// Output:
-	// | A / B | metric | median A | median B | ratio (median of rounds) | range | rounds |
-	// | --- | --- | --- | --- | --- | --- | --- |
-	// | BenchmarkEngine/PutItemStream / BenchmarkEngine/PutItem | ns/op | 3000 | 2000 | 1.500× | 1.500–1.500 | 2 |
-	// | BenchmarkEngine/PutItemStream / BenchmarkEngine/PutItem | cpu-ns/op | 3000 | 2500 | 1.200× | 1.200–1.200 | 2 |
+	// | A / B | metric | median A | median B | ratio (median of rounds) | 95% CI | range | rounds |
+	// | --- | --- | --- | --- | --- | --- | --- | --- |
+	// | BenchmarkEngine/PutItemStream / BenchmarkEngine/PutItem | ns/op | 3000 | 2000 | 1.500× | — | 1.500–1.500 | 2 |
+	// | BenchmarkEngine/PutItemStream / BenchmarkEngine/PutItem | cpu-ns/op | 3000 | 2500 | 1.200× | — | 1.200–1.200 | 2 |
 }
