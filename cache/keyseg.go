@@ -29,7 +29,7 @@ const internalMark = "%!"
 func Seg(s string) string {
 	n := 0
 	for i := 0; i < len(s); i++ {
-		if segEscapes[s[i]] != "" {
+		if escaped[s[i]] {
 			n++
 		}
 	}
@@ -87,33 +87,45 @@ func unescapeAt(s string, i int) (byte, bool) {
 // Join("session_list", "a", "b:c"). An empty segment stays empty, so
 // [Cache.Key] rejects the key.
 func Join(segs ...string) string {
-	n := max(len(segs)-1, 0) // the separators
+	n, escapes := max(len(segs)-1, 0), 0 // the separators
 	for _, s := range segs {
 		n += len(s)
 		for i := 0; i < len(s); i++ {
-			if segEscapes[s[i]] != "" {
-				n += 2
+			if escaped[s[i]] {
+				escapes++
 			}
 		}
 	}
 	var b strings.Builder
-	b.Grow(n) // the key in one allocation
+	b.Grow(n + 2*escapes) // the key in one allocation
 	for i, s := range segs {
 		if i > 0 {
 			b.WriteByte(':')
 		}
-		appendSeg(&b, s)
+		if escapes == 0 {
+			b.WriteString(s)
+		} else {
+			appendSeg(&b, s)
+		}
 	}
 	return b.String()
 }
+
+// escaped tells the bytes [Seg] escapes.
+var escaped = func() (t [256]bool) {
+	for c, e := range segEscapes {
+		t[c] = e != ""
+	}
+	return t
+}()
 
 // appendSeg writes s escaped as [Seg] escapes it.
 func appendSeg(b *strings.Builder, s string) {
 	last := 0
 	for i := 0; i < len(s); i++ {
-		if e := segEscapes[s[i]]; e != "" {
+		if escaped[s[i]] {
 			b.WriteString(s[last:i])
-			b.WriteString(e)
+			b.WriteString(segEscapes[s[i]])
 			last = i + 1
 		}
 	}
