@@ -1,12 +1,12 @@
 package ddbmem
 
-import "encoding/binary"
-
-// The header checks of both HTTP loops read a head's bytes eight at a
-// time: a word with no control byte (below 0x20, or DEL) is passed over
-// whole, and only a word that has one is looked at byte by byte. A
-// request's head is about a kilobyte of signature, date and user agent,
-// all of it visible characters.
+// The header checks of both HTTP loops, the lean server loop's and the
+// endpoint transport's: a name must be a token and a value must hold no
+// control byte but tab, as net/http checks them on both sides. Values are
+// read eight bytes at a time: a word with no control byte (below 0x20, or
+// DEL) is passed over whole, and only a word that has one is looked at
+// byte by byte. A request's head is about a kilobyte of signature, date
+// and user agent, all of it visible characters.
 
 const (
 	ones  = 0x0101010101010101
@@ -22,11 +22,19 @@ func mayHaveControl(w uint64) bool {
 	return below|del != 0
 }
 
+// load64 is the little-endian word of v's first eight bytes (the
+// compiler makes it one load).
+func load64[S ~string | ~[]byte](v S) uint64 {
+	_ = v[7]
+	return uint64(v[0]) | uint64(v[1])<<8 | uint64(v[2])<<16 | uint64(v[3])<<24 |
+		uint64(v[4])<<32 | uint64(v[5])<<40 | uint64(v[6])<<48 | uint64(v[7])<<56
+}
+
 // validValue reports whether v is a header value net/http accepts:
 // visible characters, spaces, tabs and bytes from 0x80 up.
-func validValue(v []byte) bool {
+func validValue[S ~string | ~[]byte](v S) bool {
 	for len(v) >= 8 {
-		if mayHaveControl(binary.LittleEndian.Uint64(v)) && !validValueBytes(v[:8]) {
+		if mayHaveControl(load64(v)) && !validValueBytes(v[:8]) {
 			return false
 		}
 		v = v[8:]
@@ -34,51 +42,33 @@ func validValue(v []byte) bool {
 	return validValueBytes(v)
 }
 
-func validValueBytes(v []byte) bool {
-	for _, c := range v {
-		if c < ' ' && c != '\t' || c == 0x7f {
+func validValueBytes[S ~string | ~[]byte](v S) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
 			return false
 		}
 	}
 	return true
 }
 
-// hasLineBreak reports whether s holds '\r' or '\n'.
-func hasLineBreak(s string) bool {
-	for len(s) >= 8 {
-		if mayHaveControl(load64(s)) && hasLineBreakBytes(s[:8]) {
-			return true
-		}
-		s = s[8:]
-	}
-	return hasLineBreakBytes(s)
-}
-
-func hasLineBreakBytes(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\r' || s[i] == '\n' {
-			return true
+// validName reports whether name is a token, as a header name must be.
+func validName[S ~string | ~[]byte](name S) bool {
+	for i := 0; i < len(name); i++ {
+		if !tokenByte[name[i]] {
+			return false
 		}
 	}
-	return false
+	return len(name) > 0
 }
 
-// load64 is binary.LittleEndian.Uint64 of a string's first eight bytes
-// (the compiler makes it one load).
-func load64(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-// badNameByte reports whether s, a header name, holds a byte that would
-// break the request head: a line break, a colon or a space.
-func badNameByte(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\r', '\n', ':', ' ':
-			return true
-		}
+// tokenByte tells the bytes of an HTTP token (RFC 9110 tchar): visible
+// ASCII but the delimiters.
+var tokenByte = func() (t [256]bool) {
+	for c := byte('!'); c < 0x7f; c++ {
+		t[c] = true
 	}
-	return false
-}
+	for _, c := range []byte(`"(),/:;<=>?@[\]{}`) {
+		t[c] = false
+	}
+	return t
+}()

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -319,22 +318,8 @@ func readHead(br *bufio.Reader) (rq fastRequest, headLen int, keepAlive, ok bool
 // as net/http would: a token name right before the colon and a value of
 // visible characters, spaces and tabs.
 func plainHeader(line []byte, colon int) bool {
-	for _, c := range line[:colon] {
-		if !tokenByte[c] {
-			return false
-		}
-	}
-	return validValue(line[colon+1:])
+	return validName(line[:colon]) && validValue(line[colon+1:])
 }
-
-// tokenByte tells the bytes of an HTTP token (RFC 9110 tchar): visible
-// ASCII but the delimiters.
-var tokenByte = func() (t [256]bool) {
-	for c := '!'; c < 0x7f; c++ {
-		t[c] = !strings.ContainsRune(`"(),/:;<=>?@[\]{}`, c)
-	}
-	return t
-}()
 
 // headerIs reports whether b is s, ignoring ASCII case.
 func headerIs(b []byte, s string) bool {

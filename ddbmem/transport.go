@@ -22,7 +22,9 @@ import (
 // on loopback.
 //
 // It sends requests as net/http does (Host, the request's headers,
-// Content-Length, Connection: close when asked), reads responses with
+// Content-Length, Connection: close when asked; a header name that is not
+// a token, or a value with a control byte other than tab, is refused),
+// reads responses with
 // [http.ReadResponse] (Content-Length, chunked or read-to-close bodies),
 // and reuses a connection once its response body has been read to the
 // end, unless either side asked to close it. A connection that has been
@@ -232,7 +234,7 @@ func appendRequest(buf []byte, req *http.Request, host string, body []byte) ([]b
 			continue
 		}
 		for _, v := range vs {
-			if hasLineBreak(v) || badNameByte(k) {
+			if !validName(k) || !validValue(v) {
 				return nil, fmt.Errorf("ddbmem: transport: invalid header %q", k)
 			}
 			buf = append(buf, k...)

@@ -44,3 +44,31 @@ func TestReadResponseHead(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendRequestRefusesBadHeaders: the transport refuses, as net/http
+// does, a header name that is not a token and a value with a control
+// byte other than tab; a tab and bytes from 0x80 up pass.
+func TestAppendRequestRefusesBadHeaders(t *testing.T) {
+	for _, c := range []struct {
+		name, value string
+		ok          bool
+	}{
+		{"X-Amz-Target", "DynamoDB_20120810.GetItem", true},
+		{"User-Agent", "aws-sdk-go-v2/1.0 os/linux\tlang/go#1.26 é", true},
+		{"X-Bad", "a\r\nInjected: 1", false},
+		{"X-Bad", "nul\x00", false},
+		{"X-Bad", "del\x7f-in-the-middle-of-a-long-value", false},
+		{"Bad Name", "v", false},
+		{"Bad:Name", "v", false},
+	} {
+		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:1/", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header[c.name] = []string{c.value}
+		_, err = appendRequest(nil, req, "127.0.0.1:1", []byte("{}"))
+		if (err == nil) != c.ok {
+			t.Errorf("%q: %q: error %v, want ok=%v", c.name, c.value, err, c.ok)
+		}
+	}
+}
