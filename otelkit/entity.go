@@ -50,6 +50,7 @@ type reqKey struct{ op, table, index, typ, pattern string }
 // list once, where attributes given at the start and more at the end
 // cost it a copy of the first into a list twice their size.
 type reqAttrs struct {
+	key    reqKey
 	name   string
 	span   []attribute.KeyValue
 	page   trace.SpanStartOption // the page span's share of span
@@ -79,8 +80,21 @@ func (e entityTracer) key(ctx context.Context, op, table, index, typ, pattern st
 	return reqKey{op, table, index, typ, pattern}
 }
 
-// attrs returns the cached attributes of k.
+// attrs returns the cached attributes of k. A request looks its
+// attributes up twice (start and end), and a program's next request is
+// often of the same kind, so the last one found is kept beside the map:
+// comparing its key (strings the runtime passes unchanged, so their
+// pointers usually match) costs less than hashing five strings.
 func (t *Telemetry) attrs(k reqKey) *reqAttrs {
+	if ra := t.lastReq.Load(); ra != nil && ra.key == k {
+		return ra
+	}
+	ra := t.lookupAttrs(k)
+	t.lastReq.Store(ra)
+	return ra
+}
+
+func (t *Telemetry) lookupAttrs(k reqKey) *reqAttrs {
 	if v, ok := t.reqs.Load(k); ok {
 		return v.(*reqAttrs)
 	}
@@ -119,6 +133,7 @@ func buildAttrs(k reqKey) *reqAttrs {
 	}
 	measure := metric.WithAttributeSet(attribute.NewSet(common...))
 	return &reqAttrs{
+		key:    k,
 		name:   name,
 		span:   span,
 		page:   trace.WithAttributes(span...),
@@ -180,7 +195,7 @@ func (e entityTracer) TraceEnd(ctx context.Context, ev entity.TraceEvent) {
 			a = append(a, attribute.StringSlice("tablekit.cancellation_reasons", ev.Cancellation))
 		}
 		span.SetAttributes(a...)
-		e.t.putAttrBuf(buf, a)
+		e.t.putAttrBuf(buf, a, len(ra.span))
 	}
 	record, add := ra.record, ra.add
 	if ev.Err != nil {
@@ -270,13 +285,14 @@ func (t *Telemetry) attrBuf(n int) *[]attribute.KeyValue {
 }
 
 // putAttrBuf returns a buffer of attrBuf, a its contents, to the pool
-// when the spans copy their attributes; the values are cleared so that
-// the pool keeps no strings of past requests alive.
-func (t *Telemetry) putAttrBuf(p *[]attribute.KeyValue, a []attribute.KeyValue) {
+// when the spans copy their attributes. The values after the first fixed
+// (the request kind's own, which its cached reqAttrs holds anyway) are
+// cleared, so that the pool keeps no strings of past requests alive.
+func (t *Telemetry) putAttrBuf(p *[]attribute.KeyValue, a []attribute.KeyValue, fixed int) {
 	if !t.sdkSpans {
 		return
 	}
-	clear(a)
+	clear(a[fixed:])
 	*p = a[:0]
 	t.attrBufs.Put(p)
 }

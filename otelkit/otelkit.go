@@ -109,8 +109,9 @@ type Telemetry struct {
 	o      Options
 	tracer trace.Tracer
 
-	reqs  sync.Map // reqKey -> *reqAttrs
-	nreqs atomic.Int64
+	reqs    sync.Map // reqKey -> *reqAttrs
+	nreqs   atomic.Int64
+	lastReq atomic.Pointer[reqAttrs] // the last reqs entry attrs returned
 
 	// sdkSpans is set when the tracer provider is the OpenTelemetry SDK's,
 	// whose spans copy the attributes they are given: attrBufs then holds

@@ -377,7 +377,8 @@ func sum(ps []metricdata.DataPoint[float64]) float64 {
 }
 
 // TestEntitySpansConcurrent: with the SDK's tracer provider the request
-// spans' attribute buffers are reused; spans ended by many goroutines at
+// spans' attribute buffers are reused, and the last request kind's
+// attributes are kept beside the cache; spans ended by many goroutines at
 // once, with different patterns and item counts, each keep their own
 // attributes.
 func TestEntitySpansConcurrent(t *testing.T) {
