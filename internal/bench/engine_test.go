@@ -337,46 +337,107 @@ func (m inMemory) Do(r *http.Request) (*http.Response, error) {
 // measured with a counting proxy (PutItem 1,782 → 216, GetItem 512 →
 // 1,541, Query20 592 → 26,589).
 func BenchmarkLoopback(b *testing.B) {
-	for _, c := range []struct {
-		name      string
-		req, resp int
-	}{{"PutItem", 1782, 216}, {"GetItem", 512, 1541}, {"Query20", 592, 26589}} {
+	for _, c := range wireSizes {
 		b.Run(c.name, func(b *testing.B) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer ln.Close()
-			go func() {
-				conn, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				defer conn.Close()
-				in, out := make([]byte, c.req), make([]byte, c.resp)
-				for {
-					if _, err := io.ReadFull(conn, in); err != nil {
-						return
-					}
-					if _, err := conn.Write(out); err != nil {
-						return
-					}
-				}
-			}()
-			conn, err := net.Dial("tcp", ln.Addr().String())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer conn.Close()
-			req, resp := make([]byte, c.req), make([]byte, c.resp)
-			timeOps(b, true, func(int) {
-				if _, err := conn.Write(req); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := io.ReadFull(conn, resp); err != nil {
-					b.Fatal(err)
-				}
-			})
+			rt := newLoopbackPair(b, c.req, c.resp)
+			timeOps(b, true, func(int) { rt.roundTrip(b) })
 		})
 	}
+}
+
+// wireSizes are the bytes each operation of benchOps takes on the wire:
+// the SDK's request (head and body) and the endpoint's answer.
+var wireSizes = []struct {
+	name      string
+	req, resp int
+}{{"PutItem", 1782, 216}, {"GetItem", 512, 1541}, {"Query20", 592, 26589}}
+
+// loopbackPair is a TCP connection on loopback to a server goroutine of
+// the same process that reads req bytes and answers resp bytes.
+type loopbackPair struct {
+	conn      net.Conn
+	req, resp []byte
+}
+
+func newLoopbackPair(b *testing.B, req, resp int) *loopbackPair {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		in, out := make([]byte, req), make([]byte, resp)
+		for {
+			if _, err := io.ReadFull(conn, in); err != nil {
+				return
+			}
+			if _, err := conn.Write(out); err != nil {
+				return
+			}
+		}
+	}()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = conn.Close() })
+	return &loopbackPair{conn: conn, req: make([]byte, req), resp: make([]byte, resp)}
+}
+
+// roundTrip writes the request and reads the whole answer.
+func (p *loopbackPair) roundTrip(b *testing.B) {
+	if _, err := p.conn.Write(p.req); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.ReadFull(p.conn, p.resp); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkEngineHTTPFloorLoopback is BenchmarkEngineHTTPFloor with
+// BenchmarkLoopback's round trip (the operation's bytes, to a server
+// goroutine and back) added to every request, before the handler runs in
+// memory: the floor plus the network with no HTTP server, parser or
+// cross-goroutine handler at all. Against BenchmarkEngineHTTP it isolates
+// what the endpoint's own code adds to a network round trip; against
+// BenchmarkEngineHTTPFloor it is what the round trip costs where it runs,
+// between the SDK client's work (more than BenchmarkLoopback alone: the
+// kernel's work there leaves the client's caches colder).
+func BenchmarkEngineHTTPFloorLoopback(b *testing.B) {
+	newDB := func(b *testing.B) entity.Client {
+		db := ddbmem.New()
+		if err := engineCreate(db); err != nil {
+			b.Fatal(err)
+		}
+		op := b.Name()[strings.LastIndexByte(b.Name(), '/')+1:]
+		op, _, _ = strings.Cut(op, "-")
+		for _, c := range wireSizes {
+			if c.name == op {
+				rt := newLoopbackPair(b, c.req, c.resp)
+				return ddbmem.NewEndpointClient("http://127.0.0.1:9", func(o *dynamodb.Options) {
+					o.HTTPClient = loopbackThenMemory{rt: rt, b: b, h: db.Handler()}
+				})
+			}
+		}
+		b.Fatalf("no wire sizes for %s", op)
+		return nil
+	}
+	benchOps(b, newDB, engineTable, true)
+}
+
+// loopbackThenMemory is inMemory after a loopback round trip.
+type loopbackThenMemory struct {
+	rt *loopbackPair
+	b  *testing.B
+	h  http.Handler
+}
+
+func (m loopbackThenMemory) Do(r *http.Request) (*http.Response, error) {
+	m.rt.roundTrip(m.b)
+	return inMemory{m.h}.Do(r)
 }
