@@ -1,5 +1,7 @@
 package ddbmem
 
+import "bytes"
+
 // The header checks of both HTTP loops, the lean server loop's and the
 // endpoint transport's: a name must be a token and a value must hold no
 // control byte but tab, as net/http checks them on both sides. Values are
@@ -72,3 +74,28 @@ var tokenByte = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// headLine splits the first line off a head that ends in CRLF: line is
+// what comes before the first LF, which must follow a CR, and rest what
+// comes after it. ok is false for a bare LF, which neither loop takes up
+// (net/http then reads the head). A CR elsewhere stays in the line, whose
+// check refuses it, as a split at CRLF would.
+func headLine(head []byte) (line, rest []byte, ok bool) {
+	i := bytes.IndexByte(head, '\n')
+	if i < 1 || head[i-1] != '\r' {
+		return nil, nil, false
+	}
+	return head[:i-1], head[i+1:], true
+}
+
+// trimOWS trims the spaces and tabs around a header value, as
+// bytes.Trim(v, " \t") does, without building its set of bytes.
+func trimOWS(v []byte) []byte {
+	for len(v) > 0 && (v[0] == ' ' || v[0] == '\t') {
+		v = v[1:]
+	}
+	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t') {
+		v = v[:len(v)-1]
+	}
+	return v
+}

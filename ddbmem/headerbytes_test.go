@@ -1,7 +1,9 @@
 package ddbmem
 
 import (
+	"bytes"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -55,5 +57,60 @@ func TestTokenByte(t *testing.T) {
 		if tokenByte[c] != want {
 			t.Errorf("tokenByte[%q] = %v, want %v", c, tokenByte[c], want)
 		}
+	}
+}
+
+// TestHeadLines: splitting a head with headLine and trimming values with
+// trimOWS takes up the same heads, with the same names and values, as
+// splitting at CRLF and trimming with bytes.Trim, for heads of random
+// lines holding CRs, LFs, spaces, tabs and colons anywhere.
+func TestHeadLines(t *testing.T) {
+	type field struct{ name, value string }
+	split := func(head []byte, lean bool) ([]field, bool) {
+		var out []field
+		for rest := head; len(rest) > 0; {
+			var line []byte
+			if lean {
+				var lf bool
+				if line, rest, lf = headLine(rest); !lf {
+					return nil, false
+				}
+			} else {
+				line, rest, _ = bytes.Cut(rest, []byte("\r\n"))
+			}
+			colon := bytes.IndexByte(line, ':')
+			if colon <= 0 || !plainHeader(line, colon) {
+				return nil, false
+			}
+			v := bytes.Trim(line[colon+1:], " \t")
+			if lean {
+				v = trimOWS(line[colon+1:])
+			}
+			out = append(out, field{string(line[:colon]), string(v)})
+		}
+		return out, true
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte("ab: \t\r\n-9")
+	taken := 0
+	for trial := 0; trial < 200000; trial++ {
+		head := make([]byte, 0, 40)
+		for range r.IntN(4) + 1 {
+			for range r.IntN(8) {
+				head = append(head, alphabet[r.IntN(len(alphabet))])
+			}
+			head = append(head, "\r\n"...)
+		}
+		want, wantOK := split(head, false)
+		got, gotOK := split(head, true)
+		if gotOK != wantOK || !slices.Equal(got, want) {
+			t.Fatalf("%q: lean %v %q, CRLF split %v %q", head, gotOK, got, wantOK, want)
+		}
+		if gotOK {
+			taken++
+		}
+	}
+	if taken < 1000 {
+		t.Fatalf("only %d heads taken up: the trial heads are too rarely valid", taken)
 	}
 }

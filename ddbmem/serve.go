@@ -261,20 +261,20 @@ func readHead(br *bufio.Reader) (rq fastRequest, headLen int, keepAlive, ok bool
 			return rq, 0, false, false, nil
 		}
 	}
-	line, rest, _ := bytes.Cut(head, []byte("\r\n"))
-	if string(line) != "POST / HTTP/1.1" {
+	line, rest, lf := headLine(head)
+	if !lf || string(line) != "POST / HTTP/1.1" {
 		return rq, 0, false, false, nil
 	}
 	rq.post = true
 	keepAlive = true
 	host, length := false, false
 	for len(rest) > 0 {
-		line, rest, _ = bytes.Cut(rest, []byte("\r\n"))
+		line, rest, lf = headLine(rest)
 		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 || !plainHeader(line, colon) {
+		if !lf || colon <= 0 || !plainHeader(line, colon) {
 			return rq, 0, false, false, nil
 		}
-		name, value := line[:colon], bytes.Trim(line[colon+1:], " \t")
+		name, value := line[:colon], trimOWS(line[colon+1:])
 		switch {
 		case headerIs(name, "Content-Length"):
 			n, err := strconv.Atoi(string(value))

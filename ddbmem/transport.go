@@ -314,8 +314,8 @@ func readResponseHead(br *bufio.Reader, req *http.Request) (*http.Response, bool
 	if end < 0 {
 		return nil, false
 	}
-	line, rest, _ := bytes.Cut(buf[:end+2], []byte("\r\n"))
-	if len(line) < 12 || string(line[:9]) != "HTTP/1.1 " || len(line) > 12 && line[12] != ' ' {
+	line, rest, lf := headLine(buf[:end+2])
+	if !lf || len(line) < 12 || string(line[:9]) != "HTTP/1.1 " || len(line) > 12 && line[12] != ' ' {
 		return nil, false
 	}
 	status := line[9:]
@@ -340,13 +340,13 @@ func readResponseHead(br *bufio.Reader, req *http.Request) (*http.Response, bool
 	closing := false
 	for len(rest) > 0 {
 		lineStart := off
-		line, rest, _ = bytes.Cut(rest, []byte("\r\n"))
+		line, rest, lf = headLine(rest)
 		off += len(line) + 2
 		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 || !plainHeader(line, colon) {
+		if !lf || colon <= 0 || !plainHeader(line, colon) {
 			return nil, false
 		}
-		name, value := line[:colon], bytes.Trim(line[colon+1:], " \t")
+		name, value := line[:colon], trimOWS(line[colon+1:])
 		key := knownHeader(name)
 		switch key {
 		case "Content-Length":
