@@ -286,8 +286,10 @@ func (t *Telemetry) attrBuf(n int) *[]attribute.KeyValue {
 
 // putAttrBuf returns a buffer of attrBuf, a its contents, to the pool
 // when the spans copy their attributes. The values after the first fixed
-// (the request kind's own, which its cached reqAttrs holds anyway) are
-// cleared, so that the pool keeps no strings of past requests alive.
+// are cleared, so that the pool keeps no strings of past requests alive;
+// the first fixed are the request kind's own, which its cached reqAttrs
+// holds anyway (past maxCached kinds, a pooled buffer may keep one
+// uncached kind's until it is reused).
 func (t *Telemetry) putAttrBuf(p *[]attribute.KeyValue, a []attribute.KeyValue, fixed int) {
 	if !t.sdkSpans {
 		return
