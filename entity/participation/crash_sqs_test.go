@@ -19,9 +19,10 @@ import (
 )
 
 // The crash-point tests of seed 004 on a real SQS-compatible server:
-// goaws (TABLEKIT_SQS_ENDPOINT, started by the test command; without it
-// these tests skip, and fail in CI), a fresh queue per run, through
-// consumer/sqsqueue. The table is the embedded engine: the queue is what
+// goaws (a goaws of the test process, testenv.PrivateSQS, from the binary
+// the test command installs, or else the shared one at
+// TABLEKIT_SQS_ENDPOINT; without either these tests skip, and fail in CI),
+// a fresh queue per run, through consumer/sqsqueue. The table is the embedded engine: the queue is what
 // these tests exercise (TestCrashParticipationDynamoDBLocal covers the
 // table on DynamoDB Local).
 
@@ -304,7 +305,7 @@ func TestCrashSQSDuplicateDelivery(t *testing.T) {
 	crashtest.Every(t, " in Participate x4, Process, the consumer's acks (every message twice)", 0, func(k int, mode crashtest.Mode) ([]string, []string) {
 		var dq dupWorld
 		calls, v := crashFlow(t, ddbmem.New(), func(t testing.TB) crashtest.WorldQueue[p.Message] {
-			dq = dupWorld{crashtest.SQS[p.Message](t, testenv.SQS(t), time.Hour)}
+			dq = dupWorld{crashtest.SQS[p.Message](t, testenv.PrivateSQS(t), time.Hour)}
 			return dq
 		}, false, k, mode)
 		// Every copy was delivered and deleted, or is hidden by a receive

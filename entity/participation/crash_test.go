@@ -57,13 +57,14 @@ func crashMem(optFns ...func(*consumer.MemQueueOptions[p.Message])) queueOf {
 	}
 }
 
-// crashSQS is a fresh queue on goaws per world (testenv.SQS: in CI a
-// missing endpoint fails the test), with the visibility timeout
+// crashSQS is a fresh queue on goaws per world (testenv.PrivateSQS: the
+// test process's own goaws; in CI a missing server fails the test), with
+// the visibility timeout
 // visibility: an hour for the crash-point runs (a crashed delivery comes
 // back when the test says), seconds to let goaws's own timeout expire.
 func crashSQS(visibility time.Duration) queueOf {
 	return func(t testing.TB) crashtest.WorldQueue[p.Message] {
-		return crashtest.SQS[p.Message](t, testenv.SQS(t), visibility)
+		return crashtest.SQS[p.Message](t, testenv.PrivateSQS(t), visibility)
 	}
 }
 

@@ -74,18 +74,17 @@ func NewSQSWorld[T any](q *sqsqueue.Queue[T]) *SQSWorld[T] {
 	return &SQSWorld[T]{Q: q, hidden: map[string]struct{}{}}
 }
 
-// SQS creates a fresh queue on the test SQS endpoint (goaws; see
-// testenv.SQS: the test skips without one, and fails in CI) with the
-// visibility timeout visibility, deleted at the end of the test, and
-// returns its world queue. The sqsqueue options are set for goaws
-// (NoVisibilityBatch, CountReceives) and a 1 s long poll; optFns may
-// change them.
+// SQS creates a fresh queue with the visibility timeout visibility on the
+// SQS server of c (the crash tests pass testenv.PrivateSQS: a goaws of the
+// test process alone), deleted at the end of the test, and returns its
+// world queue. The sqsqueue options are set for goaws
+// (NoVisibilityBatch, CountReceives); optFns may change them. Its
+// receives are short polls that always finish ([settledReceives]).
 func SQS[T any](t testing.TB, c *sqs.Client, visibility time.Duration, optFns ...func(*sqsqueue.Options[T])) *SQSWorld[T] {
 	t.Helper()
 	url := testenv.SQSQueue(t, c, "crash", map[string]string{"VisibilityTimeout": strconv.Itoa(int(visibility / time.Second))})
-	q, err := sqsqueue.New(c, append([]func(*sqsqueue.Options[T]){func(o *sqsqueue.Options[T]) {
+	q, err := sqsqueue.New(settledReceives{c}, append([]func(*sqsqueue.Options[T]){func(o *sqsqueue.Options[T]) {
 		o.QueueURL = url
-		o.WaitTime = time.Second
 		o.NoVisibilityBatch = true // goaws lacks ChangeMessageVisibilityBatch
 		o.CountReceives = true     // goaws always reports ApproximateReceiveCount 1
 	}}, optFns...)...)
@@ -93,6 +92,44 @@ func SQS[T any](t testing.TB, c *sqs.Client, visibility time.Duration, optFns ..
 		t.Fatal(err)
 	}
 	return NewSQSWorld(q)
+}
+
+// settledReceives is the SQS client of a world's queue: its
+// ReceiveMessage is a short poll (WaitTimeSeconds 0) that runs to its end
+// even when the consumer's ctx ends first, so every message SQS hands out
+// comes back to the world, which remembers its receipt handle for
+// Redeliver. A long poll cut short by its ctx stays open on the server
+// until its wait is over, and goaws hands it the next message sent: the
+// message is hidden for the visibility timeout (an hour in the crash
+// runs) under a handle nobody holds, so a drain that ended would swallow
+// the message a later step sends (a reconciler's re-send). An empty
+// answer pauses a moment before the consumer asks again, so that an idle
+// consumer does not spin; a new message waits less than goaws's long poll
+// would make it wait (it looks every 100 ms).
+type settledReceives struct{ *sqs.Client }
+
+// settledWait bounds a receive that outlives its ctx; emptyPause is the
+// pause after an empty answer.
+const (
+	settledWait = 10 * time.Second
+	emptyPause  = 10 * time.Millisecond
+)
+
+func (c settledReceives) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, optFns ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error) {
+	short := *in
+	short.WaitTimeSeconds = 0
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settledWait)
+	defer cancel()
+	out, err := c.Client.ReceiveMessage(rctx, &short, optFns...)
+	if err == nil && len(out.Messages) == 0 {
+		t := time.NewTimer(emptyPause)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+	}
+	return out, err
 }
 
 // Send implements consumer's queue sender.

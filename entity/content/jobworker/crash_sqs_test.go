@@ -43,7 +43,7 @@ func TestCrashJobFlowSQSDuplicateDelivery(t *testing.T) {
 	crashtest.Every(t, " (every message twice)", 0, func(k int, mode crashtest.Mode) ([]string, []string) {
 		var dq dupWorld
 		calls, v := flow(t, ddbmem.New(), func(t testing.TB) crashtest.WorldQueue[jobworker.Message] {
-			dq = dupWorld{crashtest.SQS[jobworker.Message](t, testenv.SQS(t), time.Hour)}
+			dq = dupWorld{crashtest.SQS[jobworker.Message](t, testenv.PrivateSQS(t), time.Hour)}
 			return dq
 		}, k, mode)
 		// Every copy was delivered and deleted, or is hidden by a receive
@@ -99,7 +99,7 @@ func TestCrashJobFlowSQSExpiredReceipt(t *testing.T) {
 	flow := func(t *testing.T, k int) (calls, v []string) {
 		bad := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
 		w := newWorld(t, ddbmem.New(), func(t testing.TB) crashtest.WorldQueue[jobworker.Message] {
-			return crashtest.SQS[jobworker.Message](t, testenv.SQS(t), time.Second)
+			return crashtest.SQS[jobworker.Message](t, testenv.PrivateSQS(t), time.Second)
 		})
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

@@ -43,11 +43,11 @@ func memQueue(t testing.TB) crashtest.WorldQueue[jobworker.Message] {
 	return crashtest.MemWorld[jobworker.Message]{MemQueue: consumer.NewMemQueue(func(o *consumer.MemQueueOptions[jobworker.Message]) { o.WaitTime = 5 * time.Millisecond })}
 }
 
-// sqsQueue is a fresh queue on goaws per world (testenv.SQS: in CI a
-// missing endpoint fails the test); a crashed delivery comes back with
-// Redeliver.
+// sqsQueue is a fresh queue on goaws per world (testenv.PrivateSQS: the
+// test process's own goaws; in CI a missing server fails the test); a
+// crashed delivery comes back with Redeliver.
 func sqsQueue(t testing.TB) crashtest.WorldQueue[jobworker.Message] {
-	return crashtest.SQS[jobworker.Message](t, testenv.SQS(t), time.Hour)
+	return crashtest.SQS[jobworker.Message](t, testenv.PrivateSQS(t), time.Hour)
 }
 
 func newWorld(t testing.TB, raw entity.Client, newQ queueOf) *world {
