@@ -42,11 +42,14 @@ func Example() {
 		panic(err)
 	}
 	_ = worker // worker.Run(ctx) receives until ctx ends
+	// Before the program exits: a receive that Run cut short lets go of
+	// what SQS handed it.
+	_ = q.WaitReceives(context.Background())
 	fmt.Printf("%+v\n", q.Stats())
 
 	_, err = sqsqueue.New[Order](client)
 	fmt.Println(errors.Is(err, sqsqueue.ErrInvalidOptions))
 	// Output:
-	// {Sent:0 Received:0 Deleted:0 Undecodable:0 Requests:0 DeleteBatches:0 VisibilityBatches:0}
+	// {Sent:0 Received:0 Deleted:0 Undecodable:0 Requests:0 DeleteBatches:0 VisibilityBatches:0 Released:0 ReleaseFailed:0}
 	// true
 }

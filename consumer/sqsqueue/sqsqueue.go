@@ -7,6 +7,12 @@
 // [ErrThrottled]). The handler's visibility heartbeat is the consumer's
 // (consumer.Options.Heartbeat), which calls ChangeVisibility here.
 //
+// Stopping strands no message: a Receive cut short by its ctx (the
+// consumer stopping) returns at once, but its request runs to its end,
+// and what SQS hands it meanwhile is made visible again at once rather
+// than hidden for the visibility timeout; [Queue.WaitReceives] waits for
+// that before the program exits.
+//
 // Bodies are JSON by default ([Options.Marshal], [Options.Unmarshal]).
 // A message whose body does not decode is not returned by Receive: it
 // stays in the queue until the queue's redrive policy moves it to the
@@ -116,6 +122,11 @@ type Stats struct {
 	// Requests counts the SQS requests sent, DeleteBatches and
 	// VisibilityBatches the batch requests among them.
 	Requests, DeleteBatches, VisibilityBatches int64
+	// Released counts the messages that SQS handed to a Receive after its
+	// ctx had ended, made visible again at once (see [Queue.Receive]);
+	// ReleaseFailed those whose ChangeMessageVisibility failed (they come
+	// back when their visibility timeout ends).
+	Released, ReleaseFailed int64
 }
 
 // Queue is a [consumer.Queue] on one SQS queue. It is safe for concurrent
@@ -134,7 +145,9 @@ type Queue[T any] struct {
 	counts  map[string]delivery // message ID -> deliveries seen (CountReceives)
 	ids     map[string]string   // current receipt handle -> message ID (CountReceives)
 
-	sent, received, deleted, undecodable, requests, delBatches, visBatches atomic.Int64
+	cut inflight // receives cut short by their ctx, still waiting for SQS's answer
+
+	sent, received, deleted, undecodable, requests, delBatches, visBatches, released, releaseFailed atomic.Int64
 }
 
 // New returns the Queue of o.QueueURL on c. It returns an error matching
@@ -187,6 +200,7 @@ func (q *Queue[T]) Stats() Stats {
 	return Stats{
 		Sent: q.sent.Load(), Received: q.received.Load(), Deleted: q.deleted.Load(), Undecodable: q.undecodable.Load(),
 		Requests: q.requests.Load(), DeleteBatches: q.delBatches.Load(), VisibilityBatches: q.visBatches.Load(),
+		Released: q.released.Load(), ReleaseFailed: q.releaseFailed.Load(),
 	}
 }
 
@@ -221,6 +235,16 @@ var systemAttrs = []types.MessageSystemAttributeName{
 // Receive implements consumer.Queue: one ReceiveMessage of up to min(n, 10)
 // messages, long polling for [Options.WaitTime]. Errors:
 // ErrQueueNotFound, ErrThrottled, the ctx's, or the SDK's.
+//
+// When ctx ends first, Receive returns its error at once, but the request
+// goes on: a long poll cut short on the client stays open on the server
+// until its wait is over, and SQS may hand it messages meanwhile, which
+// would then stay hidden for their visibility timeout under receipt
+// handles nobody holds (goaws does so; so does SQS when the answer is
+// lost). The request is let finish instead, and the messages it brings
+// are made visible again at once (ChangeMessageVisibility 0, counted in
+// [Stats].Released): a consumer that stops strands no message. Call
+// [Queue.WaitReceives] before the program exits.
 func (q *Queue[T]) Receive(ctx context.Context, n int) ([]consumer.Message[T], error) {
 	n = min(max(n, 1), 10)
 	in := &sqs.ReceiveMessageInput{
@@ -232,8 +256,7 @@ func (q *Queue[T]) Receive(ctx context.Context, n int) ([]consumer.Message[T], e
 	if q.o.VisibilityTimeout > 0 {
 		in.VisibilityTimeout = int32(max(1, q.o.VisibilityTimeout/time.Second))
 	}
-	q.requests.Add(1)
-	out, err := q.c.ReceiveMessage(ctx, in)
+	out, err := q.receive(ctx, in)
 	if err != nil {
 		return nil, translate("receive", err)
 	}
@@ -515,6 +538,133 @@ func (b *batcher) do(ctx context.Context, e entry) error {
 			b.mu.Unlock()
 			return e.err
 		}
+	}
+}
+
+// receiveGrace is how long a receive may outlast its long poll before it
+// is given up; releaseTimeout bounds the release of what a cut-short
+// receive got.
+const (
+	receiveGrace   = 10 * time.Second
+	releaseTimeout = 10 * time.Second
+)
+
+// receive sends in and returns SQS's answer, or ctx's error as soon as
+// ctx ends; then the request goes on and what it brings is released.
+func (q *Queue[T]) receive(ctx context.Context, in *sqs.ReceiveMessageInput) (*sqs.ReceiveMessageOutput, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	type answer struct {
+		out *sqs.ReceiveMessageOutput
+		err error
+	}
+	done, gone := make(chan answer), make(chan struct{})
+	q.requests.Add(1)
+	go func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(in.WaitTimeSeconds)*time.Second+receiveGrace)
+		defer cancel()
+		out, err := q.c.ReceiveMessage(rctx, in)
+		select {
+		case done <- answer{out, err}:
+			return
+		case <-gone: // Receive returned: its caller will not see these
+		}
+		defer q.cut.done()
+		if err == nil {
+			q.releaseAll(rctx, out.Messages)
+		}
+	}()
+	select {
+	case a := <-done:
+		return a.out, a.err
+	case <-ctx.Done():
+		q.cut.add()
+		close(gone)
+		return nil, ctx.Err()
+	}
+}
+
+// releaseAll makes msgs visible again: one batch request, or one request
+// per message with NoVisibilityBatch.
+func (q *Queue[T]) releaseAll(ctx context.Context, msgs []types.Message) {
+	if len(msgs) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	if !q.o.NoVisibilityBatch {
+		es := make([]types.ChangeMessageVisibilityBatchRequestEntry, len(msgs))
+		for i, m := range msgs {
+			es[i] = types.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: m.ReceiptHandle}
+		}
+		q.requests.Add(1)
+		q.visBatches.Add(1)
+		out, err := q.c.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: &q.o.QueueURL, Entries: es})
+		switch {
+		case err != nil:
+			q.releaseFailed.Add(int64(len(msgs)))
+		default:
+			q.released.Add(int64(len(out.Successful)))
+			q.releaseFailed.Add(int64(len(out.Failed)))
+		}
+		return
+	}
+	for _, m := range msgs {
+		q.requests.Add(1)
+		if _, err := q.c.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: &q.o.QueueURL, ReceiptHandle: m.ReceiptHandle}); err != nil {
+			q.releaseFailed.Add(1)
+			continue
+		}
+		q.released.Add(1)
+	}
+}
+
+// WaitReceives returns nil once every Receive cut short by its ctx has
+// ended and made the messages it got visible again (see [Queue.Receive]),
+// or the ctx's error. Call it after the consumer stopped (consumer.Run
+// returned), before the program exits.
+func (q *Queue[T]) WaitReceives(ctx context.Context) error {
+	return q.cut.wait(ctx)
+}
+
+// inflight counts work in flight and lets one wait until there is none.
+type inflight struct {
+	mu   sync.Mutex
+	n    int
+	zero chan struct{} // closed when n drops to 0
+}
+
+func (f *inflight) add() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		f.zero = make(chan struct{})
+	}
+	f.n++
+}
+
+func (f *inflight) done() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n--; f.n == 0 {
+		close(f.zero)
+	}
+}
+
+func (f *inflight) wait(ctx context.Context) error {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.mu.Unlock()
+		return nil
+	}
+	z := f.zero
+	f.mu.Unlock()
+	select {
+	case <-z:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

@@ -475,3 +475,118 @@ func TestDeleteWait(t *testing.T) {
 		}
 	})
 }
+
+// TestReceiveCutShortReleases, on goaws: a Receive whose ctx ends during
+// its long poll returns at once, though goaws keeps the poll open on its
+// side and hands it the message sent next. That message does not stay
+// hidden for the queue's visibility timeout (an hour): the Queue lets the
+// request finish and makes the message visible again, so the next Receive
+// gets it, first time.
+func TestReceiveCutShortReleases(t *testing.T) {
+	c := testenv.SQS(t)
+	url := testenv.SQSQueue(t, c, "sqsq-cutshort", map[string]string{"VisibilityTimeout": "3600"})
+	q := newQueue(t, c, url, func(o *sqsqueue.Options[job]) { o.WaitTime = 3 * time.Second })
+	ctx := context.Background()
+	rctx, cancel := context.WithCancel(ctx)
+	got := make(chan error, 1)
+	go func() {
+		ms, err := q.Receive(rctx, 10)
+		if err == nil {
+			err = fmt.Errorf("%d messages, want the ctx's error", len(ms))
+		}
+		got <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // the long poll is open on goaws
+	cancel()
+	select {
+	case err := <-got:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cut-short Receive: %v", err)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("Receive did not return when its ctx ended")
+	}
+	if err := q.Send(ctx, job{N: 1}); err != nil {
+		t.Fatal(err)
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	if err := q.WaitReceives(wctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := q.Stats(); st.Released != 1 || st.ReleaseFailed != 0 {
+		t.Fatalf("stats %+v, want the message goaws gave the open poll released", st)
+	}
+	ms, err := q.Receive(ctx, 10)
+	if err != nil || len(ms) != 1 || ms[0].Body.N != 1 {
+		t.Fatalf("next Receive: %v, %+v; want the released message", err, ms)
+	}
+	if err := q.Delete(ctx, ms[0].Handle); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// cutShortClient answers a ReceiveMessage with msgs once answer is
+// closed, and records the visibility batches.
+type cutShortClient struct {
+	fakeClient
+	answer  chan struct{}
+	msgs    []types.Message
+	entries [][]types.ChangeMessageVisibilityBatchRequestEntry
+}
+
+func (f *cutShortClient) ReceiveMessage(ctx context.Context, _ *sqs.ReceiveMessageInput, _ ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error) {
+	select {
+	case <-f.answer:
+		return &sqs.ReceiveMessageOutput{Messages: f.msgs}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (f *cutShortClient) ChangeMessageVisibilityBatch(_ context.Context, in *sqs.ChangeMessageVisibilityBatchInput, _ ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.entries = append(f.entries, in.Entries)
+	out := &sqs.ChangeMessageVisibilityBatchOutput{}
+	for _, e := range in.Entries {
+		out.Successful = append(out.Successful, types.ChangeMessageVisibilityBatchResultEntry{Id: e.Id})
+	}
+	return out, nil
+}
+
+// TestReceiveCutShortBatch: the messages a cut-short receive brings are
+// released in one ChangeMessageVisibilityBatch of visibility 0 where the
+// server has it; WaitReceives waits for that.
+func TestReceiveCutShortBatch(t *testing.T) {
+	f := &cutShortClient{answer: make(chan struct{}), msgs: []types.Message{
+		{MessageId: aws.String("a"), ReceiptHandle: aws.String("ha"), Body: aws.String(`{"n":1}`)},
+		{MessageId: aws.String("b"), ReceiptHandle: aws.String("hb"), Body: aws.String(`{"n":2}`)},
+	}}
+	q, err := sqsqueue.New[job](f, func(o *sqsqueue.Options[job]) { o.QueueURL = "u" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := q.Receive(ctx, 10); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Receive with an ended ctx: %v", err) // no request at all
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := q.Receive(ctx, 10); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("cut-short Receive: %v", err)
+	}
+	close(f.answer)
+	if err := q.WaitReceives(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.entries) != 1 || len(f.entries[0]) != 2 || *f.entries[0][0].ReceiptHandle != "ha" || f.entries[0][1].VisibilityTimeout != 0 {
+		t.Fatalf("visibility batches %+v, want one of both handles with timeout 0", f.entries)
+	}
+	if st := q.Stats(); st.Released != 2 || st.Received != 0 || st.Requests != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+}

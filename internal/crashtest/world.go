@@ -94,33 +94,25 @@ func SQS[T any](t testing.TB, c *sqs.Client, visibility time.Duration, optFns ..
 	return NewSQSWorld(q)
 }
 
-// settledReceives is the SQS client of a world's queue: its
-// ReceiveMessage is a short poll (WaitTimeSeconds 0) that runs to its end
-// even when the consumer's ctx ends first, so every message SQS hands out
-// comes back to the world, which remembers its receipt handle for
-// Redeliver. A long poll cut short by its ctx stays open on the server
-// until its wait is over, and goaws hands it the next message sent: the
-// message is hidden for the visibility timeout (an hour in the crash
-// runs) under a handle nobody holds, so a drain that ended would swallow
-// the message a later step sends (a reconciler's re-send). An empty
-// answer pauses a moment before the consumer asks again, so that an idle
-// consumer does not spin; a new message waits less than goaws's long poll
-// would make it wait (it looks every 100 ms).
+// settledReceives is the SQS client of a world's queue. Its
+// ReceiveMessage is a short poll (WaitTimeSeconds 0): a receive cut short
+// by the consumer's ctx runs to its end (sqsqueue lets it, and makes what
+// it got visible again), and a short poll ends at once, so Counts and
+// Redeliver, which wait for that (Queue.WaitReceives), wait only a moment.
+// With a long poll they would wait out its wait; and a poll left open on
+// goaws takes the next message sent (a reconciler's re-send) at any time.
+// An empty answer pauses a moment before the consumer asks again, so that
+// an idle consumer does not spin; a new message waits less than goaws's
+// long poll would make it wait (it looks every 100 ms).
 type settledReceives struct{ *sqs.Client }
 
-// settledWait bounds a receive that outlives its ctx; emptyPause is the
-// pause after an empty answer.
-const (
-	settledWait = 10 * time.Second
-	emptyPause  = 10 * time.Millisecond
-)
+// emptyPause is the pause after an empty answer.
+const emptyPause = 10 * time.Millisecond
 
 func (c settledReceives) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, optFns ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error) {
 	short := *in
 	short.WaitTimeSeconds = 0
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settledWait)
-	defer cancel()
-	out, err := c.Client.ReceiveMessage(rctx, &short, optFns...)
+	out, err := c.Client.ReceiveMessage(ctx, &short, optFns...)
 	if err == nil && len(out.Messages) == 0 {
 		t := time.NewTimer(emptyPause)
 		defer t.Stop()
@@ -162,8 +154,14 @@ func (q *SQSWorld[T]) ChangeVisibility(ctx context.Context, handle string, d tim
 	return q.Q.ChangeVisibility(ctx, handle, d)
 }
 
-// Counts implements WorldQueue (Queue.Len).
+// Counts implements WorldQueue (Queue.Len), once the receives cut short
+// by their ctx have made what they got visible again
+// (Queue.WaitReceives), so that a message on its way back never looks
+// in flight elsewhere.
 func (q *SQSWorld[T]) Counts(ctx context.Context) (int, int, error) {
+	if err := q.Q.WaitReceives(ctx); err != nil {
+		return 0, 0, err
+	}
 	return q.Q.Len(ctx)
 }
 
@@ -171,6 +169,9 @@ func (q *SQSWorld[T]) Counts(ctx context.Context) (int, int, error) {
 // remembered handle; a handle that is no longer current (the message was
 // deleted, or is visible or received again already) is skipped.
 func (q *SQSWorld[T]) Redeliver(ctx context.Context) error {
+	if err := q.Q.WaitReceives(ctx); err != nil {
+		return err
+	}
 	q.mu.Lock()
 	hs := make([]string, 0, len(q.hidden))
 	for h := range q.hidden {
