@@ -267,7 +267,9 @@ func (c *Consumer[T]) Metrics() Metrics {
 
 // Run receives and handles messages until ctx ends, then stops receiving,
 // waits for the handlers in flight (see [Options.Drain]) and returns
-// ctx's error. A Receive error other than ctx's is retried with
+// ctx's error. A Receive in flight when ctx ends is the queue's to settle:
+// consumer/sqsqueue lets its request finish and makes what it brings
+// visible again (wait for that with its Queue.WaitReceives). A Receive error other than ctx's is retried with
 // [Options.Retry] backoff (1 s once the strategy gives up). A handler that
 // panics crashes the process, as it would without the loop; its message
 // comes back after the visibility timeout.
