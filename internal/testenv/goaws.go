@@ -43,8 +43,8 @@ var private struct {
 // and map write"), and those tests create and delete a queue per crash
 // point while other test processes of the run use the shared server. On
 // their own server, their queues come and go between their own requests
-// ([queueMapLock]). Without the variable it is [SQS], the shared server (the test skips, or
-// fails in CI, when there is none).
+// ([queueMapLock]). Without the variable it is [SQS], the shared server
+// (the test skips, or fails in CI, when there is none).
 func PrivateSQS(t testing.TB) *sqs.Client {
 	t.Helper()
 	bin := os.Getenv(GoawsBinEnv)
