@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -22,7 +23,7 @@ type RedisCluster struct {
 // and stops it when the test ends. redis-server is required as for StartRedis.
 func StartRedisCluster(t testing.TB) *RedisCluster {
 	t.Helper()
-	p := &RedisCluster{newRedisNode(t)}
+	p := &RedisCluster{newRedisNode(t, true)}
 	p.Start()
 	t.Cleanup(p.Stop)
 	if out := p.send("CLUSTER ADDSLOTSRANGE 0 16383"); !strings.HasPrefix(out, "+OK") {
@@ -73,10 +74,44 @@ func (p *RedisCluster) start() {
 		"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(p.dir, "nodes.conf"))
 }
 
+// maxClusterPort is the highest port a cluster node can have: Redis puts
+// its cluster bus on port+10000 and refuses to start when that is over
+// 65535.
+const maxClusterPort = 65535 - 10000
+
+// freeClusterPort returns a loopback TCP port that was free a moment ago,
+// at most maxClusterPort, whose cluster bus port (port+10000) was free
+// too. FreePort alone is not enough for a cluster node: the kernel hands
+// out ports up to 60999, and the bus port may be another server's (a
+// shared cluster node, say), which makes redis-server exit at start.
+func freeClusterPort(t testing.TB) int {
+	t.Helper()
+	for range 200 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("testenv: free port: %v", err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		if port > maxClusterPort {
+			l.Close()
+			continue
+		}
+		bus, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port+10000))
+		l.Close()
+		if err != nil {
+			continue
+		}
+		bus.Close()
+		return port
+	}
+	t.Fatal("testenv: no free port whose cluster bus port is free")
+	return 0
+}
+
 // startRedisServer starts redis-server on port (loopback, no persistence,
 // logging to dir) with the extra arguments and waits until it answers
 // PING at addr.
-func startRedisServer(t testing.TB, port int, addr, dir string, args ...string) *exec.Cmd {
+func startRedisServer(t testing.TB, port int, addr, dir string, args ...string) *serverProc {
 	t.Helper()
 	args = append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1"}, args...)
 	args = append(args, "--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
@@ -84,16 +119,30 @@ func startRedisServer(t testing.TB, port int, addr, dir string, args ...string) 
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("testenv: start redis-server: %v", err)
 	}
+	proc := &serverProc{cmd: cmd, exited: make(chan struct{})}
+	exited := proc.exited
+	go func() {
+		// Reaps the server when it exits, at start (its port taken,
+		// say) or when stopRedisServer kills it.
+		_ = cmd.Wait()
+		close(exited)
+	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.HasPrefix(Inline(addr, "PING"), "+PONG") {
+		select {
+		case <-exited:
+			log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
+			t.Fatalf("testenv: redis-server on %s exited at start; its log:\n%s", addr, log)
+		default:
+		}
 		if time.Now().After(deadline) {
 			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
+			<-exited
 			t.Fatalf("testenv: redis-server on %s did not answer", addr)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return cmd
+	return proc
 }
 
 // Inline sends one inline command to the Redis server at addr on a fresh
@@ -111,13 +160,20 @@ func Inline(addr, cmd string) string {
 	return string(buf[:n])
 }
 
-// stopRedisServer kills the server of *cmd (as a crash would), waits for
-// it to exit and clears *cmd; it does nothing when *cmd is nil.
-func stopRedisServer(cmd **exec.Cmd) {
-	if *cmd == nil {
+// serverProc is a server process a test started, reaped by a goroutine
+// of its own: exited is closed once it has exited.
+type serverProc struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+// stopRedisServer kills the server of *p (as a crash would), waits for it
+// to exit and clears *p; it does nothing when *p is nil.
+func stopRedisServer(p **serverProc) {
+	if *p == nil {
 		return
 	}
-	_ = (*cmd).Process.Kill()
-	_ = (*cmd).Wait()
-	*cmd = nil
+	_ = (*p).cmd.Process.Kill()
+	<-(*p).exited
+	*p = nil
 }

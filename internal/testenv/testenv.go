@@ -238,15 +238,22 @@ type redisNode struct {
 	Port int
 	Addr string
 	dir  string
-	cmd  *exec.Cmd
+	cmd  *serverProc
 }
 
-// newRedisNode picks a free port and a directory for a redis-server of t,
+// newRedisNode picks a free port (with its cluster bus port, port+10000,
+// free too when cluster is set) and a directory for a redis-server of t,
 // which requires the binary as [StartRedis] says.
-func newRedisNode(t testing.TB) redisNode {
+func newRedisNode(t testing.TB, cluster bool) redisNode {
 	t.Helper()
 	RequireBinary(t, "redis-server")
-	n := redisNode{t: t, Port: FreePort(t), dir: t.TempDir()}
+	port := 0
+	if cluster {
+		port = freeClusterPort(t)
+	} else {
+		port = FreePort(t)
+	}
+	n := redisNode{t: t, Port: port, dir: t.TempDir()}
 	n.Addr = fmt.Sprintf("127.0.0.1:%d", n.Port)
 	return n
 }
@@ -270,7 +277,7 @@ func RequireBinary(t testing.TB, name string) {
 // the shared servers.
 func StartRedis(t testing.TB) *RedisProcess {
 	t.Helper()
-	p := &RedisProcess{newRedisNode(t)}
+	p := &RedisProcess{newRedisNode(t, false)}
 	p.Start()
 	t.Cleanup(p.Stop)
 	return p
