@@ -12,7 +12,11 @@
 // *types.ResourceInUseException, *types.IdempotentParameterMismatchException,
 // and *smithy.GenericAPIError with code "ValidationException" for
 // validation errors. Code using errors.As behaves the same on the engine
-// and on DynamoDB.
+// and on DynamoDB. As on DynamoDB, a request naming a table that does not
+// exist is validated first: an invalid one is a ValidationException
+// (listing its members' constraint violations together, "2 validation
+// errors detected: ..."), and only a valid one a
+// ResourceNotFoundException. DynamoDB Local looks the table up first.
 //
 // # Supported
 //

@@ -19,7 +19,7 @@ func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeT
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {
-		return nil, err
+		return nil, missingTableOnly(err, in.TableName)
 	}
 	t.mu.RLock()
 	attr := t.ttlAttr

@@ -135,7 +135,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {
-		return nil, err
+		return nil, db.missingPut(err, in)
 	}
 	if in, err = legacyPut(in); err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {
-		return nil, err
+		return nil, db.missingGet(err, in)
 	}
 	if in, err = legacyGet(in); err != nil {
 		return nil, err
@@ -232,7 +232,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {
-		return nil, err
+		return nil, db.missingDelete(err, in)
 	}
 	if in, err = legacyDelete(in); err != nil {
 		return nil, err
@@ -343,7 +343,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {
-		return nil, err
+		return nil, db.missingUpdate(err, in)
 	}
 	legacy := in.AttributeUpdates != nil
 	if in, err = legacyUpdate(in); err != nil {

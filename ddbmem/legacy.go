@@ -588,31 +588,46 @@ func legacyScan(in *dynamodb.ScanInput) (*dynamodb.ScanInput, error) {
 	return &c, nil
 }
 
-func (t *table) legacyQuery(in *dynamodb.QueryInput) (*dynamodb.QueryInput, error) {
+// legacyQueryParams checks how a Query's legacy parameters combine with
+// its expressions, which needs no table.
+func legacyQueryParams(in *dynamodb.QueryInput) error {
 	if in.KeyConditions == nil && in.QueryFilter == nil && in.AttributesToGet == nil && in.ConditionalOperator == "" {
-		return in, nil
+		if in.KeyConditionExpression == nil {
+			return validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+		}
+		return nil
 	}
 	// KeyConditions combine with a FilterExpression or a
 	// ProjectionExpression (not with a KeyConditionExpression); the other
 	// legacy parameters combine with no expression.
 	if in.KeyConditions != nil && in.KeyConditionExpression != nil {
-		return nil, validation("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {KeyConditions} Expression parameters: {KeyConditionExpression}")
+		return validation("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {KeyConditions} Expression parameters: {KeyConditionExpression}")
 	}
 	exprs := []param{{"KeyConditionExpression", in.KeyConditionExpression != nil}, {"FilterExpression", in.FilterExpression != nil}, {"ProjectionExpression", in.ProjectionExpression != nil}}
 	if err := mixed([]param{{"QueryFilter", in.QueryFilter != nil}, {"AttributesToGet", in.AttributesToGet != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
 		exprs, nil, nil, ""); err != nil {
-		return nil, err
+		return err
 	}
 	if in.KeyConditionExpression == nil && in.FilterExpression == nil && in.ProjectionExpression == nil {
 		if in.ExpressionAttributeNames != nil {
-			return nil, validation("ExpressionAttributeNames can only be specified when using expressions")
+			return validation("ExpressionAttributeNames can only be specified when using expressions")
 		}
 		if in.ExpressionAttributeValues != nil {
-			return nil, validation("ExpressionAttributeValues can only be specified when using expressions: FilterExpression and KeyConditionExpression are null")
+			return validation("ExpressionAttributeValues can only be specified when using expressions: FilterExpression and KeyConditionExpression are null")
 		}
 	}
 	if in.KeyConditions == nil && in.KeyConditionExpression == nil {
-		return nil, validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+		return validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+	}
+	return nil
+}
+
+func (t *table) legacyQuery(in *dynamodb.QueryInput) (*dynamodb.QueryInput, error) {
+	if in.KeyConditions == nil && in.QueryFilter == nil && in.AttributesToGet == nil && in.ConditionalOperator == "" {
+		return in, nil
+	}
+	if err := legacyQueryParams(in); err != nil {
+		return nil, err
 	}
 	src, err := t.source(in.IndexName)
 	if err != nil {

@@ -469,7 +469,7 @@ func TestFaults(t *testing.T) {
 		t.Fatalf("latency: %v", err)
 	}
 	db.ClearFaults()
-	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl")}); !errors.As(err, &rnf) {
+	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}}}); !errors.As(err, &rnf) {
 		t.Fatalf("after ClearFaults: %v", err)
 	}
 	// About half the calls are throttled at rate 0.5.

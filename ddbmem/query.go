@@ -557,7 +557,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {
-		return nil, err
+		return nil, db.missingQuery(err, in)
 	}
 	if in, err = t.legacyQuery(in); err != nil {
 		return nil, err
@@ -701,7 +701,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {
-		return nil, err
+		return nil, db.missingScan(err, in)
 	}
 	if in, err = legacyScan(in); err != nil {
 		return nil, err

@@ -340,7 +340,7 @@ func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {
-		return nil, err
+		return nil, missingTableOnly(err, in.TableName)
 	}
 	return &dynamodb.DescribeTableOutput{Table: t.describe()}, nil
 }
@@ -356,7 +356,7 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, op
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {
-		return nil, err
+		return nil, missingTableOnly(err, in.TableName)
 	}
 	db.mu.Lock()
 	if db.tables[t.name] != t {

@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -264,4 +267,39 @@ func init() {
 			failMsg(eValid, undefined),
 		}},
 	)
+}
+
+// A request naming a table that does not exist is validated before the
+// table is looked up: DynamoDB answers a ValidationException when the
+// request is invalid (the constraints of its API model listed together,
+// then the operation's own checks), and a ResourceNotFoundException only
+// when it is valid. dynalite's suite records this from DynamoDB: its
+// validation tests all name random missing tables (PEERS.md).
+const localTableFirst = "DynamoDB Local looks the table up before it validates the request"
+
+func validationErr(msg string) string {
+	return `{"Err":{"Kind":"Validation","Code":"ValidationException","Message":` + strconv.Quote(msg) + `}}`
+}
+
+func init() {
+	noTable := func(in any, msg string) step {
+		return docStep(failMsg(eValid, in), localTableFirst, validationErr(msg))
+	}
+	getProj := get(pk("a"))
+	getProj.ProjectionExpression = str("")
+	queryLimit := query("pk = :p", vals{":p": S("a")})
+	queryLimit.Limit = aws.Int32(0)
+	scanBad := &dynamodb.ScanInput{TableName: str("T"), Segment: aws.Int32(-1), TotalSegments: aws.Int32(1), Select: "hi"}
+	edgeCases = append(edgeCases, tc{name: "missing table: the request is validated first", steps: []step{
+		noTable(getProj, "Invalid ProjectionExpression: The expression can not be empty;"),
+		noTable(put(I{"pk": S("a"), "q": S(bigString(410_000))}), "Item size has exceeded the maximum allowed size"),
+		noTable(queryLimit, "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"),
+		noTable(scanBad, "2 validation errors detected: "+
+			"Value 'hi' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]; "+
+			"Value '-1' at 'segment' failed to satisfy constraint: Member must have value greater than or equal to 0"),
+		noTable(upd(pk("a"), "SET a = :v", vals{":v": S("x"), ":w": S("y")}), "Value provided in ExpressionAttributeValues unused in expressions: keys: {:w}"),
+		// Valid requests: the table is missing.
+		fail(eNotFound, get(pk("a"))),
+		fail(eNotFound, put(I{"pk": S("a"), "q": S(bigString(300_000))})),
+	}})
 }

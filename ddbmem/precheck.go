@@ -1,0 +1,320 @@
+package ddbmem
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/internal/ddbexpr"
+)
+
+// Request validation when the table is missing.
+//
+// DynamoDB checks a request in three stages: first the constraints of its
+// API model (required members, lengths, patterns, enums, ranges), all
+// reported together ("3 validation errors detected: ...", at most ten);
+// then the operation's own checks that need no table (expression
+// parameters, attribute values, expressions, the size of an item); only
+// then does it look the table up and check the key schema and indexes.
+// So a request naming a table that does not exist is a
+// ValidationException when it is invalid, and a
+// ResourceNotFoundException only when it is valid (dynalite's suite
+// records this from DynamoDB: its validation tests name random missing
+// tables). DynamoDB Local looks the table up first.
+//
+// The engine's operations look the table up first too, and check the
+// rest in their own order once they have it, as DynamoDB Local does. When
+// the lookup fails, they call missingTable, which runs the first two
+// stages and returns their error, or the lookup's when the request is
+// valid. The path of a request whose table exists costs nothing more.
+
+// maxViolations is the most constraint violations DynamoDB lists.
+const maxViolations = 10
+
+// violations collects a request's constraint violations.
+type violations struct{ list []string }
+
+// add records that value (already formatted: null or 'text') at path
+// breaks rule ("must not be null", ...).
+func (v *violations) add(value, path, rule string) {
+	if len(v.list) < maxViolations {
+		v.list = append(v.list, "Value "+value+" at '"+path+"' failed to satisfy constraint: Member "+rule)
+	}
+}
+
+// err is the ValidationException listing the violations, or nil.
+func (v *violations) err() error {
+	switch len(v.list) {
+	case 0:
+		return nil
+	case 1:
+		return validation("1 validation error detected: " + v.list[0])
+	}
+	return validation(strconv.Itoa(len(v.list)) + " validation errors detected: " + strings.Join(v.list, "; "))
+}
+
+// notNull checks a required member.
+func (v *violations) notNull(path string, null bool) {
+	if null {
+		v.add("null", path, "must not be null")
+	}
+}
+
+// name checks a table or index name: 3 to 255 of [a-zA-Z0-9_.-].
+func (v *violations) name(path string, s *string, required bool) {
+	if s == nil {
+		v.notNull(path, required)
+		return
+	}
+	q := "'" + *s + "'"
+	if !tableNameRE.MatchString(*s) {
+		v.add(q, path, "must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
+	}
+	if len(*s) < 3 {
+		v.add(q, path, "must have length greater than or equal to 3")
+	}
+	if len(*s) > 255 {
+		v.add(q, path, "must have length less than or equal to 255")
+	}
+}
+
+// enum checks an enum member; "" is an absent one.
+func (v *violations) enum(path, s, set string) {
+	if s == "" {
+		return
+	}
+	for _, m := range strings.Split(set, ", ") {
+		if s == m {
+			return
+		}
+	}
+	v.add("'"+s+"'", path, "must satisfy enum value set: ["+set+"]")
+}
+
+// atLeast checks a number member's lower bound.
+func (v *violations) atLeast(path string, n *int32, lo int32) {
+	if n != nil && *n < lo {
+		v.add("'"+strconv.Itoa(int(*n))+"'", path, "must have value greater than or equal to "+strconv.Itoa(int(lo)))
+	}
+}
+
+// nonEmptyList checks a list member that, when present, has at least one
+// element.
+func (v *violations) nonEmptyList(path string, l []string) {
+	if l != nil && len(l) == 0 {
+		v.add("'[]'", path, "must have length greater than or equal to 1")
+	}
+}
+
+// The enum sets, in the order DynamoDB lists them.
+const (
+	setConsumed    = "INDEXES, TOTAL, NONE"
+	setReturns     = "ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW"
+	setMetrics     = "SIZE, NONE"
+	setCondOp      = "OR, AND"
+	setSelect      = "SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES"
+	setComparisons = "IN, NULL, BETWEEN, LT, NOT_CONTAINS, EQ, GT, NOT_NULL, NE, LE, BEGINS_WITH, GE, CONTAINS"
+	setActions     = "ADD, PUT, DELETE"
+)
+
+// conditions checks the comparison operators of legacy conditions
+// (KeyConditions, QueryFilter, ScanFilter), in name order.
+func (v *violations) conditions(path string, cs map[string]types.Condition) {
+	for _, a := range sortedNames(cs) {
+		op := string(cs[a].ComparisonOperator)
+		p := path + "." + a + ".member.comparisonOperator"
+		v.notNull(p, op == "")
+		v.enum(p, op, setComparisons)
+	}
+}
+
+// expected checks the comparison operators of a legacy Expected.
+func (v *violations) expected(es map[string]types.ExpectedAttributeValue) {
+	for _, a := range sortedNames(es) {
+		v.enum("expected."+a+".member.comparisonOperator", string(es[a].ComparisonOperator), setComparisons)
+	}
+}
+
+// missingTable returns the error of a request whose table lookup failed
+// with lookupErr: its constraint violations, else the first error of
+// check (the operation's checks that need no table), else lookupErr.
+func missingTable(lookupErr error, v *violations, check func() error) error {
+	if err := v.err(); err != nil {
+		return err
+	}
+	if err := check(); err != nil {
+		return err
+	}
+	return lookupErr
+}
+
+// checkKeyValues checks the values of a key given with no table to check
+// it against: none may be empty.
+func checkKeyValues(key item) error {
+	for _, v := range key {
+		if isNil(v) {
+			return validation(errEmptyValue)
+		}
+	}
+	return nil
+}
+
+// The operations' checks before the table lookup.
+
+func (db *DB) missingGet(lookupErr error, in *dynamodb.GetItemInput) error {
+	var v violations
+	v.nonEmptyList("attributesToGet", in.AttributesToGet)
+	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
+	v.notNull("key", in.Key == nil)
+	v.name("tableName", in.TableName, true)
+	return missingTable(lookupErr, &v, func() error {
+		in, err := legacyGet(in)
+		if err != nil {
+			return err
+		}
+		if err := checkKeyValues(in.Key); err != nil {
+			return err
+		}
+		_, err = db.parseExprs(exprReq{names: in.ExpressionAttributeNames, proj: in.ProjectionExpression})
+		return err
+	})
+}
+
+func (db *DB) missingPut(lookupErr error, in *dynamodb.PutItemInput) error {
+	var v violations
+	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
+	v.enum("returnValues", string(in.ReturnValues), setReturns)
+	v.enum("returnItemCollectionMetrics", string(in.ReturnItemCollectionMetrics), setMetrics)
+	v.enum("conditionalOperator", string(in.ConditionalOperator), setCondOp)
+	v.expected(in.Expected)
+	v.notNull("item", in.Item == nil)
+	v.name("tableName", in.TableName, true)
+	return missingTable(lookupErr, &v, func() error {
+		it, err := importItem(in.Item)
+		if err != nil {
+			return err
+		}
+		if err := checkOldReturns(in.ReturnValues, in.ReturnValuesOnConditionCheckFailure); err != nil {
+			return err
+		}
+		if ddbexpr.ItemSize(it) > maxItemSize {
+			return validation(errItemSize)
+		}
+		if in, err = legacyPut(in); err != nil {
+			return err
+		}
+		_, err = db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression, valueExprs: "ConditionExpression is null"})
+		return err
+	})
+}
+
+func (db *DB) missingDelete(lookupErr error, in *dynamodb.DeleteItemInput) error {
+	var v violations
+	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
+	v.enum("returnValues", string(in.ReturnValues), setReturns)
+	v.enum("returnItemCollectionMetrics", string(in.ReturnItemCollectionMetrics), setMetrics)
+	v.enum("conditionalOperator", string(in.ConditionalOperator), setCondOp)
+	v.expected(in.Expected)
+	v.notNull("key", in.Key == nil)
+	v.name("tableName", in.TableName, true)
+	return missingTable(lookupErr, &v, func() error {
+		in, err := legacyDelete(in)
+		if err != nil {
+			return err
+		}
+		if err := checkKeyValues(in.Key); err != nil {
+			return err
+		}
+		if err := checkOldReturns(in.ReturnValues, in.ReturnValuesOnConditionCheckFailure); err != nil {
+			return err
+		}
+		_, err = db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression, valueExprs: "ConditionExpression is null"})
+		return err
+	})
+}
+
+func (db *DB) missingUpdate(lookupErr error, in *dynamodb.UpdateItemInput) error {
+	var v violations
+	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
+	v.enum("returnValues", string(in.ReturnValues), setReturns)
+	v.enum("returnItemCollectionMetrics", string(in.ReturnItemCollectionMetrics), setMetrics)
+	v.enum("conditionalOperator", string(in.ConditionalOperator), setCondOp)
+	v.expected(in.Expected)
+	for _, a := range sortedNames(in.AttributeUpdates) {
+		v.enum("attributeUpdates."+a+".member.action", string(in.AttributeUpdates[a].Action), setActions)
+	}
+	v.notNull("key", in.Key == nil)
+	v.name("tableName", in.TableName, true)
+	return missingTable(lookupErr, &v, func() error {
+		in, err := legacyUpdate(in)
+		if err != nil {
+			return err
+		}
+		if err := checkKeyValues(in.Key); err != nil {
+			return err
+		}
+		if err := checkRVOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
+			return err
+		}
+		var x exprs
+		return db.parseExprsInto(&x, exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, update: in.UpdateExpression, cond: in.ConditionExpression, valueExprs: "UpdateExpression and ConditionExpression are null"})
+	})
+}
+
+// readViolations are the constraints Query and Scan share.
+func readViolations(v *violations, table, index *string, sel types.Select, limit *int32, attrs []string, consumed types.ReturnConsumedCapacity, condOp types.ConditionalOperator) {
+	v.nonEmptyList("attributesToGet", attrs)
+	v.enum("select", string(sel), setSelect)
+	v.name("indexName", index, false)
+	v.enum("returnConsumedCapacity", string(consumed), setConsumed)
+	v.name("tableName", table, true)
+	v.enum("conditionalOperator", string(condOp), setCondOp)
+	v.atLeast("limit", limit, 1)
+}
+
+func (db *DB) missingQuery(lookupErr error, in *dynamodb.QueryInput) error {
+	var v violations
+	readViolations(&v, in.TableName, in.IndexName, in.Select, in.Limit, in.AttributesToGet, in.ReturnConsumedCapacity, in.ConditionalOperator)
+	v.conditions("keyConditions", in.KeyConditions)
+	v.conditions("queryFilter", in.QueryFilter)
+	return missingTable(lookupErr, &v, func() error {
+		if err := legacyQueryParams(in); err != nil {
+			return err
+		}
+		if in.KeyConditions != nil || in.QueryFilter != nil || in.AttributesToGet != nil || in.ConditionalOperator != "" {
+			// The legacy conditions are checked against the key
+			// schema, with the table.
+			return nil
+		}
+		_, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, key: in.KeyConditionExpression, filter: in.FilterExpression, proj: in.ProjectionExpression,
+			valueExprs: "FilterExpression and KeyConditionExpression are null"})
+		return err
+	})
+}
+
+func (db *DB) missingScan(lookupErr error, in *dynamodb.ScanInput) error {
+	var v violations
+	readViolations(&v, in.TableName, in.IndexName, in.Select, in.Limit, in.AttributesToGet, in.ReturnConsumedCapacity, in.ConditionalOperator)
+	v.conditions("scanFilter", in.ScanFilter)
+	v.atLeast("segment", in.Segment, 0)
+	v.atLeast("totalSegments", in.TotalSegments, 1)
+	return missingTable(lookupErr, &v, func() error {
+		in, err := legacyScan(in)
+		if err != nil {
+			return err
+		}
+		_, err = db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, filter: in.FilterExpression, proj: in.ProjectionExpression,
+			valueExprs: "FilterExpression is null"})
+		return err
+	})
+}
+
+// missingTableOnly is the check of a request whose only member is its
+// table's name (DescribeTable, DeleteTable, DescribeTimeToLive).
+func missingTableOnly(lookupErr error, name *string) error {
+	var v violations
+	v.name("tableName", name, true)
+	return missingTable(lookupErr, &v, func() error { return nil })
+}

@@ -1,0 +1,90 @@
+package ddbmem_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/tablekit/tablekit/ddbmem"
+)
+
+// A request naming a missing table is validated first, as DynamoDB does:
+// the constraint violations of its members are listed together, then come
+// the operation's own checks, and only a valid request learns that the
+// table is missing. The conformance suite covers what it can through the
+// SDK (which renames tables); these are the table names themselves.
+func TestMissingTableValidatedFirst(t *testing.T) {
+	ctx := context.Background()
+	db := ddbmem.New()
+	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}}
+	long := strings.Repeat("a", 256)
+	cases := []struct {
+		name string
+		call func() error
+		want string // "" for ResourceNotFoundException
+	}{
+		{"GetItem no name", func() error { _, err := db.GetItem(ctx, &dynamodb.GetItemInput{}); return err },
+			"2 validation errors detected: Value null at 'key' failed to satisfy constraint: Member must not be null; " +
+				"Value null at 'tableName' failed to satisfy constraint: Member must not be null"},
+		{"GetItem bad name", func() error {
+			_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("a;"), ReturnConsumedCapacity: "hi"})
+			return err
+		}, "4 validation errors detected: " +
+			"Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]; " +
+			"Value null at 'key' failed to satisfy constraint: Member must not be null; " +
+			"Value 'a;' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+; " +
+			"Value 'a;' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3"},
+		{"DescribeTable long name", func() error {
+			_, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(long)})
+			return err
+		}, "1 validation error detected: Value '" + long + "' at 'tableName' failed to satisfy constraint: Member must have length less than or equal to 255"},
+		{"PutItem returns", func() error {
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("nope"), Item: key, ReturnValues: types.ReturnValueAllNew})
+			return err
+		}, "Return values set to invalid value"},
+		{"DeleteItem empty key value", func() error {
+			_, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("nope"), Key: map[string]types.AttributeValue{"pk": nil}})
+			return err
+		}, "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"},
+		{"Query legacy and expression", func() error {
+			_, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("nope"), KeyConditionExpression: aws.String("pk = :p"),
+				KeyConditions: map[string]types.Condition{"pk": {ComparisonOperator: types.ComparisonOperatorEq, AttributeValueList: []types.AttributeValue{key["pk"]}}}})
+			return err
+		}, "Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {KeyConditions} Expression parameters: {KeyConditionExpression}"},
+		{"Scan filter operator", func() error {
+			_, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("nope"), ScanFilter: map[string]types.Condition{"a": {}}, ConditionalOperator: "AN"})
+			return err
+		}, "2 validation errors detected: " +
+			"Value 'AN' at 'conditionalOperator' failed to satisfy constraint: Member must satisfy enum value set: [OR, AND]; " +
+			"Value null at 'scanFilter.a.member.comparisonOperator' failed to satisfy constraint: Member must not be null"},
+		{"UpdateItem valid", func() error {
+			_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("nope"), Key: key, UpdateExpression: aws.String("SET a = :v"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":v": key["pk"]}})
+			return err
+		}, ""},
+		{"DeleteTable valid", func() error {
+			_, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("nope")})
+			return err
+		}, ""},
+	}
+	for _, c := range cases {
+		err := c.call()
+		if c.want == "" {
+			var rnf *types.ResourceNotFoundException
+			if !errors.As(err, &rnf) {
+				t.Errorf("%s: %v, want ResourceNotFoundException", c.name, err)
+			}
+			continue
+		}
+		var ae smithy.APIError
+		if !errors.As(err, &ae) || ae.ErrorCode() != "ValidationException" || ae.ErrorMessage() != c.want {
+			t.Errorf("%s:\n got %v\nwant ValidationException: %s", c.name, err, c.want)
+		}
+	}
+}
