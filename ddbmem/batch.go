@@ -81,7 +81,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		ka := in.RequestItems[name]
 		t, err := db.table(&name)
 		if err != nil {
-			return nil, err
+			return nil, db.missingBatchGet(err, in)
 		}
 		if ka, err = legacyKeysAndAttributes(ka); err != nil {
 			return nil, err
@@ -175,7 +175,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 		ws := in.RequestItems[name]
 		t, err := db.table(&name)
 		if err != nil {
-			return nil, err
+			return nil, db.missingBatchWrite(err, in)
 		}
 		if len(ws) == 0 {
 			return nil, validation("1 validation error detected: Value '[]' at 'requestItems." + name + ".member' failed to satisfy constraint: Member must have length greater than or equal to 1")

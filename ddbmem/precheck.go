@@ -39,8 +39,24 @@ type violations struct{ list []string }
 // add records that value (already formatted: null or 'text') at path
 // breaks rule ("must not be null", ...).
 func (v *violations) add(value, path, rule string) {
+	v.addConstraint(value, path, "Member "+rule)
+}
+
+// addConstraint records a violation of a constraint given whole.
+func (v *violations) addConstraint(value, path, constraint string) {
 	if len(v.list) < maxViolations {
-		v.list = append(v.list, "Value "+value+" at '"+path+"' failed to satisfy constraint: Member "+rule)
+		v.list = append(v.list, "Value "+value+" at '"+path+"' failed to satisfy constraint: "+constraint)
+	}
+}
+
+// tableNames checks the table names that key a batch's requestItems.
+func (v *violations) tableNames(names []string) {
+	for _, n := range names {
+		if len(n) < 3 || len(n) > 255 || !tableNameRE.MatchString(n) {
+			v.addConstraint("'{"+strings.Join(names, ", ")+"}'", "requestItems",
+				"Map keys must satisfy constraint: [Member must have length less than or equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+]")
+			return
+		}
 	}
 }
 
@@ -151,11 +167,11 @@ func missingTable(lookupErr error, v *violations, check func() error) error {
 }
 
 // checkKeyValues checks the values of a key given with no table to check
-// it against: none may be empty.
+// it against, as the values of an item.
 func checkKeyValues(key item) error {
 	for _, v := range key {
-		if isNil(v) {
-			return validation(errEmptyValue)
+		if _, err := importValue(v); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -305,6 +321,9 @@ func (db *DB) missingScan(lookupErr error, in *dynamodb.ScanInput) error {
 		if err != nil {
 			return err
 		}
+		if _, _, err := scanSegments(in); err != nil {
+			return err
+		}
 		_, err = db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, filter: in.FilterExpression, proj: in.ProjectionExpression,
 			valueExprs: "FilterExpression is null"})
 		return err
@@ -317,4 +336,69 @@ func missingTableOnly(lookupErr error, name *string) error {
 	var v violations
 	v.name("tableName", name, true)
 	return missingTable(lookupErr, &v, func() error { return nil })
+}
+
+func (db *DB) missingBatchGet(lookupErr error, in *dynamodb.BatchGetItemInput) error {
+	var v violations
+	names := sortedTableNames(in.RequestItems)
+	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
+	v.tableNames(names)
+	for _, name := range names {
+		keys := in.RequestItems[name].Keys
+		v.notNull("requestItems."+name+".member.keys", keys == nil)
+		if keys != nil && len(keys) == 0 {
+			v.add("'[]'", "requestItems."+name+".member.keys", "must have length greater than or equal to 1")
+		}
+	}
+	return missingTable(lookupErr, &v, func() error {
+		for _, name := range sortedTableNames(in.RequestItems) {
+			ka, err := legacyKeysAndAttributes(in.RequestItems[name])
+			if err != nil {
+				return err
+			}
+			for _, k := range ka.Keys {
+				if err := checkKeyValues(k); err != nil {
+					return err
+				}
+			}
+			if _, err := db.parseExprs(exprReq{names: ka.ExpressionAttributeNames, proj: ka.ProjectionExpression}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (db *DB) missingBatchWrite(lookupErr error, in *dynamodb.BatchWriteItemInput) error {
+	var v violations
+	names := sortedTableNames(in.RequestItems)
+	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
+	v.enum("returnItemCollectionMetrics", string(in.ReturnItemCollectionMetrics), setMetrics)
+	v.tableNames(names)
+	for _, name := range names {
+		if len(in.RequestItems[name]) == 0 {
+			v.add("'[]'", "requestItems."+name+".member", "must have length greater than or equal to 1")
+		}
+	}
+	return missingTable(lookupErr, &v, func() error {
+		for _, name := range sortedTableNames(in.RequestItems) {
+			for _, w := range in.RequestItems[name] {
+				switch {
+				case w.PutRequest != nil && w.DeleteRequest == nil:
+					it, err := importItem(w.PutRequest.Item)
+					if err != nil {
+						return err
+					}
+					if ddbexpr.ItemSize(it) > maxItemSize {
+						return validation(errItemSize)
+					}
+				case w.DeleteRequest != nil && w.PutRequest == nil:
+					if err := checkKeyValues(w.DeleteRequest.Key); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	})
 }

@@ -63,6 +63,25 @@ func TestMissingTableValidatedFirst(t *testing.T) {
 		}, "2 validation errors detected: " +
 			"Value 'AN' at 'conditionalOperator' failed to satisfy constraint: Member must satisfy enum value set: [OR, AND]; " +
 			"Value null at 'scanFilter.a.member.comparisonOperator' failed to satisfy constraint: Member must not be null"},
+		{"BatchGetItem bad name, empty keys", func() error {
+			_, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"a": {Keys: []map[string]types.AttributeValue{}}}})
+			return err
+		}, "2 validation errors detected: " +
+			"Value '{a}' at 'requestItems' failed to satisfy constraint: Map keys must satisfy constraint: [Member must have length less than or equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+]; " +
+			"Value '[]' at 'requestItems.a.member.keys' failed to satisfy constraint: Member must have length greater than or equal to 1"},
+		{"BatchWriteItem item too large", func() error {
+			big := map[string]types.AttributeValue{"pk": key["pk"], "q": &types.AttributeValueMemberS{Value: strings.Repeat("x", 410_000)}}
+			_, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"nope": {{PutRequest: &types.PutRequest{Item: big}}}}})
+			return err
+		}, "Item size has exceeded the maximum allowed size"},
+		{"GetItem names before values", func() error {
+			_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("nope"), Key: key, ProjectionExpression: aws.String("a"), ExpressionAttributeNames: map[string]string{}})
+			return err
+		}, "ExpressionAttributeNames must not be empty"},
+		{"BatchWriteItem valid", func() error {
+			_, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"nope": {{DeleteRequest: &types.DeleteRequest{Key: key}}}}})
+			return err
+		}, ""},
 		{"UpdateItem valid", func() error {
 			_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("nope"), Key: key, UpdateExpression: aws.String("SET a = :v"),
 				ExpressionAttributeValues: map[string]types.AttributeValue{":v": key["pk"]}})

@@ -720,24 +720,9 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 		return nil, err
 	}
 	r := &ro
-	seg, total := 0, 1
-	if in.Segment != nil || in.TotalSegments != nil {
-		if in.Segment == nil || in.TotalSegments == nil {
-			if in.Segment == nil {
-				return nil, validation("The TotalSegments parameter is non-null, but the Segment parameter is not provided")
-			}
-			return nil, validation("The Segment parameter is non-null, but the TotalSegments parameter is not provided")
-		}
-		if *in.TotalSegments < 1 {
-			return nil, validationf("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value greater than or equal to 1", *in.TotalSegments)
-		}
-		if *in.TotalSegments > 1000000 {
-			return nil, validationf("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value less than or equal to 1000000", *in.TotalSegments)
-		}
-		if *in.Segment < 0 || *in.Segment >= *in.TotalSegments {
-			return nil, validationf("1 validation error detected: Value '%d' at 'segment' failed to satisfy constraint: Member must have value less than or equal to %d", *in.Segment, *in.TotalSegments-1)
-		}
-		seg, total = int(*in.Segment), int(*in.TotalSegments)
+	seg, total, err := scanSegments(in)
+	if err != nil {
+		return nil, err
 	}
 	r.wire = wireSinkOf(ctx)
 	p := page{slab: slab{chunk: slabChunk, nchunk: slabChunk / 4}}
@@ -805,4 +790,29 @@ scan:
 		out.Items = p.items
 	}
 	return out, nil
+}
+
+// scanSegments returns a Scan's segment and total segments (0 and 1
+// without them), checked.
+func scanSegments(in *dynamodb.ScanInput) (int, int, error) {
+	seg, total := 0, 1
+	if in.Segment != nil || in.TotalSegments != nil {
+		if in.Segment == nil || in.TotalSegments == nil {
+			if in.Segment == nil {
+				return 0, 0, validation("The TotalSegments parameter is non-null, but the Segment parameter is not provided")
+			}
+			return 0, 0, validation("The Segment parameter is non-null, but the TotalSegments parameter is not provided")
+		}
+		if *in.TotalSegments < 1 {
+			return 0, 0, validationf("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value greater than or equal to 1", *in.TotalSegments)
+		}
+		if *in.TotalSegments > 1000000 {
+			return 0, 0, validationf("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value less than or equal to 1000000", *in.TotalSegments)
+		}
+		if *in.Segment < 0 || *in.Segment >= *in.TotalSegments {
+			return 0, 0, validationf("1 validation error detected: Value '%d' at 'segment' failed to satisfy constraint: Member must have value less than or equal to %d", *in.Segment, *in.TotalSegments-1)
+		}
+		seg, total = int(*in.Segment), int(*in.TotalSegments)
+	}
+	return seg, total, nil
 }

@@ -425,11 +425,7 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 // (a preparedUpdate's own, saving an allocation per request).
 func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 	x.env = ddbexpr.Env{Names: r.names}
-	if r.values != nil {
-		if len(r.values) == 0 {
-			return validation("ExpressionAttributeValues must not be empty")
-		}
-	}
+	// Names before values, as DynamoDB checks them.
 	if r.names != nil && len(r.names) == 0 {
 		return validation("ExpressionAttributeNames must not be empty")
 	}
@@ -440,6 +436,9 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 		if v == "" {
 			return validationf("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", k)
 		}
+	}
+	if r.values != nil && len(r.values) == 0 {
+		return validation("ExpressionAttributeValues must not be empty")
 	}
 	for k := range r.values {
 		if !validPlaceholder(k, ':') {
