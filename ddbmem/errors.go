@@ -26,8 +26,16 @@ func validation(msg string) error {
 	return &smithy.GenericAPIError{Code: ValidationException, Message: msg}
 }
 
+// notFound is DynamoDB's answer to an item operation on a missing table
+// (DynamoDB Local says "Cannot do operations on a non-existent table").
 func notFound() error {
-	return &types.ResourceNotFoundException{Message: aws.String("Cannot do operations on a non-existent table")}
+	return &types.ResourceNotFoundException{Message: aws.String("Requested resource not found")}
+}
+
+// tableNotFound is DynamoDB's answer to a table operation (DescribeTable,
+// DeleteTable, UpdateTable, DescribeTimeToLive) on a missing table.
+func tableNotFound(name string) error {
+	return &types.ResourceNotFoundException{Message: aws.String("Requested resource not found: Table: " + name + " not found")}
 }
 
 func conditionFailed(old map[string]types.AttributeValue, rv types.ReturnValuesOnConditionCheckFailure) error {

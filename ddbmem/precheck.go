@@ -1,6 +1,7 @@
 package ddbmem
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -330,11 +331,16 @@ func (db *DB) missingScan(lookupErr error, in *dynamodb.ScanInput) error {
 	})
 }
 
-// missingTableOnly is the check of a request whose only member is its
-// table's name (DescribeTable, DeleteTable, DescribeTimeToLive).
+// missingTableOnly is the check of a table operation's request on its
+// table's name (DescribeTable, DeleteTable, DescribeTimeToLive,
+// UpdateTable), whose not-found error names the table.
 func missingTableOnly(lookupErr error, name *string) error {
 	var v violations
 	v.name("tableName", name, true)
+	var rnf *types.ResourceNotFoundException
+	if errors.As(lookupErr, &rnf) && name != nil {
+		lookupErr = tableNotFound(*name)
+	}
 	return missingTable(lookupErr, &v, func() error { return nil })
 }
 

@@ -106,4 +106,13 @@ func TestMissingTableValidatedFirst(t *testing.T) {
 			t.Errorf("%s:\n got %v\nwant ValidationException: %s", c.name, err, c.want)
 		}
 	}
+	// DynamoDB's words for a missing table: a table operation names it.
+	_, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("nope")})
+	if err == nil || !strings.HasSuffix(err.Error(), "Requested resource not found: Table: nope not found") {
+		t.Errorf("DescribeTable: %v", err)
+	}
+	_, err = db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("nope"), Key: key})
+	if err == nil || !strings.HasSuffix(err.Error(), "ResourceNotFoundException: Requested resource not found") {
+		t.Errorf("GetItem: %v", err)
+	}
 }

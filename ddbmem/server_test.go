@@ -137,6 +137,8 @@ func TestServerProtocol(t *testing.T) {
 			`{"__type":"com.amazon.coral.service#SerializationException","Message":"Start of list found where not expected"}`},
 		{"attribute value with two types", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":{"pk":{"S":"a","N":"1"}}}`, 400, json10,
 			`{"__type":"com.amazon.coral.validate#ValidationException","message":"Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"}`},
+		{"two types, one a bad number", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":{"pk":{"S":"a","N":"b"}}}`, 400, json10,
+			`{"__type":"com.amazon.coral.validate#ValidationException","message":"A value provided cannot be converted into a number"}`},
 		{"bad base64", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":{"pk":{"B":"abc"}}}`, 400, json10,
 			`{"__type":"com.amazon.coral.service#SerializationException","Message":"'abc' can not be converted to a Blob: Base64 encoded length is expected a multiple of 4 bytes but found: 3"}`},
 		{"bad base64 character", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":{"pk":{"B":"ab.d"}}}`, 400, json10,

@@ -41,7 +41,7 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {
-		return nil, err
+		return nil, missingTableOnly(err, in.TableName)
 	}
 	if len(in.GlobalSecondaryIndexUpdates) > 0 || len(in.ReplicaUpdates) > 0 || in.SSESpecification != nil ||
 		in.TableClass != "" || in.DeletionProtectionEnabled != nil || in.OnDemandThroughput != nil ||

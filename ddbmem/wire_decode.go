@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablekit/tablekit/internal/ddbexpr"
 	"github.com/tablekit/tablekit/internal/jsonscan"
 )
 
@@ -585,6 +586,7 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 		return nil, d.typeErr("Structure")
 	}
 	var av types.AttributeValue
+	var num *types.AttributeValueMemberN
 	n := 0
 	err := d.object(func(k string) error {
 		if d.null() {
@@ -609,7 +611,8 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 			if err != nil {
 				return err
 			}
-			v = &types.AttributeValueMemberN{Value: s}
+			num = &types.AttributeValueMemberN{Value: s}
+			v = num
 		case "B":
 			b, err := d.blob()
 			if err != nil {
@@ -693,6 +696,13 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 		return nil, err
 	}
 	if n > 1 {
+		// DynamoDB reads an N as it deserializes the value: a number
+		// that is not one is reported before the extra types.
+		if num != nil {
+			if _, err := ddbexpr.ParseNumber(num.Value); err != nil {
+				return nil, validation(err.Error())
+			}
+		}
 		return nil, validation(errManyTypes)
 	}
 	return av, nil

@@ -1176,6 +1176,7 @@ var localOnlyMessages = []string{
 	"Hash Key not specified in Attribute Definitions.",                                           // DynamoDB: Some index key attributes are not defined ...
 	"One or more parameter values were invalid: Input collection of type BS contains duplicates", // DynamoDB: Input collection [Yg==, Yg==]of type BS contains duplicates.
 	"No attributes should be specified to be projected unless projection type is INCLUDE",        // DynamoDB: ProjectionType is ALL, but NonKeyAttributes is specified
+	"Cannot do operations on a non-existent table",                                               // DynamoDB: Requested resource not found (: Table: T not found, for table operations)
 	"", // IdempotentParameterMismatchException: Local sends no message
 }
 
