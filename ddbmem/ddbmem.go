@@ -29,8 +29,10 @@
 // paging with Limit, the 1 MB page and LastEvaluatedKey, BatchGetItem,
 // BatchWriteItem, TransactWriteItems (all-or-nothing, with
 // ClientRequestToken idempotency for 10 minutes) and TransactGetItems,
-// UpdateTable (streams, billing mode and throughput) and DynamoDB Streams
-// (see Streams below).
+// UpdateTable (streams, billing mode and throughput), DynamoDB Streams
+// (see Streams below) and tags (CreateTable's Tags, TagResource,
+// UntagResource and ListTagsOfResource, up to 50 per table, by table ARN
+// in any region and account; DynamoDB Local has no tagging).
 // The legacy parameters (Expected, AttributesToGet, KeyConditions,
 // QueryFilter, ScanFilter, AttributeUpdates, ConditionalOperator) are
 // accepted as DynamoDB accepts them: validated with DynamoDB's messages,

@@ -57,11 +57,14 @@ var operations = map[string]handlerFn{
 	"DescribeTimeToLive": op((*DB).DescribeTimeToLive),
 	"GetItem":            wireOp((*DB).GetItem, "Item"),
 	"ListTables":         op((*DB).ListTables),
+	"ListTagsOfResource": op((*DB).ListTagsOfResource),
 	"PutItem":            op((*DB).PutItem),
 	"Query":              wireOp((*DB).Query, "Items"),
 	"Scan":               wireOp((*DB).Scan, "Items"),
+	"TagResource":        op((*DB).TagResource),
 	"TransactGetItems":   op((*DB).TransactGetItems),
 	"TransactWriteItems": op((*DB).TransactWriteItems),
+	"UntagResource":      op((*DB).UntagResource),
 	"UpdateItem":         op((*DB).UpdateItem),
 	"UpdateTimeToLive":   op((*DB).UpdateTimeToLive),
 }
@@ -384,10 +387,15 @@ func appendError(buf []byte, ct string, err error) (int, string, []byte) {
 		ser, ok := api.(smithy.Serializable)
 		if !ok {
 			// Engine validation errors and other generic errors carry a
-			// message only, under DynamoDB's lower-case key.
+			// message only, under DynamoDB's lower-case key (the
+			// service framework's AccessDeniedException: "Message").
 			e.buf = append(e.buf, `{"__type":`...)
 			e.buf = appendJSONString(e.buf, typ)
-			e.buf = append(e.buf, `,"message":`...)
+			if code == "AccessDeniedException" {
+				e.buf = append(e.buf, `,"Message":`...)
+			} else {
+				e.buf = append(e.buf, `,"message":`...)
+			}
 			e.buf = appendJSONString(e.buf, api.ErrorMessage())
 			e.buf = append(e.buf, '}')
 			break

@@ -47,6 +47,7 @@ type table struct {
 	count   int
 	bytes   int64
 	ttlAttr string
+	tags    map[string]string // tags.go
 
 	// DynamoDB Streams (stream.go): the enabled stream (nil if none),
 	// the latest stream's ARN and label, the view type CreateTable asked
@@ -242,6 +243,17 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 	}
 	if t.streamView, err = parseStreamSpec(in.StreamSpecification); err != nil { // streams: stream.go
 		return nil, err
+	}
+	if in.Tags != nil { // tags.go
+		if len(in.Tags) == 0 {
+			return nil, validation("1 validation error detected: Value '[]' at 'tags' failed to satisfy constraint: Member must have length greater than or equal to 1")
+		}
+		if err := checkTags(in.Tags); err != nil {
+			return nil, err
+		}
+		if err := t.addTags(in.Tags); err != nil {
+			return nil, err
+		}
 	}
 	return t, nil
 }
