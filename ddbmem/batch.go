@@ -60,6 +60,9 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 	if in == nil || len(in.RequestItems) == 0 {
 		return nil, validation("1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
 	}
+	if err := batchGetConstraints(in); err != nil {
+		return nil, err
+	}
 	n := 0
 	for _, ka := range in.RequestItems {
 		n += len(ka.Keys)
@@ -154,6 +157,9 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 	}
 	if in == nil || len(in.RequestItems) == 0 {
 		return nil, validation("1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	}
+	if err := batchWriteConstraints(in); err != nil {
+		return nil, err
 	}
 	n := 0
 	for _, ws := range in.RequestItems {

@@ -17,6 +17,9 @@ func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeT
 	if in == nil {
 		in = &dynamodb.DescribeTimeToLiveInput{}
 	}
+	if err := tableOnlyConstraints(in.TableName); err != nil {
+		return nil, err
+	}
 	t, err := db.table(in.TableName)
 	if err != nil {
 		return nil, missingTableOnly(err, in.TableName)

@@ -133,6 +133,9 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 	if in == nil {
 		in = &dynamodb.PutItemInput{}
 	}
+	if err := putConstraints(in); err != nil {
+		return nil, err
+	}
 	t, err := db.table(in.TableName)
 	if err != nil {
 		return nil, db.missingPut(err, in)
@@ -169,6 +172,9 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...
 	}
 	if in == nil {
 		in = &dynamodb.GetItemInput{}
+	}
+	if err := getConstraints(in); err != nil {
+		return nil, err
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {
@@ -229,6 +235,9 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	}
 	if in == nil {
 		in = &dynamodb.DeleteItemInput{}
+	}
+	if err := deleteConstraints(in); err != nil {
+		return nil, err
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {
@@ -340,6 +349,9 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	}
 	if in == nil {
 		in = &dynamodb.UpdateItemInput{}
+	}
+	if err := updateConstraints(in); err != nil {
+		return nil, err
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/tablekit/tablekit/internal/ddbexpr"
 )
 
-// Request validation when the table is missing.
+// Request validation before the table lookup.
 //
 // DynamoDB checks a request in three stages: first the constraints of its
 // API model (required members, lengths, patterns, enums, ranges), all
@@ -23,13 +23,15 @@ import (
 // ValidationException when it is invalid, and a
 // ResourceNotFoundException only when it is valid (dynalite's suite
 // records this from DynamoDB: its validation tests name random missing
-// tables). DynamoDB Local looks the table up first.
+// tables). DynamoDB Local looks the table up first, and checks few of
+// the constraints (it accepts an unknown ReturnItemCollectionMetrics).
 //
-// The engine's operations look the table up first too, and check the
-// rest in their own order once they have it, as DynamoDB Local does. When
-// the lookup fails, they call missingTable, which runs the first two
-// stages and returns their error, or the lookup's when the request is
-// valid. The path of a request whose table exists costs nothing more.
+// Every operation checks its members' constraints first (the
+// xConstraints functions: comparisons that allocate nothing while they
+// hold), then looks the table up, and checks the rest in its own order
+// once it has it, as DynamoDB Local does. When the lookup fails, it calls
+// missingTable, which runs the second stage and returns its error, or the
+// lookup's when the request is valid.
 
 // maxViolations is the most constraint violations DynamoDB lists.
 const maxViolations = 10
@@ -85,6 +87,9 @@ func (v *violations) name(path string, s *string, required bool) {
 		v.notNull(path, required)
 		return
 	}
+	if validTableName(*s) {
+		return
+	}
 	q := "'" + *s + "'"
 	if !tableNameRE.MatchString(*s) {
 		v.add(q, path, "must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
@@ -97,12 +102,28 @@ func (v *violations) name(path string, s *string, required bool) {
 	}
 }
 
+// validTableName reports whether s is a valid table or index name.
+func validTableName(s string) bool {
+	if len(s) < 3 || len(s) > 255 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // enum checks an enum member; "" is an absent one.
 func (v *violations) enum(path, s, set string) {
 	if s == "" {
 		return
 	}
-	for _, m := range strings.Split(set, ", ") {
+	for rest := set; rest != ""; {
+		var m string
+		m, rest, _ = strings.Cut(rest, ", ")
 		if s == m {
 			return
 		}
@@ -155,12 +176,9 @@ func (v *violations) expected(es map[string]types.ExpectedAttributeValue) {
 }
 
 // missingTable returns the error of a request whose table lookup failed
-// with lookupErr: its constraint violations, else the first error of
-// check (the operation's checks that need no table), else lookupErr.
-func missingTable(lookupErr error, v *violations, check func() error) error {
-	if err := v.err(); err != nil {
-		return err
-	}
+// with lookupErr, and whose members' constraints hold: the first error
+// of check (the operation's checks that need no table), else lookupErr.
+func missingTable(lookupErr error, check func() error) error {
 	if err := check(); err != nil {
 		return err
 	}
@@ -180,13 +198,18 @@ func checkKeyValues(key item) error {
 
 // The operations' checks before the table lookup.
 
-func (db *DB) missingGet(lookupErr error, in *dynamodb.GetItemInput) error {
+// getConstraints checks the constraints of a Get request's members.
+func getConstraints(in *dynamodb.GetItemInput) error {
 	var v violations
 	v.nonEmptyList("attributesToGet", in.AttributesToGet)
 	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
 	v.notNull("key", in.Key == nil)
 	v.name("tableName", in.TableName, true)
-	return missingTable(lookupErr, &v, func() error {
+	return v.err()
+}
+
+func (db *DB) missingGet(lookupErr error, in *dynamodb.GetItemInput) error {
+	return missingTable(lookupErr, func() error {
 		in, err := legacyGet(in)
 		if err != nil {
 			return err
@@ -199,7 +222,8 @@ func (db *DB) missingGet(lookupErr error, in *dynamodb.GetItemInput) error {
 	})
 }
 
-func (db *DB) missingPut(lookupErr error, in *dynamodb.PutItemInput) error {
+// putConstraints checks the constraints of a Put request's members.
+func putConstraints(in *dynamodb.PutItemInput) error {
 	var v violations
 	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
 	v.enum("returnValues", string(in.ReturnValues), setReturns)
@@ -208,7 +232,11 @@ func (db *DB) missingPut(lookupErr error, in *dynamodb.PutItemInput) error {
 	v.expected(in.Expected)
 	v.notNull("item", in.Item == nil)
 	v.name("tableName", in.TableName, true)
-	return missingTable(lookupErr, &v, func() error {
+	return v.err()
+}
+
+func (db *DB) missingPut(lookupErr error, in *dynamodb.PutItemInput) error {
+	return missingTable(lookupErr, func() error {
 		it, err := importItem(in.Item)
 		if err != nil {
 			return err
@@ -227,7 +255,8 @@ func (db *DB) missingPut(lookupErr error, in *dynamodb.PutItemInput) error {
 	})
 }
 
-func (db *DB) missingDelete(lookupErr error, in *dynamodb.DeleteItemInput) error {
+// deleteConstraints checks the constraints of a Delete request's members.
+func deleteConstraints(in *dynamodb.DeleteItemInput) error {
 	var v violations
 	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
 	v.enum("returnValues", string(in.ReturnValues), setReturns)
@@ -236,7 +265,11 @@ func (db *DB) missingDelete(lookupErr error, in *dynamodb.DeleteItemInput) error
 	v.expected(in.Expected)
 	v.notNull("key", in.Key == nil)
 	v.name("tableName", in.TableName, true)
-	return missingTable(lookupErr, &v, func() error {
+	return v.err()
+}
+
+func (db *DB) missingDelete(lookupErr error, in *dynamodb.DeleteItemInput) error {
+	return missingTable(lookupErr, func() error {
 		in, err := legacyDelete(in)
 		if err != nil {
 			return err
@@ -252,7 +285,8 @@ func (db *DB) missingDelete(lookupErr error, in *dynamodb.DeleteItemInput) error
 	})
 }
 
-func (db *DB) missingUpdate(lookupErr error, in *dynamodb.UpdateItemInput) error {
+// updateConstraints checks the constraints of a Update request's members.
+func updateConstraints(in *dynamodb.UpdateItemInput) error {
 	var v violations
 	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
 	v.enum("returnValues", string(in.ReturnValues), setReturns)
@@ -264,7 +298,11 @@ func (db *DB) missingUpdate(lookupErr error, in *dynamodb.UpdateItemInput) error
 	}
 	v.notNull("key", in.Key == nil)
 	v.name("tableName", in.TableName, true)
-	return missingTable(lookupErr, &v, func() error {
+	return v.err()
+}
+
+func (db *DB) missingUpdate(lookupErr error, in *dynamodb.UpdateItemInput) error {
+	return missingTable(lookupErr, func() error {
 		in, err := legacyUpdate(in)
 		if err != nil {
 			return err
@@ -291,12 +329,17 @@ func readViolations(v *violations, table, index *string, sel types.Select, limit
 	v.atLeast("limit", limit, 1)
 }
 
-func (db *DB) missingQuery(lookupErr error, in *dynamodb.QueryInput) error {
+// queryConstraints checks the constraints of a Query request's members.
+func queryConstraints(in *dynamodb.QueryInput) error {
 	var v violations
 	readViolations(&v, in.TableName, in.IndexName, in.Select, in.Limit, in.AttributesToGet, in.ReturnConsumedCapacity, in.ConditionalOperator)
 	v.conditions("keyConditions", in.KeyConditions)
 	v.conditions("queryFilter", in.QueryFilter)
-	return missingTable(lookupErr, &v, func() error {
+	return v.err()
+}
+
+func (db *DB) missingQuery(lookupErr error, in *dynamodb.QueryInput) error {
+	return missingTable(lookupErr, func() error {
 		if err := legacyQueryParams(in); err != nil {
 			return err
 		}
@@ -311,13 +354,18 @@ func (db *DB) missingQuery(lookupErr error, in *dynamodb.QueryInput) error {
 	})
 }
 
-func (db *DB) missingScan(lookupErr error, in *dynamodb.ScanInput) error {
+// scanConstraints checks the constraints of a Scan request's members.
+func scanConstraints(in *dynamodb.ScanInput) error {
 	var v violations
 	readViolations(&v, in.TableName, in.IndexName, in.Select, in.Limit, in.AttributesToGet, in.ReturnConsumedCapacity, in.ConditionalOperator)
 	v.conditions("scanFilter", in.ScanFilter)
 	v.atLeast("segment", in.Segment, 0)
 	v.atLeast("totalSegments", in.TotalSegments, 1)
-	return missingTable(lookupErr, &v, func() error {
+	return v.err()
+}
+
+func (db *DB) missingScan(lookupErr error, in *dynamodb.ScanInput) error {
+	return missingTable(lookupErr, func() error {
 		in, err := legacyScan(in)
 		if err != nil {
 			return err
@@ -331,20 +379,35 @@ func (db *DB) missingScan(lookupErr error, in *dynamodb.ScanInput) error {
 	})
 }
 
+// enumConstraints checks a transaction's ReturnConsumedCapacity and
+// ReturnItemCollectionMetrics.
+func enumConstraints(consumed types.ReturnConsumedCapacity, metrics types.ReturnItemCollectionMetrics) error {
+	var v violations
+	v.enum("returnConsumedCapacity", string(consumed), setConsumed)
+	v.enum("returnItemCollectionMetrics", string(metrics), setMetrics)
+	return v.err()
+}
+
 // missingTableOnly is the check of a table operation's request on its
 // table's name (DescribeTable, DeleteTable, DescribeTimeToLive,
 // UpdateTable), whose not-found error names the table.
 func missingTableOnly(lookupErr error, name *string) error {
-	var v violations
-	v.name("tableName", name, true)
 	var rnf *types.ResourceNotFoundException
 	if errors.As(lookupErr, &rnf) && name != nil {
-		lookupErr = tableNotFound(*name)
+		return tableNotFound(*name)
 	}
-	return missingTable(lookupErr, &v, func() error { return nil })
+	return lookupErr
 }
 
-func (db *DB) missingBatchGet(lookupErr error, in *dynamodb.BatchGetItemInput) error {
+// tableOnlyConstraints checks the table name of a table operation.
+func tableOnlyConstraints(name *string) error {
+	var v violations
+	v.name("tableName", name, true)
+	return v.err()
+}
+
+// batchGetConstraints checks the constraints of a BatchGet request's members.
+func batchGetConstraints(in *dynamodb.BatchGetItemInput) error {
 	var v violations
 	names := sortedTableNames(in.RequestItems)
 	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
@@ -356,7 +419,11 @@ func (db *DB) missingBatchGet(lookupErr error, in *dynamodb.BatchGetItemInput) e
 			v.add("'[]'", "requestItems."+name+".member.keys", "must have length greater than or equal to 1")
 		}
 	}
-	return missingTable(lookupErr, &v, func() error {
+	return v.err()
+}
+
+func (db *DB) missingBatchGet(lookupErr error, in *dynamodb.BatchGetItemInput) error {
+	return missingTable(lookupErr, func() error {
 		for _, name := range sortedTableNames(in.RequestItems) {
 			ka, err := legacyKeysAndAttributes(in.RequestItems[name])
 			if err != nil {
@@ -375,7 +442,8 @@ func (db *DB) missingBatchGet(lookupErr error, in *dynamodb.BatchGetItemInput) e
 	})
 }
 
-func (db *DB) missingBatchWrite(lookupErr error, in *dynamodb.BatchWriteItemInput) error {
+// batchWriteConstraints checks the constraints of a BatchWrite request's members.
+func batchWriteConstraints(in *dynamodb.BatchWriteItemInput) error {
 	var v violations
 	names := sortedTableNames(in.RequestItems)
 	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
@@ -386,7 +454,11 @@ func (db *DB) missingBatchWrite(lookupErr error, in *dynamodb.BatchWriteItemInpu
 			v.add("'[]'", "requestItems."+name+".member", "must have length greater than or equal to 1")
 		}
 	}
-	return missingTable(lookupErr, &v, func() error {
+	return v.err()
+}
+
+func (db *DB) missingBatchWrite(lookupErr error, in *dynamodb.BatchWriteItemInput) error {
+	return missingTable(lookupErr, func() error {
 		for _, name := range sortedTableNames(in.RequestItems) {
 			for _, w := range in.RequestItems[name] {
 				switch {

@@ -555,6 +555,9 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	if in == nil {
 		in = &dynamodb.QueryInput{}
 	}
+	if err := queryConstraints(in); err != nil {
+		return nil, err
+	}
 	t, err := db.table(in.TableName)
 	if err != nil {
 		return nil, db.missingQuery(err, in)
@@ -698,6 +701,9 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	}
 	if in == nil {
 		in = &dynamodb.ScanInput{}
+	}
+	if err := scanConstraints(in); err != nil {
+		return nil, err
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {

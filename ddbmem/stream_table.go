@@ -39,6 +39,9 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 	if in == nil {
 		in = &dynamodb.UpdateTableInput{}
 	}
+	if err := tableOnlyConstraints(in.TableName); err != nil {
+		return nil, err
+	}
 	t, err := db.table(in.TableName)
 	if err != nil {
 		return nil, missingTableOnly(err, in.TableName)

@@ -350,6 +350,9 @@ func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput
 	if in == nil {
 		in = &dynamodb.DescribeTableInput{}
 	}
+	if err := tableOnlyConstraints(in.TableName); err != nil {
+		return nil, err
+	}
 	t, err := db.table(in.TableName)
 	if err != nil {
 		return nil, missingTableOnly(err, in.TableName)
@@ -365,6 +368,9 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, op
 	}
 	if in == nil {
 		in = &dynamodb.DeleteTableInput{}
+	}
+	if err := tableOnlyConstraints(in.TableName); err != nil {
+		return nil, err
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {
@@ -394,9 +400,12 @@ func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiv
 	if in == nil {
 		in = &dynamodb.UpdateTimeToLiveInput{}
 	}
+	if err := tableOnlyConstraints(in.TableName); err != nil {
+		return nil, err
+	}
 	t, err := db.table(in.TableName)
 	if err != nil {
-		return nil, err
+		return nil, missingTableOnly(err, in.TableName)
 	}
 	spec := in.TimeToLiveSpecification
 	if spec == nil || spec.AttributeName == nil || spec.Enabled == nil || *spec.AttributeName == "" {

@@ -55,6 +55,9 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	if in.ClientRequestToken != nil && (len(*in.ClientRequestToken) < 1 || len(*in.ClientRequestToken) > 36) {
 		return nil, validation("1 validation error detected: Value at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36")
 	}
+	if err := enumConstraints(in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics); err != nil {
+		return nil, err
+	}
 	acts := make([]*txAction, len(in.TransactItems))
 	var ts []*table
 	seen := map[string]bool{}
@@ -442,6 +445,9 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 	}
 	if len(in.TransactItems) > 100 {
 		return nil, validationf("1 validation error detected: Value '[%d items]' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100", len(in.TransactItems))
+	}
+	if err := enumConstraints(in.ReturnConsumedCapacity, ""); err != nil {
+		return nil, err
 	}
 	type get struct {
 		t      *table

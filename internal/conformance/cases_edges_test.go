@@ -303,3 +303,34 @@ func init() {
 		fail(eNotFound, put(I{"pk": S("a"), "q": S(bigString(300_000))})),
 	}})
 }
+
+// The members' constraints hold on every request, whatever its table: an
+// enum value that is none of the enum's is a ValidationException listing
+// the set, as DynamoDB's request validation words it (dynalite's suite
+// records these answers from DynamoDB: "Value 'hi' at
+// 'returnConsumedCapacity' failed to satisfy constraint: ...").
+const localEnums = "DynamoDB Local accepts an unknown ReturnItemCollectionMetrics and answers an unknown ReturnConsumedCapacity with 'Cannot have null key for GetItem, DeleteItem, or UpdateItem'"
+
+func init() {
+	enumErr := func(in any, msg string) step {
+		return docStep(failMsg(eValid, in), localEnums, validationErr(msg))
+	}
+	getRCC := get(pk("a"))
+	getRCC.ReturnConsumedCapacity = "TOTALS"
+	putRICM := put(I{"pk": S("a")})
+	putRICM.ReturnItemCollectionMetrics = "hi"
+	queryRCC := query("pk = :p", vals{":p": S("a")})
+	queryRCC.ReturnConsumedCapacity = "hi"
+	delBoth := &dynamodb.DeleteItemInput{TableName: str("T"), Key: pk("a"), ReturnConsumedCapacity: "hi", ReturnItemCollectionMetrics: "hi"}
+	txRCC := txWrites(twPut("T", I{"pk": S("b")}))
+	txRCC.ReturnConsumedCapacity = "hi"
+	edgeCases = append(edgeCases, tc{name: "enum members out of their sets", tables: tables(tPK()), steps: []step{
+		enumErr(getRCC, "1 validation error detected: Value 'TOTALS' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]"),
+		enumErr(putRICM, "1 validation error detected: Value 'hi' at 'returnItemCollectionMetrics' failed to satisfy constraint: Member must satisfy enum value set: [SIZE, NONE]"),
+		enumErr(queryRCC, "1 validation error detected: Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]"),
+		enumErr(delBoth, "2 validation errors detected: "+
+			"Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]; "+
+			"Value 'hi' at 'returnItemCollectionMetrics' failed to satisfy constraint: Member must satisfy enum value set: [SIZE, NONE]"),
+		enumErr(txRCC, "1 validation error detected: Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]"),
+	}})
+}

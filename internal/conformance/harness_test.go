@@ -1177,6 +1177,8 @@ var localOnlyMessages = []string{
 	"One or more parameter values were invalid: Input collection of type BS contains duplicates", // DynamoDB: Input collection [Yg==, Yg==]of type BS contains duplicates.
 	"No attributes should be specified to be projected unless projection type is INCLUDE",        // DynamoDB: ProjectionType is ALL, but NonKeyAttributes is specified
 	"Cannot do operations on a non-existent table",                                               // DynamoDB: Requested resource not found (: Table: T not found, for table operations)
+	"AttributesToGet cannot be empty",                                                            // DynamoDB: 1 validation error detected: Value '[]' at 'attributesToGet' ...
+	"Comparison type does not exist in DynamoDB",                                                 // DynamoDB: ... at 'scanFilter.n.member.comparisonOperator' ... enum value set: [IN, ...]
 	"", // IdempotentParameterMismatchException: Local sends no message
 }
 
