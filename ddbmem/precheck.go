@@ -379,6 +379,101 @@ func (db *DB) missingScan(lookupErr error, in *dynamodb.ScanInput) error {
 	})
 }
 
+// throughput checks a ProvisionedThroughput's members.
+func (v *violations) throughput(path string, pt *types.ProvisionedThroughput) {
+	if pt == nil {
+		return
+	}
+	for _, m := range []struct {
+		name string
+		n    *int64
+	}{{"writeCapacityUnits", pt.WriteCapacityUnits}, {"readCapacityUnits", pt.ReadCapacityUnits}} {
+		v.notNull(path+"."+m.name, m.n == nil)
+		if m.n != nil && *m.n < 1 {
+			v.add("'"+strconv.FormatInt(*m.n, 10)+"'", path+"."+m.name, "must have value greater than or equal to 1")
+		}
+	}
+}
+
+// tableNameParam is the first check of CreateTable and UpdateTable,
+// which DynamoDB words apart from the constraint list.
+func tableNameParam(name *string) error {
+	if name == nil {
+		return validation("The parameter 'TableName' is required but was not present in the request")
+	}
+	if len(*name) < 3 || len(*name) > 255 {
+		return validation("TableName must be at least 3 characters long and at most 255 characters long")
+	}
+	return nil
+}
+
+// updateTableConstraints checks the constraints of an UpdateTable
+// request's members.
+func updateTableConstraints(in *dynamodb.UpdateTableInput) error {
+	if err := tableNameParam(in.TableName); err != nil {
+		return err
+	}
+	var v violations
+	v.name("tableName", in.TableName, true)
+	v.enum("billingMode", string(in.BillingMode), "PROVISIONED, PAY_PER_REQUEST")
+	v.throughput("provisionedThroughput", in.ProvisionedThroughput)
+	for i, u := range in.GlobalSecondaryIndexUpdates {
+		if u.Update == nil {
+			continue
+		}
+		p := "globalSecondaryIndexUpdates." + strconv.Itoa(i+1) + ".member.update"
+		v.name(p+".indexName", u.Update.IndexName, true)
+		v.notNull(p+".provisionedThroughput", u.Update.ProvisionedThroughput == nil)
+		v.throughput(p+".provisionedThroughput", u.Update.ProvisionedThroughput)
+	}
+	return v.err()
+}
+
+// maxCapacityUnits is the most capacity units a table's throughput may
+// name.
+const maxCapacityUnits = 1_000_000_000_000
+
+// missingUpdateTable is the error of an UpdateTable request whose table is
+// missing: DynamoDB checks the table's throughput bounds and what the
+// request updates first (an index's throughput only with its table).
+func missingUpdateTable(lookupErr error, in *dynamodb.UpdateTableInput) error {
+	return missingTable(missingTableOnly(lookupErr, in.TableName), func() error {
+		if pt := in.ProvisionedThroughput; pt != nil {
+			if *pt.ReadCapacityUnits > maxCapacityUnits {
+				return validationf("Given value %d for ReadCapacityUnits is out of bounds", *pt.ReadCapacityUnits)
+			}
+			if *pt.WriteCapacityUnits > maxCapacityUnits {
+				return validationf("Given value %d for WriteCapacityUnits is out of bounds", *pt.WriteCapacityUnits)
+			}
+		}
+		if in.ProvisionedThroughput == nil && in.BillingMode == "" && in.StreamSpecification == nil && len(in.GlobalSecondaryIndexUpdates) == 0 &&
+			in.SSESpecification == nil && len(in.ReplicaUpdates) == 0 {
+			return validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
+		}
+		seen := map[string]bool{}
+		for _, u := range in.GlobalSecondaryIndexUpdates {
+			var name *string
+			switch {
+			case u.Update != nil && u.Create == nil && u.Delete == nil:
+				name = u.Update.IndexName
+			case u.Create != nil && u.Update == nil && u.Delete == nil:
+				name = u.Create.IndexName
+			case u.Delete != nil && u.Update == nil && u.Create == nil:
+				name = u.Delete.IndexName
+			default:
+				return validation("One or more parameter values were invalid: One of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Delete must not be null")
+			}
+			if name != nil {
+				if seen[*name] {
+					return validation("One or more parameter values were invalid: Only one global secondary index update per index is allowed simultaneously. Index: " + *name)
+				}
+				seen[*name] = true
+			}
+		}
+		return nil
+	})
+}
+
 // enumConstraints checks a transaction's ReturnConsumedCapacity and
 // ReturnItemCollectionMetrics.
 func enumConstraints(consumed types.ReturnConsumedCapacity, metrics types.ReturnItemCollectionMetrics) error {

@@ -82,6 +82,24 @@ func TestMissingTableValidatedFirst(t *testing.T) {
 			_, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"nope": {{DeleteRequest: &types.DeleteRequest{Key: key}}}}})
 			return err
 		}, ""},
+		{"UpdateTable throughput", func() error {
+			_, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("nope"), ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(-1)}})
+			return err
+		}, "2 validation errors detected: " +
+			"Value null at 'provisionedThroughput.writeCapacityUnits' failed to satisfy constraint: Member must not be null; " +
+			"Value '-1' at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1"},
+		{"UpdateTable nothing", func() error {
+			_, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("nope"), GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{}})
+			return err
+		}, "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required"},
+		{"UpdateTable short name", func() error {
+			_, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("ab")})
+			return err
+		}, "TableName must be at least 3 characters long and at most 255 characters long"},
+		{"CreateTable no name", func() error {
+			_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{})
+			return err
+		}, "The parameter 'TableName' is required but was not present in the request"},
 		{"UpdateItem valid", func() error {
 			_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("nope"), Key: key, UpdateExpression: aws.String("SET a = :v"),
 				ExpressionAttributeValues: map[string]types.AttributeValue{":v": key["pk"]}})

@@ -39,12 +39,12 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 	if in == nil {
 		in = &dynamodb.UpdateTableInput{}
 	}
-	if err := tableOnlyConstraints(in.TableName); err != nil {
+	if err := updateTableConstraints(in); err != nil {
 		return nil, err
 	}
 	t, err := db.table(in.TableName)
 	if err != nil {
-		return nil, missingTableOnly(err, in.TableName)
+		return nil, missingUpdateTable(err, in)
 	}
 	if len(in.GlobalSecondaryIndexUpdates) > 0 || len(in.ReplicaUpdates) > 0 || in.SSESpecification != nil ||
 		in.TableClass != "" || in.DeletionProtectionEnabled != nil || in.OnDemandThroughput != nil ||

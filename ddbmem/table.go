@@ -94,8 +94,11 @@ func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, op
 }
 
 func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
-	if in == nil || in.TableName == nil {
-		return nil, validation("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")
+	if in == nil {
+		in = &dynamodb.CreateTableInput{}
+	}
+	if err := tableNameParam(in.TableName); err != nil {
+		return nil, err
 	}
 	name := *in.TableName
 	if err := checkTableName(name); err != nil {
