@@ -348,8 +348,12 @@ func (db *DB) missingQuery(lookupErr error, in *dynamodb.QueryInput) error {
 			// schema, with the table.
 			return nil
 		}
-		_, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, key: in.KeyConditionExpression, filter: in.FilterExpression, proj: in.ProjectionExpression,
+		x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, key: in.KeyConditionExpression, filter: in.FilterExpression, proj: in.ProjectionExpression,
 			valueExprs: "FilterExpression and KeyConditionExpression are null"})
+		if err != nil {
+			return err
+		}
+		_, err = keyTerms(x, nil)
 		return err
 	})
 }

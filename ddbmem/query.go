@@ -262,27 +262,42 @@ type keyRange struct {
 	loIncl, hiIncl string
 }
 
-// analyzeKey validates a KeyConditionExpression and returns the
-// partition key and the range of entry keys.
-func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
-	var buf [4]*ddbexpr.Cond
-	terms, err := flattenKey(x.key.Root, buf[:0])
+// keyTerms returns the conditions of a KeyConditionExpression, each with
+// its attribute as its first operand, checked as far as no key schema is
+// needed, in DynamoDB's order: the operators; then in each condition a
+// key attribute first in BETWEEN and begins_with, some attribute, a
+// top-level one, only one, and no function (size); no attribute twice;
+// at most two conditions (DynamoDB Local words these checks alike).
+func keyTerms(x *exprs, buf []*ddbexpr.Cond) ([]*ddbexpr.Cond, error) {
+	terms, err := flattenKey(x.key.Root, buf)
 	if err != nil {
-		return "", keyRange{}, err
+		return nil, err
 	}
-	if len(terms) > 2 {
-		return "", keyRange{}, validation("KeyConditionExpressions must only contain one condition per key")
-	}
-	if len(terms) == 2 && s.sk.name == "" {
-		// Two conditions on a hash-only key schema (DynamoDB Local, as
-		// dynalite's suite records DynamoDB).
-		return "", keyRange{}, validation("Query key condition not supported")
-	}
-	var pkTerm, skTerm *ddbexpr.Cond
-	for _, c := range terms {
-		attr := c.Args[0]
-		if c.Kind == ddbexpr.CondCompare && attr.Kind != ddbexpr.OpPath && c.Args[1].Kind == ddbexpr.OpPath {
-			attr = c.Args[1]
+	for i, c := range terms {
+		switch c.Kind {
+		case ddbexpr.CondBetween, ddbexpr.CondFunc:
+			if c.Args[0].Kind != ddbexpr.OpPath {
+				op := "BETWEEN"
+				if c.Kind == ddbexpr.CondFunc {
+					op = c.Op
+				}
+				return nil, validationf("Invalid condition in KeyConditionExpression: %s operator must have the key attribute as its first operand", op)
+			}
+		}
+		paths, funcs := 0, false
+		for _, o := range c.Args {
+			switch o.Kind {
+			case ddbexpr.OpPath:
+				paths++
+			case ddbexpr.OpValue:
+			default:
+				funcs = true
+			}
+		}
+		if paths == 0 {
+			return nil, validation("Invalid condition in KeyConditionExpression: No key attribute specified")
+		}
+		if c.Kind == ddbexpr.CondCompare && c.Args[0].Kind != ddbexpr.OpPath {
 			// flip the comparison so the attribute is on the left
 			flipped := *c
 			flipped.Args = []*ddbexpr.Operand{c.Args[1], c.Args[0]}
@@ -298,17 +313,45 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 			}
 			c = &flipped
 		}
-		if attr.Kind != ddbexpr.OpPath {
-			return "", keyRange{}, validation("Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition")
+		if len(c.Args[0].Path) != 1 {
+			return nil, validation("KeyConditionExpressions cannot have conditions on nested attributes")
 		}
-		if len(attr.Path) != 1 {
-			return "", keyRange{}, validation("KeyConditionExpressions cannot have conditions on nested attributes")
+		if paths > 1 {
+			return nil, validation("Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition")
 		}
-		for _, o := range c.Args[1:] {
-			if o.Kind != ddbexpr.OpValue {
-				return "", keyRange{}, validation("Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition")
+		if funcs {
+			return nil, validation("KeyConditionExpressions cannot contain nested operations")
+		}
+		name := x.env.TopName(c.Args[0].Path)
+		for _, d := range terms[:i] {
+			if x.env.TopName(d.Args[0].Path) == name {
+				return nil, validation("KeyConditionExpressions must only contain one condition per key")
 			}
 		}
+		terms[i] = c
+	}
+	if len(terms) > 2 {
+		return nil, validation("Conditions can be of length 1 or 2 only")
+	}
+	return terms, nil
+}
+
+// analyzeKey validates a KeyConditionExpression and returns the
+// partition key and the range of entry keys.
+func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
+	var buf [4]*ddbexpr.Cond
+	terms, err := keyTerms(x, buf[:0])
+	if err != nil {
+		return "", keyRange{}, err
+	}
+	if len(terms) == 2 && s.sk.name == "" {
+		// Two conditions on a hash-only key schema (DynamoDB Local, as
+		// dynalite's suite records DynamoDB).
+		return "", keyRange{}, validation("Query key condition not supported")
+	}
+	var pkTerm, skTerm *ddbexpr.Cond
+	for _, c := range terms {
+		attr := c.Args[0]
 		name := x.env.TopName(attr.Path)
 		switch name {
 		case s.pk.name:

@@ -334,3 +334,21 @@ func init() {
 		enumErr(txRCC, "1 validation error detected: Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]"),
 	}})
 }
+
+// The shape of a KeyConditionExpression, checked in DynamoDB's order
+// (dynalite's suite records DynamoDB's answers).
+func init() {
+	kq := func(cond string) step {
+		return failMsg(eValid, query(cond, vals{":a": S("1"), ":b": S("2")}))
+	}
+	edgeCases = append(edgeCases, tc{name: "key condition shapes", tables: tables(tPKSK()), steps: []step{
+		kq(":b > :a AND pk = :b"),
+		kq("pk = :a AND begins_with(:a, sk)"),
+		kq("pk = :a AND :a BETWEEN sk AND :b"),
+		kq("pk.x = :a"),
+		kq("pk = sk"),
+		kq("pk = :a AND sk > size(pk)"),
+		kq("pk = :a AND sk > :a AND sk < :b"),
+		kq("pk = :a AND sk > :a AND x = :b"),
+	}})
+}
