@@ -196,6 +196,28 @@ func checkKeyValues(key item) error {
 	return nil
 }
 
+// checkStartKeyValues checks the values of an ExclusiveStartKey given
+// with no table to check it against. DynamoDB prefixes most of its
+// messages, not those on numbers, sets and duplicates.
+func checkStartKeyValues(key item) error {
+	for _, v := range key {
+		if _, err := importValue(v); err != nil {
+			msg := err.Error()
+			var ae interface{ ErrorMessage() string }
+			if errors.As(err, &ae) {
+				msg = ae.ErrorMessage()
+			}
+			for _, unprefixed := range []string{"contains duplicates", "number set", "numeric value", "significant digits", "number with magnitude", "converted into a number"} {
+				if strings.Contains(msg, unprefixed) {
+					return err
+				}
+			}
+			return validation("The provided starting key is invalid: " + msg)
+		}
+	}
+	return nil
+}
+
 // The operations' checks before the table lookup.
 
 // getConstraints checks the constraints of a Get request's members.
@@ -343,9 +365,23 @@ func (db *DB) missingQuery(lookupErr error, in *dynamodb.QueryInput) error {
 		if err := legacyQueryParams(in); err != nil {
 			return err
 		}
+		if err := checkStartKeyValues(in.ExclusiveStartKey); err != nil {
+			return err
+		}
 		if in.KeyConditions != nil || in.QueryFilter != nil || in.AttributesToGet != nil || in.ConditionalOperator != "" {
-			// The legacy conditions are checked against the key
-			// schema, with the table.
+			// The legacy conditions are checked on their own here,
+			// the filter's first, and against the key schema with the
+			// table.
+			for _, cs := range []map[string]types.Condition{in.QueryFilter, in.KeyConditions} {
+				for _, a := range sortedNames(cs) {
+					if err := checkCondition(cs[a].ComparisonOperator, cs[a].AttributeValueList); err != nil {
+						return err
+					}
+				}
+			}
+			if n := len(in.KeyConditions); in.KeyConditions != nil && (n < 1 || n > 2) {
+				return validation("Conditions can be of length 1 or 2 only")
+			}
 			return nil
 		}
 		x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, key: in.KeyConditionExpression, filter: in.FilterExpression, proj: in.ProjectionExpression,
@@ -372,6 +408,9 @@ func (db *DB) missingScan(lookupErr error, in *dynamodb.ScanInput) error {
 	return missingTable(lookupErr, func() error {
 		in, err := legacyScan(in)
 		if err != nil {
+			return err
+		}
+		if err := checkStartKeyValues(in.ExclusiveStartKey); err != nil {
 			return err
 		}
 		if _, _, err := scanSegments(in); err != nil {

@@ -100,6 +100,15 @@ func TestMissingTableValidatedFirst(t *testing.T) {
 			_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{})
 			return err
 		}, "The parameter 'TableName' is required but was not present in the request"},
+		{"Query legacy BETWEEN bounds", func() error {
+			_, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("nope"), KeyConditions: map[string]types.Condition{"pk": {ComparisonOperator: types.ComparisonOperatorBetween,
+				AttributeValueList: []types.AttributeValue{&types.AttributeValueMemberS{Value: "b"}, &types.AttributeValueMemberS{Value: "a"}}}}})
+			return err
+		}, "The BETWEEN condition was provided a range where the lower bound is greater than the upper bound"},
+		{"Scan start key value", func() error {
+			_, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("nope"), ExclusiveStartKey: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberSS{Value: []string{}}}})
+			return err
+		}, "The provided starting key is invalid: One or more parameter values were invalid: An string set  may not be empty"},
 		{"UpdateItem valid", func() error {
 			_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("nope"), Key: key, UpdateExpression: aws.String("SET a = :v"),
 				ExpressionAttributeValues: map[string]types.AttributeValue{":v": key["pk"]}})
