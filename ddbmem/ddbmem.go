@@ -377,11 +377,11 @@ func (db *DB) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, optF
 	if in == nil {
 		in = &dynamodb.ListTablesInput{}
 	}
+	if err := listTablesConstraints(in); err != nil {
+		return nil, err
+	}
 	limit := 100
 	if in.Limit != nil {
-		if *in.Limit < 1 || *in.Limit > 100 {
-			return nil, validationf("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100", *in.Limit)
-		}
 		limit = int(*in.Limit)
 	}
 	db.mu.RLock()

@@ -438,8 +438,8 @@ func (v *violations) throughput(path string, pt *types.ProvisionedThroughput) {
 	}
 }
 
-// tableNameParam is the first check of CreateTable and UpdateTable,
-// which DynamoDB words apart from the constraint list.
+// tableNameParam is the first check of the table operations, which
+// DynamoDB words apart from the constraint list.
 func tableNameParam(name *string) error {
 	if name == nil {
 		return validation("The parameter 'TableName' is required but was not present in the request")
@@ -537,8 +537,24 @@ func missingTableOnly(lookupErr error, name *string) error {
 	return lookupErr
 }
 
-// tableOnlyConstraints checks the table name of a table operation.
+// listTablesConstraints checks the constraints of a ListTables request's
+// members.
+func listTablesConstraints(in *dynamodb.ListTablesInput) error {
+	var v violations
+	v.name("exclusiveStartTableName", in.ExclusiveStartTableName, false)
+	v.atLeast("limit", in.Limit, 1)
+	if in.Limit != nil && *in.Limit > 100 {
+		v.add("'"+strconv.Itoa(int(*in.Limit))+"'", "limit", "must have value less than or equal to 100")
+	}
+	return v.err()
+}
+
+// tableOnlyConstraints checks the table name of a table operation
+// (DescribeTable, DeleteTable, DescribeTimeToLive, UpdateTimeToLive).
 func tableOnlyConstraints(name *string) error {
+	if err := tableNameParam(name); err != nil {
+		return err
+	}
 	var v violations
 	v.name("tableName", name, true)
 	return v.err()

@@ -43,7 +43,17 @@ func TestMissingTableValidatedFirst(t *testing.T) {
 		{"DescribeTable long name", func() error {
 			_, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(long)})
 			return err
-		}, "1 validation error detected: Value '" + long + "' at 'tableName' failed to satisfy constraint: Member must have length less than or equal to 255"},
+		}, "TableName must be at least 3 characters long and at most 255 characters long"},
+		{"DescribeTable bad name", func() error {
+			_, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("abc;")})
+			return err
+		}, "1 validation error detected: Value 'abc;' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"},
+		{"ListTables", func() error {
+			_, err := db.ListTables(ctx, &dynamodb.ListTablesInput{ExclusiveStartTableName: aws.String(long), Limit: aws.Int32(0)})
+			return err
+		}, "2 validation errors detected: " +
+			"Value '" + long + "' at 'exclusiveStartTableName' failed to satisfy constraint: Member must have length less than or equal to 255; " +
+			"Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"},
 		{"PutItem returns", func() error {
 			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("nope"), Item: key, ReturnValues: types.ReturnValueAllNew})
 			return err
