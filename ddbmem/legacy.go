@@ -340,7 +340,9 @@ func (l *legacyExpr) projection(attrs []string) (*string, error) {
 	ps := make([]string, len(attrs))
 	for i, a := range attrs {
 		if seen[a] {
-			return nil, validation("Cannot have two attributes with the same name")
+			// DynamoDB's words (dynalite's suite records them); DynamoDB
+			// Local says "Cannot have two attributes with the same name".
+			return nil, validation("One or more parameter values were invalid: Duplicate value in attribute name: " + a)
 		}
 		seen[a] = true
 		ps[i] = l.name(a)

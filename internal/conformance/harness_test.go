@@ -1178,6 +1178,7 @@ var localOnlyMessages = []string{
 	"No attributes should be specified to be projected unless projection type is INCLUDE",        // DynamoDB: ProjectionType is ALL, but NonKeyAttributes is specified
 	"Cannot do operations on a non-existent table",                                               // DynamoDB: Requested resource not found (: Table: T not found, for table operations)
 	"AttributesToGet cannot be empty",                                                            // DynamoDB: 1 validation error detected: Value '[]' at 'attributesToGet' ...
+	"Cannot have two attributes with the same name",                                              // DynamoDB: One or more parameter values were invalid: Duplicate value in attribute name: a
 	"Comparison type does not exist in DynamoDB",                                                 // DynamoDB: ... at 'scanFilter.n.member.comparisonOperator' ... enum value set: [IN, ...]
 	"", // IdempotentParameterMismatchException: Local sends no message
 }
