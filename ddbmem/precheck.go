@@ -116,19 +116,25 @@ func validTableName(s string) bool {
 	return true
 }
 
+// enumSet is an enum's members, and their list as DynamoDB writes it.
+type enumSet struct {
+	text    string
+	members []string
+}
+
+func newEnumSet(text string) enumSet { return enumSet{text, strings.Split(text, ", ")} }
+
 // enum checks an enum member; "" is an absent one.
-func (v *violations) enum(path, s, set string) {
+func (v *violations) enum(path, s string, set enumSet) {
 	if s == "" {
 		return
 	}
-	for rest := set; rest != ""; {
-		var m string
-		m, rest, _ = strings.Cut(rest, ", ")
+	for _, m := range set.members {
 		if s == m {
 			return
 		}
 	}
-	v.add("'"+s+"'", path, "must satisfy enum value set: ["+set+"]")
+	v.add("'"+s+"'", path, "must satisfy enum value set: ["+set.text+"]")
 }
 
 // atLeast checks a number member's lower bound.
@@ -147,19 +153,23 @@ func (v *violations) nonEmptyList(path string, l []string) {
 }
 
 // The enum sets, in the order DynamoDB lists them.
-const (
-	setConsumed    = "INDEXES, TOTAL, NONE"
-	setReturns     = "ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW"
-	setMetrics     = "SIZE, NONE"
-	setCondOp      = "OR, AND"
-	setSelect      = "SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES"
-	setComparisons = "IN, NULL, BETWEEN, LT, NOT_CONTAINS, EQ, GT, NOT_NULL, NE, LE, BEGINS_WITH, GE, CONTAINS"
-	setActions     = "ADD, PUT, DELETE"
+var (
+	setConsumed    = newEnumSet("INDEXES, TOTAL, NONE")
+	setReturns     = newEnumSet("ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW")
+	setMetrics     = newEnumSet("SIZE, NONE")
+	setCondOp      = newEnumSet("OR, AND")
+	setSelect      = newEnumSet("SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES")
+	setComparisons = newEnumSet("IN, NULL, BETWEEN, LT, NOT_CONTAINS, EQ, GT, NOT_NULL, NE, LE, BEGINS_WITH, GE, CONTAINS")
+	setActions     = newEnumSet("ADD, PUT, DELETE")
+	setBilling     = newEnumSet("PROVISIONED, PAY_PER_REQUEST")
 )
 
 // conditions checks the comparison operators of legacy conditions
 // (KeyConditions, QueryFilter, ScanFilter), in name order.
 func (v *violations) conditions(path string, cs map[string]types.Condition) {
+	if len(cs) == 0 {
+		return
+	}
 	for _, a := range sortedNames(cs) {
 		op := string(cs[a].ComparisonOperator)
 		p := path + "." + a + ".member.comparisonOperator"
@@ -170,6 +180,9 @@ func (v *violations) conditions(path string, cs map[string]types.Condition) {
 
 // expected checks the comparison operators of a legacy Expected.
 func (v *violations) expected(es map[string]types.ExpectedAttributeValue) {
+	if len(es) == 0 {
+		return
+	}
 	for _, a := range sortedNames(es) {
 		v.enum("expected."+a+".member.comparisonOperator", string(es[a].ComparisonOperator), setComparisons)
 	}
@@ -183,6 +196,14 @@ func missingTable(lookupErr error, check func() error) error {
 		return err
 	}
 	return lookupErr
+}
+
+// sortedNamesOrNil is sortedNames, with nothing to sort for an empty map.
+func sortedNamesOrNil[V any](m map[string]V) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	return sortedNames(m)
 }
 
 // checkKeyValues checks the values of a key given with no table to check
@@ -315,7 +336,7 @@ func updateConstraints(in *dynamodb.UpdateItemInput) error {
 	v.enum("returnItemCollectionMetrics", string(in.ReturnItemCollectionMetrics), setMetrics)
 	v.enum("conditionalOperator", string(in.ConditionalOperator), setCondOp)
 	v.expected(in.Expected)
-	for _, a := range sortedNames(in.AttributeUpdates) {
+	for _, a := range sortedNamesOrNil(in.AttributeUpdates) {
 		v.enum("attributeUpdates."+a+".member.action", string(in.AttributeUpdates[a].Action), setActions)
 	}
 	v.notNull("key", in.Key == nil)
@@ -458,7 +479,7 @@ func updateTableConstraints(in *dynamodb.UpdateTableInput) error {
 	}
 	var v violations
 	v.name("tableName", in.TableName, true)
-	v.enum("billingMode", string(in.BillingMode), "PROVISIONED, PAY_PER_REQUEST")
+	v.enum("billingMode", string(in.BillingMode), setBilling)
 	v.throughput("provisionedThroughput", in.ProvisionedThroughput)
 	for i, u := range in.GlobalSecondaryIndexUpdates {
 		if u.Update == nil {
