@@ -206,6 +206,9 @@ func (l *legacyExpr) comparison(attr string, op types.ComparisonOperator, list [
 }
 
 func sortedNames[V any](m map[string]V) []string {
+	if len(m) == 0 {
+		return nil
+	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

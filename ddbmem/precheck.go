@@ -167,9 +167,6 @@ var (
 // conditions checks the comparison operators of legacy conditions
 // (KeyConditions, QueryFilter, ScanFilter), in name order.
 func (v *violations) conditions(path string, cs map[string]types.Condition) {
-	if len(cs) == 0 {
-		return
-	}
 	for _, a := range sortedNames(cs) {
 		op := string(cs[a].ComparisonOperator)
 		p := path + "." + a + ".member.comparisonOperator"
@@ -180,9 +177,6 @@ func (v *violations) conditions(path string, cs map[string]types.Condition) {
 
 // expected checks the comparison operators of a legacy Expected.
 func (v *violations) expected(es map[string]types.ExpectedAttributeValue) {
-	if len(es) == 0 {
-		return
-	}
 	for _, a := range sortedNames(es) {
 		v.enum("expected."+a+".member.comparisonOperator", string(es[a].ComparisonOperator), setComparisons)
 	}
@@ -196,14 +190,6 @@ func missingTable(lookupErr error, check func() error) error {
 		return err
 	}
 	return lookupErr
-}
-
-// sortedNamesOrNil is sortedNames, with nothing to sort for an empty map.
-func sortedNamesOrNil[V any](m map[string]V) []string {
-	if len(m) == 0 {
-		return nil
-	}
-	return sortedNames(m)
 }
 
 // checkKeyValues checks the values of a key given with no table to check
@@ -265,14 +251,20 @@ func (db *DB) missingGet(lookupErr error, in *dynamodb.GetItemInput) error {
 	})
 }
 
+// write checks the members PutItem, DeleteItem and UpdateItem share.
+func (v *violations) write(consumed types.ReturnConsumedCapacity, returns types.ReturnValue, metrics types.ReturnItemCollectionMetrics,
+	condOp types.ConditionalOperator, expected map[string]types.ExpectedAttributeValue) {
+	v.enum("returnConsumedCapacity", string(consumed), setConsumed)
+	v.enum("returnValues", string(returns), setReturns)
+	v.enum("returnItemCollectionMetrics", string(metrics), setMetrics)
+	v.enum("conditionalOperator", string(condOp), setCondOp)
+	v.expected(expected)
+}
+
 // putConstraints checks the constraints of a Put request's members.
 func putConstraints(in *dynamodb.PutItemInput) error {
 	var v violations
-	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
-	v.enum("returnValues", string(in.ReturnValues), setReturns)
-	v.enum("returnItemCollectionMetrics", string(in.ReturnItemCollectionMetrics), setMetrics)
-	v.enum("conditionalOperator", string(in.ConditionalOperator), setCondOp)
-	v.expected(in.Expected)
+	v.write(in.ReturnConsumedCapacity, in.ReturnValues, in.ReturnItemCollectionMetrics, in.ConditionalOperator, in.Expected)
 	v.notNull("item", in.Item == nil)
 	v.name("tableName", in.TableName, true)
 	return v.err()
@@ -301,11 +293,7 @@ func (db *DB) missingPut(lookupErr error, in *dynamodb.PutItemInput) error {
 // deleteConstraints checks the constraints of a Delete request's members.
 func deleteConstraints(in *dynamodb.DeleteItemInput) error {
 	var v violations
-	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
-	v.enum("returnValues", string(in.ReturnValues), setReturns)
-	v.enum("returnItemCollectionMetrics", string(in.ReturnItemCollectionMetrics), setMetrics)
-	v.enum("conditionalOperator", string(in.ConditionalOperator), setCondOp)
-	v.expected(in.Expected)
+	v.write(in.ReturnConsumedCapacity, in.ReturnValues, in.ReturnItemCollectionMetrics, in.ConditionalOperator, in.Expected)
 	v.notNull("key", in.Key == nil)
 	v.name("tableName", in.TableName, true)
 	return v.err()
@@ -331,12 +319,8 @@ func (db *DB) missingDelete(lookupErr error, in *dynamodb.DeleteItemInput) error
 // updateConstraints checks the constraints of a Update request's members.
 func updateConstraints(in *dynamodb.UpdateItemInput) error {
 	var v violations
-	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
-	v.enum("returnValues", string(in.ReturnValues), setReturns)
-	v.enum("returnItemCollectionMetrics", string(in.ReturnItemCollectionMetrics), setMetrics)
-	v.enum("conditionalOperator", string(in.ConditionalOperator), setCondOp)
-	v.expected(in.Expected)
-	for _, a := range sortedNamesOrNil(in.AttributeUpdates) {
+	v.write(in.ReturnConsumedCapacity, in.ReturnValues, in.ReturnItemCollectionMetrics, in.ConditionalOperator, in.Expected)
+	for _, a := range sortedNames(in.AttributeUpdates) {
 		v.enum("attributeUpdates."+a+".member.action", string(in.AttributeUpdates[a].Action), setActions)
 	}
 	v.notNull("key", in.Key == nil)
