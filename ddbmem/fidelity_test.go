@@ -42,7 +42,7 @@ func TestRequestLimits(t *testing.T) {
 		{"conflicting paths", &dynamodb.GetItemInput{TableName: tbl, Key: key("a", "1"), ProjectionExpression: aws.String("d[0], d.a")},
 			"Invalid ProjectionExpression: Two document paths conflict with each other; must remove or rewrite one of these paths; path one: [d, [0]], path two: [d, a]"},
 		{"number with a space", &dynamodb.PutItemInput{TableName: tbl, Item: map[string]av{"pk": s("a"), "sk": s("1"), "n": n(" 1")}},
-			"A value provided cannot be converted into a number"},
+			"The parameter cannot be converted to a numeric value:  1"},
 		{"name mapped to empty", &dynamodb.GetItemInput{TableName: tbl, Key: key("a", "1"), ProjectionExpression: aws.String("#e"), ExpressionAttributeNames: map[string]string{"#e": ""}},
 			"ExpressionAttributeNames contains invalid value: Empty attribute name for key #e"},
 		{"operand in parentheses", &dynamodb.ScanInput{TableName: tbl, FilterExpression: aws.String("(size(sk)) = :v"), ExpressionAttributeValues: one}, ""},

@@ -214,7 +214,7 @@ func checkStartKeyValues(key item) error {
 			if errors.As(err, &ae) {
 				msg = ae.ErrorMessage()
 			}
-			for _, unprefixed := range []string{"contains duplicates", "number set", "numeric value", "significant digits", "number with magnitude", "converted into a number"} {
+			for _, unprefixed := range []string{"contains duplicates", "number set", "numeric value", "significant digits", "number with magnitude"} {
 				if strings.Contains(msg, unprefixed) {
 					return err
 				}

@@ -130,21 +130,21 @@ func TestServerProtocol(t *testing.T) {
 			`{"__type":"com.amazon.coral.service#MissingAuthenticationTokenException","message":"Request is missing Authentication Token"}`},
 		{"malformed JSON without authentication", "POST", tgt + "ListTables", json10, "", `{`, 400, json10, `{"__type":"com.amazon.coral.service#SerializationException"}`},
 		{"string for an integer", "POST", tgt + "ListTables", json10, sigV4, `{"Limit":"5"}`, 400, json10,
-			`{"__type":"com.amazon.coral.service#SerializationException","Message":"class java.lang.String can not be converted to an Integer"}`},
+			`{"__type":"com.amazon.coral.service#SerializationException","Message":"STRING_VALUE cannot be converted to Integer"}`},
 		{"number for a string", "POST", tgt + "DescribeTable", json10, sigV4, `{"TableName":5}`, 400, json10,
-			`{"__type":"com.amazon.coral.service#SerializationException","Message":"class java.lang.Short can not be converted to an String"}`},
-		{"list for a structure", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":[]}`, 400, json10,
-			`{"__type":"com.amazon.coral.service#SerializationException","Message":"Start of list found where not expected"}`},
+			`{"__type":"com.amazon.coral.service#SerializationException","Message":"NUMBER_VALUE cannot be converted to String"}`},
+		{"list for a map", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":[]}`, 400, json10,
+			`{"__type":"com.amazon.coral.service#SerializationException","Message":"Unrecognized collection type java.util.Map<java.lang.String, com.amazonaws.dynamodb.v20120810.AttributeValue>"}`},
 		{"attribute value with two types", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":{"pk":{"S":"a","N":"1"}}}`, 400, json10,
 			`{"__type":"com.amazon.coral.validate#ValidationException","message":"Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"}`},
 		{"two types, one a bad number", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":{"pk":{"S":"a","N":"b"}}}`, 400, json10,
-			`{"__type":"com.amazon.coral.validate#ValidationException","message":"A value provided cannot be converted into a number"}`},
+			`{"__type":"com.amazon.coral.validate#ValidationException","message":"The parameter cannot be converted to a numeric value: b"}`},
 		{"bad base64", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":{"pk":{"B":"abc"}}}`, 400, json10,
-			`{"__type":"com.amazon.coral.service#SerializationException","Message":"'abc' can not be converted to a Blob: Base64 encoded length is expected a multiple of 4 bytes but found: 3"}`},
+			`{"__type":"com.amazon.coral.service#SerializationException","Message":"Base64 encoded length is expected a multiple of 4 bytes but found: 3"}`},
 		{"bad base64 character", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":{"pk":{"B":"ab.d"}}}`, 400, json10,
-			`{"__type":"com.amazon.coral.service#SerializationException","Message":"'ab.d' can not be converted to a Blob: Invalid Base64 character: '.'"}`},
+			`{"__type":"com.amazon.coral.service#SerializationException","Message":"Invalid Base64 character: '.'"}`},
 		{"non-canonical base64", "POST", tgt + "GetItem", json10, sigV4, `{"TableName":"abc","Key":{"pk":{"B":"AB=="}}}`, 400, json10,
-			`{"__type":"com.amazon.coral.service#SerializationException","Message":"'AB==' can not be converted to a Blob: Invalid last non-pad Base64 character dectected"}`},
+			`{"__type":"com.amazon.coral.service#SerializationException","Message":"Invalid last non-pad Base64 character dectected"}`},
 		{"validation error", "POST", tgt + "ListTables", json10, sigV4, `{"Limit":500}`, 400, json10,
 			`{"__type":"com.amazon.coral.validate#ValidationException","message":"1 validation error detected: Value '500' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100"}`},
 		{"missing table", "POST", tgt + "DescribeTable", json10, sigV4, `{"TableName":"missing"}`, 400, json10,
@@ -187,6 +187,73 @@ func TestServerProtocol(t *testing.T) {
 				t.Errorf("body %q, want %q", body, c.want)
 			}
 		})
+	}
+}
+
+// TestServerSerializationMessages checks the SerializationException
+// texts DynamoDB's deserializer gives a JSON value of the wrong type, by
+// what was expected and where it stands (a structure's member, or a
+// list's element or map's value), as dynalite's suite records them from
+// DynamoDB.
+func TestServerSerializationMessages(t *testing.T) {
+	srv := serve(t)
+	const cast = "class sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl cannot be cast to class java.lang.Class (sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl and java.lang.Class are in module java.base of loader 'bootstrap')"
+	cases := []struct{ name, op, body, want string }{
+		{"true for a string", "DescribeTable", `{"TableName":true}`, "TRUE_VALUE cannot be converted to String"},
+		{"a decimal for a string", "DescribeTable", `{"TableName":34.56}`, "DECIMAL_VALUE cannot be converted to String"},
+		{"a big integer for a string", "DescribeTable", `{"TableName":2147483648}`, "NUMBER_VALUE cannot be converted to String"},
+		{"a list for a string", "DescribeTable", `{"TableName":[]}`, "Unrecognized collection type class java.lang.String"},
+		{"an object for a string", "DescribeTable", `{"TableName":{}}`, "Start of structure or map found where not expected"},
+		{"false for an integer", "ListTables", `{"Limit":false}`, "FALSE_VALUE cannot be converted to Integer"},
+		{"a list for a long", "CreateTable", `{"ProvisionedThroughput":{"ReadCapacityUnits":[]}}`, "Unrecognized collection type class java.lang.Long"},
+		{"a number for a Boolean", "GetItem", `{"ConsistentRead":23}`, "NUMBER_VALUE cannot be converted to Boolean"},
+		{"a string for a Boolean", "GetItem", `{"ConsistentRead":"23"}`, "Unexpected token received from parser"},
+		{"a number for a blob", "GetItem", `{"Key":{"a":{"B":23}}}`, "only base-64-encoded strings are convertible to bytes"},
+		{"a list for a blob", "GetItem", `{"Key":{"a":{"BS":[[]]}}}`, "Unrecognized collection type class java.nio.ByteBuffer"},
+		{"base64 of the wrong length", "GetItem", `{"Key":{"a":{"B":"23456"}}}`, "Base64 encoded length is expected a multiple of 4 bytes but found: 5"},
+		{"padding before the end", "GetItem", `{"Key":{"a":{"B":"=+/="}}}`, "Invalid last non-pad Base64 character dectected"},
+		{"a string for a list member", "GetItem", `{"AttributesToGet":"a"}`, "Unexpected field type"},
+		{"an object for a list member", "GetItem", `{"AttributesToGet":{}}`, "Start of structure or map found where not expected"},
+		{"a number for a map member", "GetItem", `{"Key":5}`, "Unexpected field type"},
+		{"a list for a map member", "GetItem", `{"Key":[]}`, "Unrecognized collection type java.util.Map<java.lang.String, com.amazonaws.dynamodb.v20120810.AttributeValue>"},
+		{"a list for a map of strings", "GetItem", `{"ExpressionAttributeNames":[]}`, "Unrecognized collection type java.util.Map<java.lang.String, java.lang.String>"},
+		{"a string for a structure member", "CreateTable", `{"ProvisionedThroughput":"a"}`, "Unexpected field type"},
+		{"a list for a structure member", "CreateTable", `{"ProvisionedThroughput":[]}`, "Unrecognized collection type class com.amazonaws.dynamodb.v20120810.ProvisionedThroughput"},
+		{"a number for a structure in a list", "CreateTable", `{"KeySchema":[5]}`, "Unexpected value type in payload"},
+		{"a list for a structure in a list", "CreateTable", `{"KeySchema":[[]]}`, "Unrecognized collection type class com.amazonaws.dynamodb.v20120810.KeySchemaElement"},
+		{"a string for an attribute value in a map", "GetItem", `{"Key":{"a":"x"}}`, "Unexpected value type in payload"},
+		{"a string for an attribute value member", "UpdateItem", `{"AttributeUpdates":{"a":{"Value":"x"}}}`, "Unexpected field type"},
+		{"a string for a list in a map", "BatchWriteItem", `{"RequestItems":{"t":"x"}}`, cast},
+		{"a list for a map of lists", "BatchWriteItem", `{"RequestItems":[]}`,
+			"Unrecognized collection type java.util.Map<java.lang.String, java.util.List<com.amazonaws.dynamodb.v20120810.WriteRequest>>"},
+		{"a number for a map in a list", "BatchGetItem", `{"RequestItems":{"t":{"Keys":[5]}}}`, cast},
+		{"a string for an attribute value's list", "GetItem", `{"Key":{"a":{"L":"x"}}}`, "Unexpected field type"},
+		{"a list for an attribute value's map", "GetItem", `{"Key":{"a":{"M":[]}}}`,
+			"Unrecognized collection type java.util.Map<java.lang.String, com.amazonaws.dynamodb.v20120810.AttributeValue>"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, _, body := rawCall(t, srv.URL(), "POST", "DynamoDB_20120810."+c.op, "application/x-amz-json-1.0", sigV4, c.body)
+			var got struct{ Type, Message string }
+			if err := json.Unmarshal([]byte(body), &struct {
+				Type    *string `json:"__type"`
+				Message *string
+			}{&got.Type, &got.Message}); err != nil {
+				t.Fatal(err)
+			}
+			if status != 400 || got.Type != "com.amazon.coral.service#SerializationException" || got.Message != c.want {
+				t.Errorf("%d %s %q, want 400 SerializationException %q", status, got.Type, got.Message, c.want)
+			}
+		})
+	}
+	// DynamoDB reads true, 1 and yes (false, 0 and no) as Booleans, in any
+	// case: NULL "no" is a NULL of false, which it rejects as such.
+	for _, v := range []string{`"no"`, `"FALSE"`, `"0"`} {
+		_, _, body := rawCall(t, srv.URL(), "POST", "DynamoDB_20120810.GetItem", "application/x-amz-json-1.0", sigV4,
+			`{"TableName":"abc","Key":{"a":{"NULL":`+v+`}}}`)
+		if want := "Null attribute value types must have the value of true"; !strings.Contains(body, want) {
+			t.Errorf("NULL %s: %s, want %q", v, body, want)
+		}
 	}
 }
 

@@ -254,7 +254,9 @@ func importValueCopy(v types.AttributeValue, cp bool) (types.AttributeValue, err
 		seen := make(map[string]bool, len(x.Value))
 		for _, s := range x.Value {
 			if seen[s] {
-				return nil, validationf("One or more parameter values were invalid: Input collection %s contains duplicates", listString(x.Value))
+				// DynamoDB's text, with its final period (dynalite's
+				// suite records it; DynamoDB Local has none).
+				return nil, validationf("One or more parameter values were invalid: Input collection %s contains duplicates.", listString(x.Value))
 			}
 			seen[s] = true
 		}

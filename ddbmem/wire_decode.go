@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,9 +25,9 @@ import (
 //
 // Errors follow DynamoDB: malformed JSON is a SerializationException
 // without a message; a value of the wrong JSON type is a
-// SerializationException with DynamoDB's message ("class java.lang.String
-// can not be converted to an Integer"); unknown members and null values
-// are ignored.
+// SerializationException with DynamoDB's message ("STRING_VALUE cannot be
+// converted to Integer", "Unexpected field type"; see scalarErr and
+// collectionErr); unknown members and null values are ignored.
 
 // wireError is a protocol-level error: its __type and HTTP status are
 // given, and msg is sent under msgKey ("Message" or "message") unless
@@ -213,80 +214,174 @@ func (d *jdec) array(elem func() error) error {
 	}
 }
 
-// javaClass names the Java class DynamoDB reports for a JSON number.
-func javaClass(num string) string {
-	f, _ := strconv.ParseFloat(num, 64)
-	switch {
-	case f != math.Floor(f):
-		return "java.lang.Double"
-	case f >= -32768 && f <= 32767:
-		return "java.lang.Short"
-	case f >= -2147483648 && f <= 2147483647:
-		return "java.lang.Integer"
+// The messages of a SerializationException for a JSON value of the wrong
+// type are those of DynamoDB's own deserializer, which reads the request
+// into Java objects: scalars by their Java class ("TRUE_VALUE cannot be
+// converted to String"), and structures, lists and maps by where they
+// stand. A structure, list or map that is a member of a structure is a
+// field ("Unexpected field type" for a scalar); one that is an element of
+// a list or a value of a map is a value, and a scalar there is
+// "Unexpected value type in payload" for a structure and, for a list or
+// a map, the message of the Java reflection error DynamoDB reports
+// (castErr). dynalite's test suite records them as DynamoDB answers.
+
+// modelPackage is the Java package of DynamoDB's model classes.
+const modelPackage = "com.amazonaws.dynamodb.v20120810."
+
+const (
+	msgStartOfMap   = "Start of structure or map found where not expected"
+	msgFieldType    = "Unexpected field type"
+	msgValueType    = "Unexpected value type in payload"
+	msgBlobScalar   = "only base-64-encoded strings are convertible to bytes"
+	msgBooleanToken = "Unexpected token received from parser"
+	castErr         = "class sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl cannot be cast to class java.lang.Class (sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl and java.lang.Class are in module java.base of loader 'bootstrap')"
+)
+
+// scalarJava is the Java class of a scalar member DynamoDB reads:
+// "String", "Integer", "Long", "Double", "Boolean", "Blob" or "Date".
+func scalarJava(name string) string {
+	switch name {
+	case "Blob":
+		return "java.nio.ByteBuffer"
+	case "Date":
+		return "java.util.Date"
 	}
-	return "java.lang.Long"
+	return "java.lang." + name
 }
 
-// typeErr builds DynamoDB's SerializationException for a value of the
-// wrong JSON type where want ("String", "Integer", "Boolean", "Blob",
-// "List", "Map", "Structure") was expected. It consumes the value.
-func (d *jdec) typeErr(want string) error {
-	article := "an "
-	if want == "Blob" {
-		article = "a "
-	}
-	switch c := d.Peek(); {
-	case c == '{':
-		if want == "List" {
-			return serializationErr("Start of structure or map found where not expected.")
-		}
-		return serializationErr("Start of structure or map found where not expected.")
-	case c == '[':
-		return serializationErr("Start of list found where not expected")
+// scalarErr is DynamoDB's SerializationException for a value of the wrong
+// JSON type where the scalar name (see scalarJava) was expected. It
+// consumes the value.
+func (d *jdec) scalarErr(name string) error {
+	switch d.Peek() {
+	case '{':
+		return serializationErr(msgStartOfMap)
+	case '[':
+		return serializationErr("Unrecognized collection type class " + scalarJava(name))
 	}
 	start := d.I
 	if err := d.skip(); err != nil {
 		return err
 	}
 	raw := d.S[start:d.I]
-	switch want {
-	case "List":
-		return serializationErr("Expected list or null")
-	case "Map":
-		return serializationErr("Expected map or null")
-	case "Structure":
-		return serializationErr("Expected null")
+	if name == "Blob" {
+		return serializationErr(msgBlobScalar)
 	}
+	token := ""
 	switch raw[0] {
-	case 't', 'f':
-		if want == "Boolean" {
-			return errSyntax
-		}
-		return serializationErr("class java.lang.Boolean can not be converted to " + article + want)
+	case 't':
+		token = "TRUE_VALUE"
+	case 'f':
+		token = "FALSE_VALUE"
 	case '"':
-		if want == "Boolean" {
-			s, _ := newJdec(raw).str()
-			return serializationErr("'" + upper(s) + "' can not be converted to an Boolean")
+		if name == "Boolean" {
+			return serializationErr(msgBooleanToken)
 		}
-		return serializationErr("class java.lang.String can not be converted to " + article + want)
+		token = "STRING_VALUE"
+	default:
+		token = "NUMBER_VALUE"
+		if strings.ContainsAny(raw, ".eE") {
+			token = "DECIMAL_VALUE"
+		}
 	}
-	return serializationErr("class " + javaClass(raw) + " can not be converted to " + article + want)
+	return serializationErr(token + " cannot be converted to " + name)
 }
 
-func upper(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'a' && c <= 'z' {
-			b[i] = c - 'a' + 'A'
+// collectionErr is DynamoDB's SerializationException for a value of the
+// wrong JSON type where a structure, list or map was expected: java is
+// the Java type expected (a model class, or java.util.List<...> or
+// java.util.Map<...>), inValue whether the value is a list's element or a
+// map's value rather than a structure's member. It consumes the value.
+func (d *jdec) collectionErr(java string, inValue bool) error {
+	isList, isMap := strings.HasPrefix(java, "java.util.List<"), strings.HasPrefix(java, "java.util.Map<")
+	switch d.Peek() {
+	case '{':
+		return serializationErr(msgStartOfMap)
+	case '[':
+		if isMap {
+			return serializationErr("Unrecognized collection type " + java)
 		}
+		return serializationErr("Unrecognized collection type class " + java)
 	}
-	return string(b)
+	if err := d.skip(); err != nil {
+		return err
+	}
+	switch {
+	case !inValue:
+		return serializationErr(msgFieldType)
+	case isList || isMap:
+		return serializationErr(castErr)
+	}
+	return serializationErr(msgValueType)
+}
+
+// javaType names the Java type DynamoDB reads a Go input type into.
+func javaType(t reflect.Type) string {
+	switch {
+	case t == avType:
+		return modelPackage + "AttributeValue"
+	case t.Kind() == reflect.Pointer:
+		return javaType(t.Elem())
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+		return scalarJava("Blob")
+	case t.Kind() == reflect.Slice:
+		return "java.util.List<" + javaType(t.Elem()) + ">"
+	case t.Kind() == reflect.Map:
+		return "java.util.Map<java.lang.String, " + javaType(t.Elem()) + ">"
+	case t.Kind() == reflect.Struct:
+		return modelPackage + t.Name()
+	case t.Kind() == reflect.Bool:
+		return scalarJava("Boolean")
+	case t.Kind() == reflect.Int64:
+		return scalarJava("Long")
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int32:
+		return scalarJava("Integer")
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		return scalarJava("Double")
+	}
+	return scalarJava("String")
+}
+
+// boolString reads a string DynamoDB takes for a Boolean: true, 1 or yes,
+// false, 0 or no, in any case.
+func boolString(s string) (value, ok bool) {
+	switch {
+	case strings.EqualFold(s, "true"), s == "1", strings.EqualFold(s, "yes"):
+		return true, true
+	case strings.EqualFold(s, "false"), s == "0", strings.EqualFold(s, "no"):
+		return false, true
+	}
+	return false, false
+}
+
+// boolean reads a Boolean member.
+func (d *jdec) boolean() (bool, error) {
+	switch c := d.Peek(); {
+	case c == 't' && d.Lit("true"):
+		return true, nil
+	case c == 'f' && d.Lit("false"):
+		return false, nil
+	case c == '"':
+		start := d.I
+		s, err := d.str()
+		if err != nil {
+			return false, err
+		}
+		if b, ok := boolString(s); ok {
+			return b, nil
+		}
+		d.I = start
+	}
+	return false, d.scalarErr("Boolean")
 }
 
 // ---------------------------------------------------------------------------
 // Reflection-driven decoding of input structs.
 
-type decFn func(d *jdec, v reflect.Value) error
+// decFn decodes a value into v; inValue tells whether the value is a
+// list's element or a map's value rather than a structure's member (see
+// collectionErr).
+type decFn func(d *jdec, v reflect.Value, inValue bool) error
 
 var (
 	avType   = reflect.TypeOf((*types.AttributeValue)(nil)).Elem()
@@ -302,7 +397,7 @@ func decodeInput(body []byte, in any) error {
 	d := newJdec(string(body))
 	if !d.null() {
 		// A null request is an empty one.
-		if err := decoderFor(v.Type())(d, v); err != nil {
+		if err := decoderFor(v.Type())(d, v, false); err != nil {
 			return err
 		}
 	}
@@ -328,7 +423,7 @@ func buildDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 		return f.(decFn)
 	}
 	if p, ok := building[t]; ok {
-		return func(d *jdec, v reflect.Value) error { return (*p)(d, v) }
+		return func(d *jdec, v reflect.Value, inValue bool) error { return (*p)(d, v, inValue) }
 	}
 	var f decFn
 	building[t] = &f
@@ -340,25 +435,25 @@ func buildDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 	switch {
 	case t == avType:
-		return func(d *jdec, v reflect.Value) error {
-			av, err := d.attr()
+		return func(d *jdec, v reflect.Value, inValue bool) error {
+			av, err := d.attr(inValue)
 			if err == nil && av != nil {
 				v.Set(reflect.ValueOf(av))
 			}
 			return err
 		}
 	case t == itemType:
-		return func(d *jdec, v reflect.Value) error {
-			it, err := d.item()
+		return func(d *jdec, v reflect.Value, inValue bool) error {
+			it, err := d.item(inValue)
 			if err == nil && it != nil {
 				v.Set(reflect.ValueOf(it))
 			}
 			return err
 		}
 	case t == timeType:
-		return func(d *jdec, v reflect.Value) error {
+		return func(d *jdec, v reflect.Value, _ bool) error {
 			if d.Peek() != '-' && (d.Peek() < '0' || d.Peek() > '9') {
-				return d.typeErr("Date")
+				return d.scalarErr("Date")
 			}
 			n, err := d.number()
 			if err != nil {
@@ -373,43 +468,37 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 	switch t.Kind() {
 	case reflect.Pointer:
 		elem := buildDecoder(t.Elem(), building)
-		return func(d *jdec, v reflect.Value) error {
+		return func(d *jdec, v reflect.Value, inValue bool) error {
 			p := reflect.New(t.Elem())
-			if err := elem(d, p.Elem()); err != nil {
+			if err := elem(d, p.Elem(), inValue); err != nil {
 				return err
 			}
 			v.Set(p)
 			return nil
 		}
 	case reflect.String:
-		return func(d *jdec, v reflect.Value) error {
+		return func(d *jdec, v reflect.Value, _ bool) error {
 			if d.Peek() != '"' {
-				return d.typeErr("String")
+				return d.scalarErr("String")
 			}
 			s, err := d.str()
 			v.SetString(s)
 			return err
 		}
 	case reflect.Bool:
-		return func(d *jdec, v reflect.Value) error {
-			switch {
-			case d.Peek() == 't' && d.Lit("true"):
-				v.SetBool(true)
-			case d.Peek() == 'f' && d.Lit("false"):
-				v.SetBool(false)
-			default:
-				return d.typeErr("Boolean")
-			}
-			return nil
+		return func(d *jdec, v reflect.Value, _ bool) error {
+			b, err := d.boolean()
+			v.SetBool(b)
+			return err
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		name := "Integer"
 		if t.Kind() == reflect.Int64 {
 			name = "Long"
 		}
-		return func(d *jdec, v reflect.Value) error {
+		return func(d *jdec, v reflect.Value, _ bool) error {
 			if c := d.Peek(); c != '-' && (c < '0' || c > '9') {
-				return d.typeErr(name)
+				return d.scalarErr(name)
 			}
 			n, err := d.number()
 			if err != nil {
@@ -419,20 +508,20 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 			if err != nil {
 				f, _ := strconv.ParseFloat(n, 64)
 				if f = math.Floor(f); f >= math.MaxInt64 || f < math.MinInt64 {
-					return serializationErr("NUMBER_VALUE can not be converted to an " + name)
+					return serializationErr("NUMBER_VALUE cannot be converted to " + name)
 				}
 				i = int64(f)
 			}
 			if v.OverflowInt(i) {
-				return serializationErr("NUMBER_VALUE can not be converted to an " + name)
+				return serializationErr("NUMBER_VALUE cannot be converted to " + name)
 			}
 			v.SetInt(i)
 			return nil
 		}
 	case reflect.Float32, reflect.Float64:
-		return func(d *jdec, v reflect.Value) error {
+		return func(d *jdec, v reflect.Value, _ bool) error {
 			if c := d.Peek(); c != '-' && (c < '0' || c > '9') {
-				return d.typeErr("Double")
+				return d.scalarErr("Double")
 			}
 			n, err := d.number()
 			if err != nil {
@@ -444,7 +533,7 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 		}
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
-			return func(d *jdec, v reflect.Value) error {
+			return func(d *jdec, v reflect.Value, _ bool) error {
 				b, err := d.blob()
 				if err == nil {
 					v.SetBytes(b)
@@ -452,10 +541,10 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 				return err
 			}
 		}
-		elem := buildDecoder(t.Elem(), building)
-		return func(d *jdec, v reflect.Value) error {
+		elem, java := buildDecoder(t.Elem(), building), javaType(t)
+		return func(d *jdec, v reflect.Value, inValue bool) error {
 			if d.Peek() != '[' {
-				return d.typeErr("List")
+				return d.collectionErr(java, inValue)
 			}
 			s := reflect.MakeSlice(t, 0, 4)
 			err := d.array(func() error {
@@ -464,7 +553,7 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 					return nil
 				}
 				s = reflect.Append(s, reflect.Zero(t.Elem()))
-				return elem(d, s.Index(s.Len()-1))
+				return elem(d, s.Index(s.Len()-1), true)
 			})
 			if err == nil {
 				v.Set(s)
@@ -475,16 +564,16 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 		if t.Key().Kind() != reflect.String {
 			return skipDecoder
 		}
-		elem := buildDecoder(t.Elem(), building)
-		return func(d *jdec, v reflect.Value) error {
+		elem, java := buildDecoder(t.Elem(), building), javaType(t)
+		return func(d *jdec, v reflect.Value, inValue bool) error {
 			if d.Peek() != '{' {
-				return d.typeErr("Map")
+				return d.collectionErr(java, inValue)
 			}
 			m := reflect.MakeMap(t)
 			err := d.object(func(k string) error {
 				e := reflect.New(t.Elem()).Elem()
 				if !d.null() {
-					if err := elem(d, e); err != nil {
+					if err := elem(d, e, true); err != nil {
 						return err
 					}
 				}
@@ -509,9 +598,10 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 			}
 			fields[sf.Name] = field{i, buildDecoder(sf.Type, building)}
 		}
-		return func(d *jdec, v reflect.Value) error {
+		java := javaType(t)
+		return func(d *jdec, v reflect.Value, inValue bool) error {
 			if d.Peek() != '{' {
-				return d.typeErr("Structure")
+				return d.collectionErr(java, inValue)
 			}
 			return d.object(func(k string) error {
 				f, ok := fields[k]
@@ -521,37 +611,39 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 				if d.null() {
 					return nil
 				}
-				return f.dec(d, v.Field(f.index))
+				return f.dec(d, v.Field(f.index), false)
 			})
 		}
 	}
 	return skipDecoder
 }
 
-func skipDecoder(d *jdec, _ reflect.Value) error { return d.skip() }
+func skipDecoder(d *jdec, _ reflect.Value, _ bool) error { return d.skip() }
 
 // blob reads a base64 string.
 func (d *jdec) blob() ([]byte, error) {
 	if d.Peek() != '"' {
-		return nil, d.typeErr("Blob")
+		return nil, d.scalarErr("Blob")
 	}
 	s, err := d.str()
 	if err != nil {
 		return nil, err
 	}
 	if len(s)%4 != 0 {
-		return nil, serializationErr(fmt.Sprintf("'%s' can not be converted to a Blob: Base64 encoded length is expected a multiple of 4 bytes but found: %d", s, len(s)))
+		return nil, serializationErr(fmt.Sprintf("Base64 encoded length is expected a multiple of 4 bytes but found: %d", len(s)))
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		valid := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '='
-		if !valid || (c == '=' && i+1 < len(s) && s[i+1] != '=') {
-			return nil, serializationErr(fmt.Sprintf("'%s' can not be converted to a Blob: Invalid Base64 character: '%c'", s, c))
+		if !valid {
+			return nil, serializationErr(fmt.Sprintf("Invalid Base64 character: '%c'", c))
 		}
 	}
+	// A padding character before the end, or bits left over in the last
+	// character before the padding, is DynamoDB's (misspelt) message.
 	b, err := base64.StdEncoding.Strict().DecodeString(s)
 	if err != nil {
-		return nil, serializationErr(fmt.Sprintf("'%s' can not be converted to a Blob: Invalid last non-pad Base64 character dectected", s))
+		return nil, serializationErr("Invalid last non-pad Base64 character dectected")
 	}
 	return b, nil
 }
@@ -561,10 +653,13 @@ func (d *jdec) blob() ([]byte, error) {
 
 const errManyTypes = "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"
 
-// item reads a map of attribute values.
-func (d *jdec) item() (item, error) {
+// javaItem is the Java type of a map of attribute values.
+const javaItem = "java.util.Map<java.lang.String, " + modelPackage + "AttributeValue>"
+
+// item reads a map of attribute values; inValue as for decFn.
+func (d *jdec) item(inValue bool) (item, error) {
 	if d.Peek() != '{' {
-		return nil, d.typeErr("Map")
+		return nil, d.collectionErr(javaItem, inValue)
 	}
 	it := item{}
 	err := d.object(func(k string) error {
@@ -572,7 +667,7 @@ func (d *jdec) item() (item, error) {
 			it[k] = nil
 			return nil
 		}
-		v, err := d.attr()
+		v, err := d.attr(true)
 		it[k] = v
 		return err
 	})
@@ -580,10 +675,11 @@ func (d *jdec) item() (item, error) {
 }
 
 // attr reads one attribute value; an object with no type member is nil,
-// which the engine reports as an empty attribute value.
-func (d *jdec) attr() (types.AttributeValue, error) {
+// which the engine reports as an empty attribute value. inValue as for
+// decFn.
+func (d *jdec) attr(inValue bool) (types.AttributeValue, error) {
 	if d.Peek() != '{' {
-		return nil, d.typeErr("Structure")
+		return nil, d.collectionErr(modelPackage+"AttributeValue", inValue)
 	}
 	var av types.AttributeValue
 	var num *types.AttributeValueMemberN
@@ -596,7 +692,7 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 		switch k {
 		case "S":
 			if d.Peek() != '"' {
-				return d.typeErr("String")
+				return d.scalarErr("String")
 			}
 			s, err := d.str()
 			if err != nil {
@@ -605,7 +701,7 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 			v = &types.AttributeValueMemberS{Value: s}
 		case "N":
 			if d.Peek() != '"' {
-				return d.typeErr("String")
+				return d.scalarErr("String")
 			}
 			s, err := d.str()
 			if err != nil {
@@ -620,13 +716,9 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 			}
 			v = &types.AttributeValueMemberB{Value: b}
 		case "BOOL", "NULL":
-			var b bool
-			switch {
-			case d.Peek() == 't' && d.Lit("true"):
-				b = true
-			case d.Peek() == 'f' && d.Lit("false"):
-			default:
-				return d.typeErr("Boolean")
+			b, err := d.boolean()
+			if err != nil {
+				return err
 			}
 			if k == "BOOL" {
 				v = &types.AttributeValueMemberBOOL{Value: b}
@@ -645,7 +737,7 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 			}
 		case "BS":
 			if d.Peek() != '[' {
-				return d.typeErr("List")
+				return d.collectionErr("java.util.List<java.nio.ByteBuffer>", false)
 			}
 			l := [][]byte{}
 			err := d.array(func() error {
@@ -663,7 +755,7 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 			v = &types.AttributeValueMemberBS{Value: l}
 		case "L":
 			if d.Peek() != '[' {
-				return d.typeErr("List")
+				return d.collectionErr("java.util.List<"+modelPackage+"AttributeValue>", false)
 			}
 			l := []types.AttributeValue{}
 			err := d.array(func() error {
@@ -671,7 +763,7 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 					l = append(l, nil)
 					return nil
 				}
-				x, err := d.attr()
+				x, err := d.attr(true)
 				l = append(l, x)
 				return err
 			})
@@ -680,7 +772,7 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 			}
 			v = &types.AttributeValueMemberL{Value: l}
 		case "M":
-			m, err := d.item()
+			m, err := d.item(false)
 			if err != nil {
 				return err
 			}
@@ -710,7 +802,7 @@ func (d *jdec) attr() (types.AttributeValue, error) {
 
 func (d *jdec) strList() ([]string, error) {
 	if d.Peek() != '[' {
-		return nil, d.typeErr("List")
+		return nil, d.collectionErr("java.util.List<java.lang.String>", false)
 	}
 	l := []string{}
 	err := d.array(func() error {
@@ -718,7 +810,7 @@ func (d *jdec) strList() ([]string, error) {
 			return nil
 		}
 		if d.Peek() != '"' {
-			return d.typeErr("String")
+			return d.scalarErr("String")
 		}
 		s, err := d.str()
 		l = append(l, s)

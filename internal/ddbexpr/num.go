@@ -15,25 +15,41 @@ type Number struct {
 	Exp    int
 }
 
-// Number errors, with DynamoDB's messages.
+// Number errors, with DynamoDB's messages (dynalite's test suite records
+// them; DynamoDB Local words the first two otherwise). ParseNumber
+// returns a text that is not a number as a *NotNumberError, which is
+// ErrNotNumber.
 var (
-	ErrNotNumber     = errors.New("A value provided cannot be converted into a number")
-	ErrNumPrecision  = errors.New("DynamoDB only supports precision up to 38 digits")
+	ErrNotNumber     = errors.New("The parameter cannot be converted to a numeric value")
+	ErrNumPrecision  = errors.New("Attempting to store more than 38 significant digits in a Number")
 	ErrNumOverflow   = errors.New("Number overflow. Attempting to store a number with magnitude larger than supported range")
 	ErrNumUnderflow  = errors.New("Number underflow. Attempting to store a number with magnitude smaller than supported range")
-	errEmptyNumber   = ErrNotNumber
 	maxNumberDigits  = 38
 	maxNumberExp     = 126  // 9.99..E+125 = 0.999..E+126
 	minNumberExp     = -129 // 1E-130 = 0.1E-129
 	numberKeyExpBias = 1 << 14
 )
 
+// NotNumberError is a text given as a number that is not one. DynamoDB
+// quotes the text after ErrNotNumber's message, unless it is empty.
+type NotNumberError struct{ Text string }
+
+func (e *NotNumberError) Error() string {
+	if e.Text == "" {
+		return ErrNotNumber.Error()
+	}
+	return ErrNotNumber.Error() + ": " + e.Text
+}
+
+// Is makes the error ErrNotNumber for errors.Is.
+func (e *NotNumberError) Is(target error) bool { return target == ErrNotNumber }
+
 // ParseNumber parses and validates a DynamoDB number string.
 func ParseNumber(s string) (Number, error) {
 	var n Number
 	// No whitespace around the digits: DynamoDB rejects " 1".
 	if s == "" {
-		return n, errEmptyNumber
+		return n, &NotNumberError{}
 	}
 	i := 0
 	if s[0] == '-' || s[0] == '+' {
@@ -60,12 +76,12 @@ func ParseNumber(s string) (Number, error) {
 		break
 	}
 	if !seenDigit {
-		return n, ErrNotNumber
+		return n, &NotNumberError{Text: s}
 	}
 	exp := 0
 	if i < len(s) {
 		if s[i] != 'e' && s[i] != 'E' {
-			return n, ErrNotNumber
+			return n, &NotNumberError{Text: s}
 		}
 		i++
 		eneg := false
@@ -74,12 +90,12 @@ func ParseNumber(s string) (Number, error) {
 			i++
 		}
 		if i == len(s) {
-			return n, ErrNotNumber
+			return n, &NotNumberError{Text: s}
 		}
 		for ; i < len(s); i++ {
 			c := s[i]
 			if c < '0' || c > '9' {
-				return n, ErrNotNumber
+				return n, &NotNumberError{Text: s}
 			}
 			if exp < 100000 {
 				exp = exp*10 + int(c-'0')
