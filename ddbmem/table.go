@@ -2,7 +2,6 @@ package ddbmem
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -97,153 +96,64 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 	if in == nil {
 		in = &dynamodb.CreateTableInput{}
 	}
-	if err := tableNameParam(in.TableName); err != nil {
+	if err := createTableConstraints(in); err != nil { // create_checks.go
 		return nil, err
 	}
-	name := *in.TableName
-	if err := checkTableName(name); err != nil {
+	if err := checkCreateTable(in); err != nil {
 		return nil, err
 	}
 	defs := map[string]types.ScalarAttributeType{}
 	for _, d := range in.AttributeDefinitions {
-		if d.AttributeName == nil {
-			return nil, validation("One or more parameter values were invalid: AttributeName must not be null")
-		}
-		switch d.AttributeType {
-		case types.ScalarAttributeTypeS, types.ScalarAttributeTypeN, types.ScalarAttributeTypeB:
-		default:
-			return nil, validationf("1 validation error detected: Value '%s' at 'attributeDefinitions.1.member.attributeType' failed to satisfy constraint: Member must satisfy enum value set: [B, N, S]", d.AttributeType)
-		}
 		if _, dup := defs[*d.AttributeName]; dup {
 			return nil, validationf("Cannot have two attributes with the same name. Attribute name: %s", *d.AttributeName)
 		}
 		defs[*d.AttributeName] = d.AttributeType
 	}
 	used := map[string]bool{}
-	parseKeys := func(ks []types.KeySchemaElement, what string) (keyAttr, keyAttr, error) {
-		var pk, sk keyAttr
-		if len(ks) < 1 || len(ks) > 2 {
-			return pk, sk, validationf("1 validation error detected: Value '%v' at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2", len(ks))
-		}
-		for i, k := range ks {
-			if k.AttributeName == nil {
-				return pk, sk, validation("One or more parameter values were invalid: AttributeName must not be null")
-			}
-			typ, ok := defs[*k.AttributeName]
-			if !ok {
-				return pk, sk, validationf("One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [%s], AttributeDefinitions: [%s]", keyNames(ks), defNames(in.AttributeDefinitions))
-			}
+	// keys reads a key schema that checkCreateTable has checked.
+	keys := func(ks []types.KeySchemaElement) (pk, sk keyAttr) {
+		for _, k := range ks {
 			used[*k.AttributeName] = true
-			switch {
-			case i == 0 && k.KeyType == types.KeyTypeHash:
-				pk = keyAttr{*k.AttributeName, typ}
-			case i == 1 && k.KeyType == types.KeyTypeRange:
-				sk = keyAttr{*k.AttributeName, typ}
-			default:
-				if i == 0 {
-					return pk, sk, validationf("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
-				}
-				return pk, sk, validationf("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
-			}
 		}
-		if sk.name == pk.name {
-			return pk, sk, validation("Invalid KeySchema: Some index key attribute have no definition")
+		pk = keyAttr{*ks[0].AttributeName, defs[*ks[0].AttributeName]}
+		if len(ks) == 2 {
+			sk = keyAttr{*ks[1].AttributeName, defs[*ks[1].AttributeName]}
 		}
-		return pk, sk, nil
+		return pk, sk
 	}
-	t := &table{name: name, created: db.now(), data: newStore(), byName: map[string]*index{}, attrs: in.AttributeDefinitions}
-	var err error
-	if t.pk, t.sk, err = parseKeys(in.KeySchema, "table"); err != nil {
-		return nil, err
-	}
+	t := &table{name: *in.TableName, created: db.now(), data: newStore(), byName: map[string]*index{}, attrs: in.AttributeDefinitions}
+	t.pk, t.sk = keys(in.KeySchema)
 	t.src = &source{t: t, pk: t.pk, sk: t.sk, data: t.data}
 	t.billing = in.BillingMode
 	if t.billing == "" {
 		t.billing = types.BillingModeProvisioned
 	}
-	switch t.billing {
-	case types.BillingModeProvisioned:
-		if in.ProvisionedThroughput == nil {
-			return nil, validation("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
-		}
+	if t.billing == types.BillingModeProvisioned {
 		t.prov = in.ProvisionedThroughput
-	case types.BillingModePayPerRequest:
-		if in.ProvisionedThroughput != nil {
-			return nil, validation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
-		}
 	}
-	addIndex := func(name *string, ks []types.KeySchemaElement, proj *types.Projection, local bool, pos int) error {
-		field := fmt.Sprintf("globalSecondaryIndexes.%d.member.indexName", pos)
-		if local {
-			field = fmt.Sprintf("localSecondaryIndexes.%d.member.indexName", pos)
-		}
-		switch {
-		case name == nil:
-			return validationf("1 validation error detected: Value null at '%s' failed to satisfy constraint: Member must not be null", field)
-		case len(*name) < 3:
-			return validationf("1 validation error detected: Value '%s' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 3", *name, field)
-		case len(*name) > 255:
-			return validationf("1 validation error detected: Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to 255", *name, field)
-		}
-		if _, dup := t.byName[*name]; dup {
-			return validationf("One or more parameter values were invalid: Duplicate index name: %s", *name)
-		}
-		pk, sk, err := parseKeys(ks, "index")
-		if err != nil {
-			return err
-		}
-		if local {
-			if pk.name != t.pk.name {
-				return validationf("One or more parameter values were invalid: Index KeySchema does not have the same leading hash key as table KeySchema for index: %s. index hash key: %s, table hash key: %s", *name, pk.name, t.pk.name)
-			}
-			if sk.name == "" {
-				return validation("One or more parameter values were invalid: Index KeySchema does not have a range key for index: " + *name)
-			}
-			if t.sk.name == "" {
-				return validation("One or more parameter values were invalid: Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex")
-			}
-		}
-		if proj == nil || proj.ProjectionType == "" {
-			return validation("1 validation error detected: Value null at 'projection' failed to satisfy constraint: Member must not be null")
-		}
-		ix := &index{name: *name, local: local, pk: pk, sk: sk, proj: proj.ProjectionType, data: newStore(), desc: *proj}
-		switch proj.ProjectionType {
-		case types.ProjectionTypeAll, types.ProjectionTypeKeysOnly:
-			if len(proj.NonKeyAttributes) > 0 {
-				return validationf("One or more parameter values were invalid: ProjectionType is %s, but NonKeyAttributes is specified", proj.ProjectionType)
-			}
-		case types.ProjectionTypeInclude:
-			if len(proj.NonKeyAttributes) == 0 {
-				return validation("One or more parameter values were invalid: NonKeyAttributes must not be empty")
-			}
+	addIndex := func(name string, ks []types.KeySchemaElement, proj *types.Projection, local bool) {
+		pk, sk := keys(ks)
+		ix := &index{name: name, local: local, pk: pk, sk: sk, proj: proj.ProjectionType, data: newStore(), desc: *proj}
+		if proj.ProjectionType == types.ProjectionTypeInclude {
 			ix.include = map[string]bool{}
 			for _, a := range proj.NonKeyAttributes {
 				ix.include[a] = true
 			}
-		default:
-			return validationf("1 validation error detected: Value '%s' at 'projection.projectionType' failed to satisfy constraint: Member must satisfy enum value set: [ALL, INCLUDE, KEYS_ONLY]", proj.ProjectionType)
 		}
 		ix.src = &source{t: t, ix: ix, pk: ix.pk, sk: ix.sk, data: ix.data}
 		t.byName[ix.name] = ix
 		t.indexes = append(t.indexes, ix)
-		return nil
 	}
-	for i, g := range in.GlobalSecondaryIndexes {
-		if t.billing == types.BillingModeProvisioned && g.ProvisionedThroughput == nil {
-			return nil, validation("No provisioned throughput specified for the global secondary index")
-		}
-		if err := addIndex(g.IndexName, g.KeySchema, g.Projection, false, i+1); err != nil {
-			return nil, err
-		}
+	for _, g := range in.GlobalSecondaryIndexes {
+		addIndex(*g.IndexName, g.KeySchema, g.Projection, false)
 	}
-	for i, l := range in.LocalSecondaryIndexes {
-		if err := addIndex(l.IndexName, l.KeySchema, l.Projection, true, i+1); err != nil {
-			return nil, err
-		}
+	for _, l := range in.LocalSecondaryIndexes {
+		addIndex(*l.IndexName, l.KeySchema, l.Projection, true)
 	}
 	if len(used) != len(defs) {
 		return nil, validationf("One or more parameter values were invalid: Some AttributeDefinitions are not used. AttributeDefinitions: [%s], keys used: [%s]", defNames(in.AttributeDefinitions), strings.Join(sortedKeys(used), ", "))
 	}
+	var err error
 	if t.streamView, err = parseStreamSpec(in.StreamSpecification); err != nil { // streams: stream.go
 		return nil, err
 	}
