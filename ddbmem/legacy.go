@@ -646,7 +646,7 @@ func (t *table) legacyQuery(in *dynamodb.QueryInput) (*dynamodb.QueryInput, erro
 	var keyTerms []string
 	if in.KeyConditions != nil {
 		if _, ok := in.KeyConditions[src.pk.name]; !ok {
-			return nil, validation("Query condition missed key schema element")
+			return nil, src.missedKey(false)
 		}
 		for _, a := range sortedNames(in.KeyConditions) {
 			k := src.pk
@@ -654,7 +654,7 @@ func (t *table) legacyQuery(in *dynamodb.QueryInput) (*dynamodb.QueryInput, erro
 				k = src.sk
 			}
 			if k.name == "" || a != k.name {
-				return nil, validation("Query condition missed key schema element")
+				return nil, src.missedKey(true)
 			}
 			c := in.KeyConditions[a]
 			if err := checkCondition(c.ComparisonOperator, c.AttributeValueList); err != nil {

@@ -125,7 +125,7 @@ func TestLegacyParameters(t *testing.T) {
 		}, nil, "Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {QueryFilter} Expression parameters: {KeyConditionExpression}"},
 		{"KeyConditions without the partition key", func() (any, error) {
 			return db.Query(ctx, &dynamodb.QueryInput{TableName: tbl, KeyConditions: map[string]types.Condition{"sk": eq(n("1"))}})
-		}, nil, "Query condition missed key schema element"},
+		}, nil, "Query condition missed key schema element: pk"},
 		{"wrong number of values", func() (any, error) {
 			return db.Scan(ctx, &dynamodb.ScanInput{TableName: tbl, ScanFilter: map[string]types.Condition{"name": {ComparisonOperator: types.ComparisonOperatorBetween, AttributeValueList: []types.AttributeValue{s("a")}}}})
 		}, nil, "One or more parameter values were invalid: Invalid number of argument(s) for the BETWEEN ComparisonOperator"},

@@ -99,14 +99,16 @@ func TestQueryValidation(t *testing.T) {
 		msg  string
 	}{
 		{"OR", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p OR sk = :p")}, "Invalid operator used in KeyConditionExpression: OR"},
-		{"no partition key", dynamodb.QueryInput{KeyConditionExpression: aws.String("sk = :p")}, "Query condition missed key schema element"},
+		{"no partition key", dynamodb.QueryInput{KeyConditionExpression: aws.String("sk = :p")}, "Query condition missed key schema element: pk"},
+		{"not a key attribute", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND zz = :q")}, "Query condition missed key schema element: sk"},
 		{"partition key range", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk < :p")}, "Query key condition not supported"},
 		{"three conditions", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND sk > :p AND sk < :p")}, "KeyConditionExpressions must only contain one condition per key"},
 		{"type", dynamodb.QueryInput{IndexName: aws.String("gsi"), KeyConditionExpression: aws.String("gpk = :p AND gsk = :p")}, "One or more parameter values were invalid: Condition parameter type does not match schema type"},
 		{"no index", dynamodb.QueryInput{IndexName: aws.String("nope"), KeyConditionExpression: aws.String("pk = :p")}, "The table does not have the specified index: nope"},
 		{"count with projection", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"), Select: types.SelectCount, ProjectionExpression: aws.String("x")}, "Cannot specify the ProjectionExpression when choosing to get only the Count"},
 		{"consistent GSI", dynamodb.QueryInput{IndexName: aws.String("gsi"), KeyConditionExpression: aws.String("gpk = :p"), ConsistentRead: aws.Bool(true)}, "Consistent reads are not supported on global secondary indexes"},
-		{"start key elsewhere", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"), ExclusiveStartKey: key("b", "1")}, "The provided starting key does not match the range key predicate"},
+		{"start key elsewhere", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"), ExclusiveStartKey: key("b", "1")}, "The provided starting key is outside query boundaries based on provided conditions"},
+		{"start key elsewhere, with a sort key term", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND sk < :q"), ExclusiveStartKey: key("b", "a")}, "The query can return at most one row and cannot be restarted"},
 		{"start key outside the sort key range", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND sk > :p"), ExclusiveStartKey: key("a", "0")}, "The provided starting key does not match the range key predicate"},
 		{"start key on the far bound", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND sk BETWEEN :p AND :q"), ExclusiveStartKey: key("a", "b")}, "The provided starting key does not match the range key predicate"},
 		{"empty begins_with", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND begins_with(sk, :e)")}, "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: sk"},

@@ -336,6 +336,21 @@ func keyTerms(x *exprs, buf []*ddbexpr.Cond) ([]*ddbexpr.Cond, error) {
 	return terms, nil
 }
 
+// missedKey is the error of a key condition that leaves out a key
+// attribute of s, or names an attribute that is not one: DynamoDB names
+// the partition key unless the condition has it, then the sort key
+// (dynalite's suite records it; DynamoDB Local names none).
+func (s *source) missedKey(hashGiven bool) error {
+	missed := s.pk.name
+	if hashGiven {
+		missed = s.sk.name
+	}
+	if missed == "" {
+		return validation("Query condition missed key schema element")
+	}
+	return validation("Query condition missed key schema element: " + missed)
+}
+
 // analyzeKey validates a KeyConditionExpression and returns the
 // partition key and the range of entry keys.
 func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
@@ -365,11 +380,15 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 			}
 			skTerm = c
 		default:
-			return "", keyRange{}, validation("Query condition missed key schema element")
+			hashGiven := false
+			for _, c := range terms {
+				hashGiven = hashGiven || x.env.TopName(c.Args[0].Path) == s.pk.name
+			}
+			return "", keyRange{}, s.missedKey(hashGiven)
 		}
 	}
 	if pkTerm == nil {
-		return "", keyRange{}, validation("Query condition missed key schema element")
+		return "", keyRange{}, s.missedKey(false)
 	}
 	if pkTerm.Kind != ddbexpr.CondCompare || pkTerm.Op != "=" {
 		return "", keyRange{}, validation("Query key condition not supported")
@@ -652,8 +671,18 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		if !forward {
 			far = rng.loIncl
 		}
-		if epk != pk || (rng.lo != "" && e < rng.lo) || (rng.hi != "" && e >= rng.hi) || (far != "" && strings.HasPrefix(e, far)) {
+		// DynamoDB words a start key of another partition by whether the
+		// condition has a sort key term (dynalite's suite records it;
+		// DynamoDB Local says "does not match the range key predicate"
+		// for both).
+		sortTerm := rng != keyRange{}
+		switch {
+		case epk != pk && !sortTerm:
+			return nil, validation("The provided starting key is outside query boundaries based on provided conditions")
+		case (rng.lo != "" && e < rng.lo) || (rng.hi != "" && e >= rng.hi) || (far != "" && strings.HasPrefix(e, far)):
 			return nil, validation("The provided starting key does not match the range key predicate")
+		case epk != pk:
+			return nil, validation("The query can return at most one row and cannot be restarted")
 		}
 		esk = e
 	}

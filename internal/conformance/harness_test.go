@@ -1180,6 +1180,7 @@ var localOnlyMessages = []string{
 	"One or more parameter values were invalid: Input collection [",                              // DynamoDB: the same, with a final period
 	"A value provided cannot be converted into a number",                                         // DynamoDB: The parameter cannot be converted to a numeric value: abc
 	"DynamoDB only supports precision up to 38 digits",                                           // DynamoDB: Attempting to store more than 38 significant digits in a Number
+	"Query condition missed key schema element",                                                  // DynamoDB: the same, naming the key attribute missed (": a")
 	"No attributes should be specified to be projected unless projection type is INCLUDE",        // DynamoDB: ProjectionType is ALL, but NonKeyAttributes is specified
 	"Cannot do operations on a non-existent table",                                               // DynamoDB: Requested resource not found (: Table: T not found, for table operations)
 	"AttributesToGet cannot be empty",                                                            // DynamoDB: 1 validation error detected: Value '[]' at 'attributesToGet' ...
