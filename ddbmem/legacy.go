@@ -128,13 +128,16 @@ func checkCondition(op types.ComparisonOperator, list []types.AttributeValue) er
 	if !ok {
 		return validation("Comparison type does not exist in DynamoDB")
 	}
-	if (n >= 0 && len(list) != n) || (n < 0 && len(list) == 0) {
-		return validationf("One or more parameter values were invalid: Invalid number of argument(s) for the %s ComparisonOperator", op)
-	}
+	// The values first, then their number, as DynamoDB checks them.
 	for _, v := range list {
 		if err := checkValue(v); err != nil {
 			return err
 		}
+	}
+	if (n >= 0 && len(list) != n) || (n < 0 && len(list) == 0) {
+		return validationf("One or more parameter values were invalid: Invalid number of argument(s) for the %s ComparisonOperator", op)
+	}
+	for _, v := range list {
 		typ := ddbexpr.TypeName(v)
 		scalar := typ == "S" || typ == "N" || typ == "B"
 		valid := true
@@ -332,6 +335,20 @@ func (l *legacyExpr) expected(exp map[string]types.ExpectedAttributeValue, op ty
 }
 
 // projection translates AttributesToGet.
+// duplicateAttributes reports a name AttributesToGet lists twice, in
+// DynamoDB's words (dynalite's suite records them); DynamoDB Local says
+// "Cannot have two attributes with the same name".
+func duplicateAttributes(attrs []string) error {
+	seen := make(map[string]bool, len(attrs))
+	for _, a := range attrs {
+		if seen[a] {
+			return validation("One or more parameter values were invalid: Duplicate value in attribute name: " + a)
+		}
+		seen[a] = true
+	}
+	return nil
+}
+
 func (l *legacyExpr) projection(attrs []string) (*string, error) {
 	if attrs == nil {
 		return nil, nil
@@ -339,15 +356,11 @@ func (l *legacyExpr) projection(attrs []string) (*string, error) {
 	if len(attrs) == 0 {
 		return nil, validation("AttributesToGet cannot be empty")
 	}
-	seen := map[string]bool{}
+	if err := duplicateAttributes(attrs); err != nil {
+		return nil, err
+	}
 	ps := make([]string, len(attrs))
 	for i, a := range attrs {
-		if seen[a] {
-			// DynamoDB's words (dynalite's suite records them); DynamoDB
-			// Local says "Cannot have two attributes with the same name".
-			return nil, validation("One or more parameter values were invalid: Duplicate value in attribute name: " + a)
-		}
-		seen[a] = true
 		ps[i] = l.name(a)
 	}
 	s := strings.Join(ps, ", ")
@@ -596,10 +609,24 @@ func legacyScan(in *dynamodb.ScanInput) (*dynamodb.ScanInput, error) {
 // legacyQueryParams checks how a Query's legacy parameters combine with
 // its expressions, which needs no table.
 func legacyQueryParams(in *dynamodb.QueryInput) error {
+	if err := legacyQueryMix(in); err != nil {
+		return err
+	}
+	return keyConditionGiven(in)
+}
+
+// keyConditionGiven checks that a Query has a key condition.
+func keyConditionGiven(in *dynamodb.QueryInput) error {
+	if in.KeyConditions == nil && in.KeyConditionExpression == nil {
+		return validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+	}
+	return nil
+}
+
+// legacyQueryMix checks how a Query's legacy parameters mix with
+// expressions.
+func legacyQueryMix(in *dynamodb.QueryInput) error {
 	if in.KeyConditions == nil && in.QueryFilter == nil && in.AttributesToGet == nil && in.ConditionalOperator == "" {
-		if in.KeyConditionExpression == nil {
-			return validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
-		}
 		return nil
 	}
 	// KeyConditions combine with a FilterExpression or a
@@ -620,9 +647,6 @@ func legacyQueryParams(in *dynamodb.QueryInput) error {
 		if in.ExpressionAttributeValues != nil {
 			return validation("ExpressionAttributeValues can only be specified when using expressions: FilterExpression and KeyConditionExpression are null")
 		}
-	}
-	if in.KeyConditions == nil && in.KeyConditionExpression == nil {
-		return validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
 	return nil
 }

@@ -367,21 +367,31 @@ func queryConstraints(in *dynamodb.QueryInput) error {
 
 func (db *DB) missingQuery(lookupErr error, in *dynamodb.QueryInput) error {
 	return missingTable(lookupErr, func() error {
-		if err := legacyQueryParams(in); err != nil {
+		// DynamoDB's order: how the parameters mix, the filter's
+		// conditions, AttributesToGet, the start key, the key condition
+		// (the legacy conditions on their own here, and against the key
+		// schema with the table).
+		if err := legacyQueryMix(in); err != nil {
+			return err
+		}
+		for _, a := range sortedNames(in.QueryFilter) {
+			if err := checkCondition(in.QueryFilter[a].ComparisonOperator, in.QueryFilter[a].AttributeValueList); err != nil {
+				return err
+			}
+		}
+		if err := duplicateAttributes(in.AttributesToGet); err != nil {
 			return err
 		}
 		if err := checkStartKeyValues(in.ExclusiveStartKey); err != nil {
 			return err
 		}
+		if err := keyConditionGiven(in); err != nil {
+			return err
+		}
 		if in.KeyConditions != nil || in.QueryFilter != nil || in.AttributesToGet != nil || in.ConditionalOperator != "" {
-			// The legacy conditions are checked on their own here,
-			// the filter's first, and against the key schema with the
-			// table.
-			for _, cs := range []map[string]types.Condition{in.QueryFilter, in.KeyConditions} {
-				for _, a := range sortedNames(cs) {
-					if err := checkCondition(cs[a].ComparisonOperator, cs[a].AttributeValueList); err != nil {
-						return err
-					}
+			for _, a := range sortedNames(in.KeyConditions) {
+				if err := checkCondition(in.KeyConditions[a].ComparisonOperator, in.KeyConditions[a].AttributeValueList); err != nil {
+					return err
 				}
 			}
 			if n := len(in.KeyConditions); in.KeyConditions != nil && (n < 1 || n > 2) {

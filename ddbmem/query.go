@@ -190,6 +190,11 @@ func (s *source) startKey(esk item) (string, string, error) {
 			want[s.ix.sk.name] = s.ix.sk
 		}
 	}
+	for _, v := range esk {
+		if invalidErr(v) != nil {
+			return "", "", checkStartKeyValues(esk)
+		}
+	}
 	// DynamoDB Local's messages (the conformance oracle).
 	if len(esk) != len(want) {
 		return "", "", validation("Exclusive Start Key must have same size as table's key schema")

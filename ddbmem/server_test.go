@@ -257,6 +257,54 @@ func TestServerSerializationMessages(t *testing.T) {
 	}
 }
 
+// TestServerManyTypesInPlace checks that an attribute value with two types
+// (or two types, one an N that is no number) is reported where it stands,
+// in the words of its place, on a table that exists, and that nothing is
+// written.
+func TestServerManyTypesInPlace(t *testing.T) {
+	srv := serve(t)
+	ctx := context.Background()
+	if _, err := srv.Client().CreateTable(ctx, pkTable(aws.String("tbl"))); err != nil {
+		t.Fatal(err)
+	}
+	const two = `{"S":"a","N":"1"}`
+	const many = "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"
+	cases := []struct{ name, op, body, want string }{
+		{"Key", "GetItem", `{"TableName":"tbl","Key":{"pk":` + two + `}}`, many},
+		{"Key, a bad number", "GetItem", `{"TableName":"tbl","Key":{"pk":{"S":"a","N":"b"}}}`, "The parameter cannot be converted to a numeric value: b"},
+		{"Item", "PutItem", `{"TableName":"tbl","Item":{"pk":{"S":"a"},"x":` + two + `}}`, many},
+		{"ExpressionAttributeValues", "PutItem", `{"TableName":"tbl","Item":{"pk":{"S":"a"}},"ConditionExpression":"x = :b","ExpressionAttributeValues":{":b":` + two + `}}`,
+			"ExpressionAttributeValues contains invalid value: " + many + " for key :b"},
+		{"ExpressionAttributeValues before the expression", "DeleteItem", `{"TableName":"tbl","Key":{"pk":{"S":"a"}},"ConditionExpression":"","ExpressionAttributeValues":{":b":{"N":"1e-131"}}}`,
+			"ExpressionAttributeValues contains invalid value: Number underflow. Attempting to store a number with magnitude smaller than supported range for key :b"},
+		{"ExclusiveStartKey", "Scan", `{"TableName":"tbl","ExclusiveStartKey":{"pk":` + two + `}}`, "The provided starting key is invalid: " + many},
+		{"AttributeUpdates", "UpdateItem", `{"TableName":"tbl","Key":{"pk":{"S":"a"}},"AttributeUpdates":{"x":{"Action":"PUT","Value":` + two + `}}}`, many},
+		{"Expected", "PutItem", `{"TableName":"tbl","Item":{"pk":{"S":"a"}},"Expected":{"x":{"Value":` + two + `}}}`, many},
+		{"ScanFilter", "Scan", `{"TableName":"tbl","ScanFilter":{"x":{"ComparisonOperator":"EQ","AttributeValueList":[` + two + `]}}}`, many},
+		{"BatchWriteItem", "BatchWriteItem", `{"RequestItems":{"tbl":[{"PutRequest":{"Item":{"pk":{"S":"a"},"x":` + two + `}}}]}}`, many},
+		{"TransactWriteItems", "TransactWriteItems", `{"TransactItems":[{"Put":{"TableName":"tbl","Item":{"pk":{"S":"a"},"x":` + two + `}}}]}`, many},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, _, body := rawCall(t, srv.URL(), "POST", "DynamoDB_20120810."+c.op, "application/x-amz-json-1.0", sigV4, c.body)
+			var got struct {
+				Type    string `json:"__type"`
+				Message string `json:"message"`
+			}
+			if err := json.Unmarshal([]byte(body), &got); err != nil {
+				t.Fatal(err)
+			}
+			if status != 400 || got.Type != "com.amazon.coral.validate#ValidationException" || got.Message != c.want {
+				t.Errorf("%d %s %q, want 400 ValidationException %q", status, got.Type, got.Message, c.want)
+			}
+		})
+	}
+	out, err := srv.Client().Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("tbl")})
+	if err != nil || out.Count != 0 {
+		t.Fatalf("scan after the failed writes: %v items, %v", out.Count, err)
+	}
+}
+
 // TestServerTypedErrors checks that the SDK's client turns the endpoint's
 // errors into the SDK's typed errors, with their data.
 func TestServerTypedErrors(t *testing.T) {

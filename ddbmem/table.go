@@ -664,6 +664,9 @@ func (t *table) parseKey(key item) (string, string, error) {
 		if isNil(v) {
 			return "", "", validation(errEmptyValue)
 		}
+		if err := invalidErr(v); err != nil {
+			return "", "", err
+		}
 		if !scalarKeyType(v) {
 			return "", "", errKeyValueType
 		}

@@ -342,6 +342,9 @@ func importValueCopy(v types.AttributeValue, cp bool) (types.AttributeValue, err
 		}
 		return &types.AttributeValueMemberM{Value: out}, nil
 	}
+	if err := invalidErr(v); err != nil {
+		return nil, err
+	}
 	return nil, validation(errEmptyValue)
 }
 
@@ -447,6 +450,16 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 			return validationf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
 		}
 	}
+	// Then the values, before the expressions are parsed, as DynamoDB
+	// does (dynalite's suite records it; DynamoDB Local parses first),
+	// unless there is no expression to use them.
+	if r.key != nil || r.update != nil || r.cond != nil || r.filter != nil || r.proj != nil {
+		for k, v := range r.values {
+			if _, err := importValueCopy(v, false); err != nil {
+				return validationf("ExpressionAttributeValues contains invalid value: %s for key %s", apiMessage(err), k)
+			}
+		}
+	}
 	for _, e := range []struct {
 		label string
 		s     *string
@@ -517,11 +530,6 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 		// are copied (numbers made canonical) into the update's own
 		// environment.
 		x.env.Values = r.values
-		for k, v := range r.values {
-			if _, err := importValueCopy(v, false); err != nil {
-				return validationf("ExpressionAttributeValues contains invalid value: %s for key %s", apiMessage(err), k)
-			}
-		}
 	}
 	if x.update != nil {
 		x.uenv.Names = r.names

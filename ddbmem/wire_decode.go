@@ -789,15 +789,35 @@ func (d *jdec) attr(inValue bool) (types.AttributeValue, error) {
 	}
 	if n > 1 {
 		// DynamoDB reads an N as it deserializes the value: a number
-		// that is not one is reported before the extra types.
+		// that is not one is reported before the extra types. Either is
+		// reported where the value is checked, in the words of its
+		// place ("ExpressionAttributeValues contains invalid value: ...").
 		if num != nil {
 			if _, err := ddbexpr.ParseNumber(num.Value); err != nil {
-				return nil, validation(err.Error())
+				return invalidValue(err.Error()), nil
 			}
 		}
-		return nil, validation(errManyTypes)
+		return invalidValue(errManyTypes), nil
 	}
 	return av, nil
+}
+
+// invalidTag marks an attribute value the decoder read but DynamoDB
+// rejects (invalidValue).
+const invalidTag = "ddbmem.invalid"
+
+// invalidValue is an attribute value that the engine's checks reject
+// with msg: a types.UnknownUnionMember, which no client sends.
+func invalidValue(msg string) types.AttributeValue {
+	return &types.UnknownUnionMember{Tag: invalidTag, Value: []byte(msg)}
+}
+
+// invalidErr is the error of an invalidValue, or nil for any other value.
+func invalidErr(v types.AttributeValue) error {
+	if u, ok := v.(*types.UnknownUnionMember); ok && u.Tag == invalidTag {
+		return validation(string(u.Value))
+	}
+	return nil
 }
 
 func (d *jdec) strList() ([]string, error) {
