@@ -525,7 +525,7 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 		return nil
 	}
 	if len(r.values) > 0 {
-		// Every value is checked; expressions read them in place. Only
+		// The values are checked (above); expressions read them in place. Only
 		// the values the update expression names, which it may store,
 		// are copied (numbers made canonical) into the update's own
 		// environment.
