@@ -85,21 +85,14 @@ func (l *legacyExpr) value(v types.AttributeValue) string {
 
 // mixed checks that a request sets legacy or expression parameters, not
 // both, and that placeholders come only with expressions. nullExprs names
-// the expression parameters in DynamoDB's "... is null" message.
+// the expression parameters in DynamoDB's "... is null" message. The
+// parameters are listed in the order given, DynamoDB's (dynalite's suite
+// records it; DynamoDB Local sorts them).
 func mixed(legacy, exprs []param, names map[string]string, values map[string]types.AttributeValue, nullExprs string) error {
-	nonExpr, expr := map[string]bool{}, map[string]bool{}
-	for _, p := range legacy {
-		if p.set {
-			nonExpr[p.name] = true
-		}
-	}
-	for _, p := range exprs {
-		if p.set {
-			expr[p.name] = true
-		}
-	}
+	nonExpr, expr := setParams(legacy), setParams(exprs)
 	if len(nonExpr) > 0 && len(expr) > 0 {
-		return validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: %s Expression parameters: %s", keySet(nonExpr), keySet(expr))
+		return validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {%s} Expression parameters: {%s}",
+			strings.Join(nonExpr, ", "), strings.Join(expr, ", "))
 	}
 	if len(nonExpr) > 0 {
 		if names != nil {
@@ -110,6 +103,37 @@ func mixed(legacy, exprs []param, names map[string]string, values map[string]typ
 		}
 	}
 	return nil
+}
+
+// exprParams is DynamoDB's first check of a write's parameters, before
+// its key or item: legacy and expression parameters are not mixed, and
+// placeholders come with an expression (nullExprs names the expression
+// parameters in the message).
+func exprParams(legacy, exprs []param, names map[string]string, values map[string]types.AttributeValue, nullExprs string) error {
+	if err := mixed(legacy, exprs, nil, nil, ""); err != nil {
+		return err
+	}
+	if len(setParams(exprs)) > 0 {
+		return nil
+	}
+	if names != nil {
+		return validation("ExpressionAttributeNames can only be specified when using expressions")
+	}
+	if values != nil {
+		return validation("ExpressionAttributeValues can only be specified when using expressions: " + nullExprs)
+	}
+	return nil
+}
+
+// setParams returns the names of the parameters that are set, in order.
+func setParams(ps []param) []string {
+	var names []string
+	for _, p := range ps {
+		if p.set {
+			names = append(names, p.name)
+		}
+	}
+	return names
 }
 
 // argCount is the number of values each comparison operator takes (-1:
@@ -282,18 +306,20 @@ func (l *legacyExpr) expected(exp map[string]types.ExpectedAttributeValue, op ty
 	var terms []string
 	for _, a := range sortedNames(exp) {
 		e := exp[a]
+		// In DynamoDB's order (dynalite's suite records it).
+		if e.Value != nil && e.AttributeValueList != nil {
+			return nil, validationf("One or more parameter values were invalid: Value and AttributeValueList cannot be used together for Attribute: %s", a)
+		}
 		if e.ComparisonOperator != "" {
 			if e.Exists != nil {
 				return nil, validationf("One or more parameter values were invalid: Exists and ComparisonOperator cannot be used together for Attribute: %s", a)
-			}
-			if e.Value != nil && e.AttributeValueList != nil {
-				return nil, validationf("One or more parameter values were invalid: Value and AttributeValueList cannot be used together for Attribute: %s", a)
 			}
 			list := e.AttributeValueList
 			if e.Value != nil {
 				list = []types.AttributeValue{e.Value}
 			}
-			if len(list) == 0 && argCount[e.ComparisonOperator] != 0 {
+			// An empty AttributeValueList is a list of the wrong length.
+			if list == nil && argCount[e.ComparisonOperator] != 0 {
 				if _, known := argCount[e.ComparisonOperator]; known {
 					return nil, validationf("One or more parameter values were invalid: Value or AttributeValueList must be used with ComparisonOperator: %s for Attribute: %s", e.ComparisonOperator, a)
 				}
@@ -384,13 +410,6 @@ func checkAttributesToGet(attrs []string, sel types.Select) error {
 	return nil
 }
 
-// legacyTypeNames are the type names of DynamoDB's AttributeUpdates
-// messages.
-var legacyTypeNames = map[string]string{
-	"S": "STRING", "N": "NUMBER", "B": "BINARY", "BOOL": "BOOLEAN", "NULL": "NULL",
-	"SS": "STRING_SET", "NS": "NUMBER_SET", "BS": "BINARY_SET", "L": "LIST", "M": "MAP",
-}
-
 // updates translates AttributeUpdates. An empty map is no update.
 func (l *legacyExpr) updates(u map[string]types.AttributeValueUpdate) (*string, error) {
 	var set, remove, add, del []string
@@ -418,7 +437,9 @@ func (l *legacyExpr) updates(u map[string]types.AttributeValueUpdate) (*string, 
 			case typ == "SS" || typ == "NS" || typ == "BS":
 				del = append(del, l.name(a)+" "+l.value(au.Value))
 			default:
-				return nil, validationf("One or more parameter values were invalid: DELETE action with value is not supported for the type %s", legacyTypeNames[typ])
+				// DynamoDB names the type as the wire does (dynalite's
+				// suite records it); DynamoDB Local says STRING, MAP, ...
+				return nil, validationf("One or more parameter values were invalid: DELETE action with value is not supported for the type %s", typ)
 			}
 		case types.AttributeActionAdd:
 			switch typ {
@@ -428,7 +449,7 @@ func (l *legacyExpr) updates(u map[string]types.AttributeValueUpdate) (*string, 
 				n := l.name(a)
 				set = append(set, n+" = list_append(if_not_exists("+n+", "+l.value(&types.AttributeValueMemberL{Value: []types.AttributeValue{}})+"), "+l.value(au.Value)+")")
 			default:
-				return nil, validationf("One or more parameter values were invalid: ADD action is not supported for the type %s", legacyTypeNames[typ])
+				return nil, validationf("One or more parameter values were invalid: ADD action is not supported for the type %s", typ)
 			}
 		default:
 			return nil, validation("Member must satisfy enum value set: [ADD, DELETE, PUT]")
@@ -577,8 +598,8 @@ func legacyScan(in *dynamodb.ScanInput) (*dynamodb.ScanInput, error) {
 	if in.ScanFilter == nil && in.AttributesToGet == nil && in.ConditionalOperator == "" {
 		return in, nil
 	}
-	if err := mixed([]param{{"ScanFilter", in.ScanFilter != nil}, {"AttributesToGet", in.AttributesToGet != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
-		[]param{{"FilterExpression", in.FilterExpression != nil}, {"ProjectionExpression", in.ProjectionExpression != nil}},
+	if err := mixed([]param{{"AttributesToGet", in.AttributesToGet != nil}, {"ScanFilter", in.ScanFilter != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
+		[]param{{"ProjectionExpression", in.ProjectionExpression != nil}, {"FilterExpression", in.FilterExpression != nil}},
 		in.ExpressionAttributeNames, in.ExpressionAttributeValues, "FilterExpression is null"); err != nil {
 		return nil, err
 	}
@@ -632,11 +653,9 @@ func legacyQueryMix(in *dynamodb.QueryInput) error {
 	// KeyConditions combine with a FilterExpression or a
 	// ProjectionExpression (not with a KeyConditionExpression); the other
 	// legacy parameters combine with no expression.
-	if in.KeyConditions != nil && in.KeyConditionExpression != nil {
-		return validation("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {KeyConditions} Expression parameters: {KeyConditionExpression}")
-	}
-	exprs := []param{{"KeyConditionExpression", in.KeyConditionExpression != nil}, {"FilterExpression", in.FilterExpression != nil}, {"ProjectionExpression", in.ProjectionExpression != nil}}
-	if err := mixed([]param{{"QueryFilter", in.QueryFilter != nil}, {"AttributesToGet", in.AttributesToGet != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
+	exprs := []param{{"ProjectionExpression", in.ProjectionExpression != nil}, {"FilterExpression", in.FilterExpression != nil}, {"KeyConditionExpression", in.KeyConditionExpression != nil}}
+	if err := mixed([]param{{"AttributesToGet", in.AttributesToGet != nil}, {"QueryFilter", in.QueryFilter != nil}, {"ConditionalOperator", in.ConditionalOperator != ""},
+		{"KeyConditions", in.KeyConditions != nil && in.KeyConditionExpression != nil}},
 		exprs, nil, nil, ""); err != nil {
 		return err
 	}

@@ -135,7 +135,7 @@ func TestLegacyParameters(t *testing.T) {
 		{"ADD of a string", func() (any, error) {
 			return db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: tbl, Key: key,
 				AttributeUpdates: map[string]types.AttributeValueUpdate{"name": {Action: types.AttributeActionAdd, Value: s("x")}}})
-		}, nil, "One or more parameter values were invalid: ADD action is not supported for the type STRING"},
+		}, nil, "One or more parameter values were invalid: ADD action is not supported for the type S"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -55,7 +55,11 @@ func TestErrors(t *testing.T) {
 		{"key type mismatch", func() error {
 			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: tbl, Item: map[string]av{"pk": n("1"), "sk": s("1")}})
 			return err
-		}, "ValidationException", "One or more parameter values were invalid: Type mismatch for key"},
+		}, "ValidationException", "One or more parameter values were invalid: Type mismatch for key pk expected: S actual: N"},
+		{"missing key", func() error {
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: tbl, Item: map[string]av{"pk": s("1")}})
+			return err
+		}, "ValidationException", "One or more parameter values were invalid: Missing the key sk in the item"},
 		{"index key type mismatch", func() error {
 			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: tbl, Item: map[string]av{"pk": s("1"), "sk": s("1"), "gsk": s("x")}})
 			return err

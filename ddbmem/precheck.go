@@ -272,6 +272,11 @@ func putConstraints(in *dynamodb.PutItemInput) error {
 
 func (db *DB) missingPut(lookupErr error, in *dynamodb.PutItemInput) error {
 	return missingTable(lookupErr, func() error {
+		if err := exprParams([]param{{"Expected", in.Expected != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
+			[]param{{"ConditionExpression", in.ConditionExpression != nil}},
+			in.ExpressionAttributeNames, in.ExpressionAttributeValues, "ConditionExpression is null"); err != nil {
+			return err
+		}
 		it, err := importItem(in.Item)
 		if err != nil {
 			return err
@@ -301,11 +306,16 @@ func deleteConstraints(in *dynamodb.DeleteItemInput) error {
 
 func (db *DB) missingDelete(lookupErr error, in *dynamodb.DeleteItemInput) error {
 	return missingTable(lookupErr, func() error {
-		in, err := legacyDelete(in)
-		if err != nil {
+		if err := exprParams([]param{{"Expected", in.Expected != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
+			[]param{{"ConditionExpression", in.ConditionExpression != nil}},
+			in.ExpressionAttributeNames, in.ExpressionAttributeValues, "ConditionExpression is null"); err != nil {
 			return err
 		}
 		if err := checkKeyValues(in.Key); err != nil {
+			return err
+		}
+		in, err := legacyDelete(in)
+		if err != nil {
 			return err
 		}
 		if err := checkOldReturns(in.ReturnValues, in.ReturnValuesOnConditionCheckFailure); err != nil {
@@ -330,11 +340,16 @@ func updateConstraints(in *dynamodb.UpdateItemInput) error {
 
 func (db *DB) missingUpdate(lookupErr error, in *dynamodb.UpdateItemInput) error {
 	return missingTable(lookupErr, func() error {
-		in, err := legacyUpdate(in)
-		if err != nil {
+		if err := exprParams([]param{{"AttributeUpdates", in.AttributeUpdates != nil}, {"Expected", in.Expected != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
+			[]param{{"UpdateExpression", in.UpdateExpression != nil}, {"ConditionExpression", in.ConditionExpression != nil}},
+			in.ExpressionAttributeNames, in.ExpressionAttributeValues, "UpdateExpression and ConditionExpression are null"); err != nil {
 			return err
 		}
 		if err := checkKeyValues(in.Key); err != nil {
+			return err
+		}
+		in, err := legacyUpdate(in)
+		if err != nil {
 			return err
 		}
 		if err := checkRVOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {

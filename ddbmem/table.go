@@ -548,11 +548,15 @@ func (t *table) checkItemKeys(it item, update bool) error {
 		if k.name == "" {
 			continue
 		}
+		// DynamoDB's texts, which name the key (dynalite's suite records
+		// them); DynamoDB Local says "One of the required keys was not
+		// given a value" and "Type mismatch for key".
 		v, ok := it[k.name]
 		if !ok {
-			// DynamoDB says "Missing the key pk in the item"; DynamoDB
-			// Local (the conformance oracle) says this.
-			return validation("One of the required keys was not given a value")
+			return validation("One or more parameter values were invalid: Missing the key " + k.name + " in the item")
+		}
+		if typ := describeType(v); scalarKeyType(v) && typ != string(k.typ) {
+			return validationf("%s %s expected: %s actual: %s", keyTypeMismatchMsg, k.name, k.typ, typ)
 		}
 		if err := checkKeyValue(k, v); err != nil {
 			return err
@@ -570,10 +574,10 @@ func (t *table) checkItemKeys(it item, update bool) error {
 			if !ok {
 				continue
 			}
-			if string(k.typ) != describeType(v) {
-				// DynamoDB adds "gpk Expected: S Actual: N IndexName: gsi";
-				// DynamoDB Local (the conformance oracle) does not.
-				return validation("One or more parameter values were invalid: Type mismatch for Index Key")
+			if typ := describeType(v); string(k.typ) != typ {
+				// DynamoDB's text; DynamoDB Local leaves out what follows
+				// "Index Key".
+				return validationf("One or more parameter values were invalid: Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s", k.name, k.typ, typ, ix.name)
 			}
 			empty := false
 			switch x := v.(type) {

@@ -214,7 +214,7 @@ func cancelled(reasons []types.CancellationReason) error {
 const keyTypeMismatchMsg = "One or more parameter values were invalid: Type mismatch for key"
 
 func isKeyTypeMismatch(err error) bool {
-	return err == errKeyType || apiMessage(err) == keyTypeMismatchMsg
+	return err == errKeyType || strings.HasPrefix(apiMessage(err), keyTypeMismatchMsg)
 }
 
 // isKeyUpdate reports whether err is an update expression's write to a

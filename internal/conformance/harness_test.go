@@ -1181,6 +1181,11 @@ var localOnlyMessages = []string{
 	"A value provided cannot be converted into a number",                                         // DynamoDB: The parameter cannot be converted to a numeric value: abc
 	"DynamoDB only supports precision up to 38 digits",                                           // DynamoDB: Attempting to store more than 38 significant digits in a Number
 	"Query condition missed key schema element",                                                  // DynamoDB: the same, naming the key attribute missed (": a")
+	"One of the required keys was not given a value",                                             // DynamoDB, for an item: Missing the key a in the item
+	"One or more parameter values were invalid: Type mismatch for key",                           // DynamoDB, for an item: the same, then "a expected: S actual: N"
+	"One or more parameter values were invalid: Type mismatch for Index Key",                     // DynamoDB: the same, then "c Expected: S Actual: N IndexName: i"
+	"action is not supported for the type ",                                                      // DynamoDB names the type S, M, ... where DynamoDB Local says STRING, MAP, ...
+	"action with value is not supported for the type ",                                           // the same for DELETE
 	"No attributes should be specified to be projected unless projection type is INCLUDE",        // DynamoDB: ProjectionType is ALL, but NonKeyAttributes is specified
 	"Cannot do operations on a non-existent table",                                               // DynamoDB: Requested resource not found (: Table: T not found, for table operations)
 	"AttributesToGet cannot be empty",                                                            // DynamoDB: 1 validation error detected: Value '[]' at 'attributesToGet' ...
