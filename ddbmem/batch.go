@@ -57,8 +57,8 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 	if err := db.begin(ctx, "BatchGetItem"); err != nil {
 		return nil, err
 	}
-	if in == nil || len(in.RequestItems) == 0 {
-		return nil, validation("1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	if in == nil {
+		in = &dynamodb.BatchGetItemInput{}
 	}
 	if err := batchGetConstraints(in); err != nil {
 		return nil, err
@@ -155,8 +155,8 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 	if err := db.begin(ctx, "BatchWriteItem"); err != nil {
 		return nil, err
 	}
-	if in == nil || len(in.RequestItems) == 0 {
-		return nil, validation("1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	if in == nil {
+		in = &dynamodb.BatchWriteItemInput{}
 	}
 	if err := batchWriteConstraints(in); err != nil {
 		return nil, err

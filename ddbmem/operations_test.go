@@ -305,10 +305,16 @@ func TestBatch(t *testing.T) {
 	if _, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"tbl": writes}}); err != nil {
 		t.Fatal(err)
 	}
+	// Over the limit in one table, a constraint of the request; over it
+	// in all tables, DynamoDB's own message.
 	over := append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: key("b", "x")}})
 	_, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"tbl": over}})
-	if apiMsg(err) != "Too many items requested for the BatchWriteItem call" {
+	if apiMsg(err) != "1 validation error detected: Value '{tbl}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]" {
 		t.Fatalf("26 writes: %v", err)
+	}
+	_, err = db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"tbl": writes[:13], "tbl2": writes[:13]}})
+	if apiMsg(err) != "Too many items requested for the BatchWriteItem call" {
+		t.Fatalf("26 writes in two tables: %v", err)
 	}
 	_, err = db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"tbl": {writes[0], writes[0]}}})
 	if apiMsg(err) != "Provided list of item keys contains duplicates" {
@@ -326,8 +332,13 @@ func TestBatch(t *testing.T) {
 		keys = append(keys, key("b", fmt.Sprint(i)))
 	}
 	_, err = db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"tbl": {Keys: keys}}})
-	if apiMsg(err) != "Too many items requested for the BatchGetItem call" {
+	if !strings.HasPrefix(apiMsg(err), "1 validation error detected: Value '[{pk={S: b,}, sk={S: 0,}}, ") ||
+		!strings.HasSuffix(apiMsg(err), "' at 'requestItems.tbl.member.keys' failed to satisfy constraint: Member must have length less than or equal to 100") {
 		t.Fatalf("101 gets: %v", err)
+	}
+	_, err = db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"tbl": {Keys: keys[:100]}, "tbl2": {Keys: keys[:1]}}})
+	if apiMsg(err) != "Too many items requested for the BatchGetItem call" {
+		t.Fatalf("101 gets in two tables: %v", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package ddbmem
 
 import (
+	"encoding/base64"
 	"errors"
 	"strconv"
 	"strings"
@@ -50,6 +51,59 @@ func (v *violations) addConstraint(value, path, constraint string) {
 	if len(v.list) < maxViolations {
 		v.list = append(v.list, "Value "+value+" at '"+path+"' failed to satisfy constraint: "+constraint)
 	}
+}
+
+// Batch limits.
+const (
+	maxBatchGet   = 100
+	maxBatchWrite = 25
+)
+
+// requestItems checks a batch's requestItems: present, not empty, keyed
+// by table names.
+func (v *violations) requestItems(null bool, names []string) {
+	switch {
+	case null:
+		v.notNull("requestItems", true)
+	case len(names) == 0:
+		v.add("'{}'", "requestItems", "must have length greater than or equal to 1")
+	}
+	v.tableNames(names)
+}
+
+// keysString writes a list of keys as DynamoDB quotes it, each attribute
+// value in the AWS SDK for Java's form ({S: a,}).
+func keysString(keys []map[string]types.AttributeValue) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('{')
+		for j, name := range sortedNames(k) {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(name + "={" + ddbexpr.TypeName(k[name]) + ": " + scalarText(k[name]) + ",}")
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// scalarText is a key value's text in keysString.
+func scalarText(v types.AttributeValue) string {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return x.Value
+	case *types.AttributeValueMemberN:
+		return x.Value
+	case *types.AttributeValueMemberB:
+		return base64.StdEncoding.EncodeToString(x.Value)
+	}
+	return "..."
 }
 
 // tableNames checks the table names that key a batch's requestItems.
@@ -595,12 +649,16 @@ func batchGetConstraints(in *dynamodb.BatchGetItemInput) error {
 	var v violations
 	names := sortedTableNames(in.RequestItems)
 	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
-	v.tableNames(names)
+	v.requestItems(in.RequestItems == nil, names)
 	for _, name := range names {
 		keys := in.RequestItems[name].Keys
-		v.notNull("requestItems."+name+".member.keys", keys == nil)
-		if keys != nil && len(keys) == 0 {
-			v.add("'[]'", "requestItems."+name+".member.keys", "must have length greater than or equal to 1")
+		p := "requestItems." + name + ".member.keys"
+		v.notNull(p, keys == nil)
+		switch {
+		case keys != nil && len(keys) == 0:
+			v.add("'[]'", p, "must have length greater than or equal to 1")
+		case len(keys) > maxBatchGet:
+			v.add("'"+keysString(keys)+"'", p, "must have length less than or equal to 100")
 		}
 	}
 	return v.err()
@@ -632,10 +690,12 @@ func batchWriteConstraints(in *dynamodb.BatchWriteItemInput) error {
 	names := sortedTableNames(in.RequestItems)
 	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
 	v.enum("returnItemCollectionMetrics", string(in.ReturnItemCollectionMetrics), setMetrics)
-	v.tableNames(names)
+	v.requestItems(in.RequestItems == nil, names)
 	for _, name := range names {
-		if len(in.RequestItems[name]) == 0 {
-			v.add("'[]'", "requestItems."+name+".member", "must have length greater than or equal to 1")
+		if n := len(in.RequestItems[name]); n == 0 || n > maxBatchWrite {
+			v.addConstraint("'{"+strings.Join(names, ", ")+"}'", "requestItems",
+				"Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]")
+			break
 		}
 	}
 	return v.err()

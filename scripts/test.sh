@@ -113,12 +113,41 @@ for _ in 1 2 3; do
   CPORTS+=("$PORT")
 done
 
+# wait_http url pid tries: waits until url answers HTTP while pid is alive
+# (a process that died could not bind its port, which may now be another's).
+wait_http() {
+  local i
+  for i in $(seq 1 "$3"); do
+    kill -0 "$2" 2>/dev/null || return 1
+    if curl -s -o /dev/null -m 2 "$1" 2>/dev/null; then kill -0 "$2" 2>/dev/null && return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+
+# start_http name log tries cmd...: starts cmd (which listens on $PORT)
+# in the background until it answers HTTP on it, on a new free port each
+# attempt (another process may take a port between its pick and the
+# server's bind); sets PORT.
+start_http() {
+  local name=$1 logf=$2 tries=$3 attempt pid
+  shift 3
+  for attempt in 1 2 3 4 5; do
+    pick_port
+    ("$@" >"$logf" 2>&1) &
+    pid=$!
+    if wait_http "http://127.0.0.1:$PORT/" "$pid" "$tries"; then PIDS+=("$pid"); return 0; fi
+    kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+    echo "$name on port $PORT did not start (attempt $attempt):" >&2
+    tail -5 "$logf" >&2 || true
+  done
+  return 1
+}
+
 # --- DynamoDB Local --------------------------------------------------------
-pick_port
+start_ddb() { cd "$DDB_DIR" && exec java -Djava.library.path=./DynamoDBLocal_lib -jar DynamoDBLocal.jar -inMemory -port "$PORT" -disableTelemetry; }
+start_http "DynamoDB Local" "$RUN/ddb.log" 300 start_ddb || { echo "DynamoDB Local did not start" >&2; exit 1; }
 DDB_PORT=$PORT
-(cd "$DDB_DIR" && exec java -Djava.library.path=./DynamoDBLocal_lib -jar DynamoDBLocal.jar \
-   -inMemory -port "$DDB_PORT" -disableTelemetry >"$RUN/ddb.log" 2>&1) &
-PIDS+=($!)
 
 redis-cli --cluster create "127.0.0.1:${CPORTS[0]}" "127.0.0.1:${CPORTS[1]}" "127.0.0.1:${CPORTS[2]}" \
   --cluster-replicas 0 --cluster-yes >"$RUN/cluster.log" 2>&1 || { cat "$RUN/cluster.log" >&2; exit 1; }
@@ -129,23 +158,13 @@ for i in $(seq 1 200); do
 done
 [ -n "$cluster_ok" ] || { echo "the Redis cluster did not reach cluster_state:ok" >&2; exit 1; }
 
-ok=
-for i in $(seq 1 300); do
-  if (exec 3<>/dev/tcp/127.0.0.1/$DDB_PORT) 2>/dev/null; then
-    # any HTTP answer means the server is up
-    if curl -s -o /dev/null -m 2 "http://127.0.0.1:$DDB_PORT/" 2>/dev/null; then ok=1; break; fi
-  fi
-  sleep 0.1
-done
-[ -n "$ok" ] || { echo "DynamoDB Local did not start" >&2; cat "$RUN/ddb.log" >&2; exit 1; }
-
 # goaws: a config file sets its port (it listens on all interfaces; tests
 # send to 127.0.0.1 whatever host its queue URLs name).
-pick_port; SQS_PORT=$PORT
-cat >"$RUN/goaws.yaml" <<EOF_GOAWS
+start_goaws() {
+  cat >"$RUN/goaws.yaml" <<EOF_GOAWS
 Local:
   Host: localhost
-  Port: $SQS_PORT
+  Port: $PORT
   Region: us-east-1
   AccountId: "100010001000"
   LogToFile: false
@@ -153,14 +172,10 @@ Local:
     VisibilityTimeout: 30
     ReceiveMessageWaitTimeSeconds: 0
 EOF_GOAWS
-(cd "$RUN" && exec "$GOAWS" -config "$RUN/goaws.yaml" Local >"$RUN/goaws.log" 2>&1) &
-PIDS+=($!)
-ok=
-for i in $(seq 1 100); do
-  if curl -s -o /dev/null -m 2 "http://127.0.0.1:$SQS_PORT/" 2>/dev/null; then ok=1; break; fi
-  sleep 0.1
-done
-[ -n "$ok" ] || { echo "goaws did not start" >&2; cat "$RUN/goaws.log" >&2; exit 1; }
+  cd "$RUN" && exec "$GOAWS" -config "$RUN/goaws.yaml" Local
+}
+start_http goaws "$RUN/goaws.log" 100 start_goaws || { echo "goaws did not start" >&2; exit 1; }
+SQS_PORT=$PORT
 
 export TABLEKIT_DYNAMODB_ENDPOINT="http://127.0.0.1:$DDB_PORT"
 export TABLEKIT_SQS_ENDPOINT="http://127.0.0.1:$SQS_PORT"

@@ -60,7 +60,13 @@ var batchCases = []tc{
 	{
 		name:   "BatchWriteItem/26 items",
 		tables: tables(tPK()),
-		steps:  []step{fail(eValid, bw(map[string][]types.WriteRequest{"T": nPuts(26)}))},
+		// Over the limit in one table, DynamoDB lists the constraint
+		// (dynalite's suite records it); DynamoDB Local says "Too many
+		// items requested for the BatchWriteItem call", which DynamoDB
+		// says for the batch as a whole (the next case).
+		// (The text names the table, which the harness renames: ddbmem's
+		// TestBatch checks it.)
+		steps: []step{docStep(fail(eValid, bw(map[string][]types.WriteRequest{"T": nPuts(26)})), localBatchLimit, "")},
 	},
 	{
 		name:   "BatchWriteItem/two tables",
@@ -147,7 +153,8 @@ var batchCases = []tc{
 	{
 		name:   "BatchGetItem/101 keys",
 		tables: tables(tPK()),
-		steps:  []step{fail(eValid, bg(map[string]types.KeysAndAttributes{"T": keys(nKeys(101)...)}))},
+		// The same for BatchGetItem: DynamoDB lists the 101 keys.
+		steps: []step{docStep(fail(eValid, bg(map[string]types.KeysAndAttributes{"T": keys(nKeys(101)...)})), localBatchLimit, "")},
 	},
 	{
 		name:   "BatchGetItem/101 keys over two tables",
@@ -211,3 +218,5 @@ func init() {
 		"BatchGetItem/101 keys", "BatchGetItem/duplicate keys", "BatchGetItem/unused name",
 		"BatchGetItem/missing table", "BatchGetItem/wrong key type", "BatchGetItem/empty request")
 }
+
+const localBatchLimit = "DynamoDB Local words a batch over its limit in one table as one over it in all tables"
