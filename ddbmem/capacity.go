@@ -188,7 +188,7 @@ func (t *table) writeUsage(pk, sk string, old, nw item) usage {
 // usage.flat).
 func (t *table) writeUsageSized(pk, sk string, old, nw item, oldSize, nwSize int, flat bool) usage {
 	u := usage{table: writeUnits(max(oldSize, nwSize)), flat: flat}
-	for _, ix := range t.indexes {
+	for _, ix := range t.indexes() {
 		oin, nin, moved := ix.change(old, nw)
 		switch {
 		case oin && nin && moved:

@@ -29,7 +29,9 @@
 // paging with Limit, the 1 MB page and LastEvaluatedKey, BatchGetItem,
 // BatchWriteItem, TransactWriteItems (all-or-nothing, with
 // ClientRequestToken idempotency for 10 minutes) and TransactGetItems,
-// UpdateTable (streams, billing mode and throughput), DynamoDB Streams
+// UpdateTable (streams, billing mode, throughput, and a global secondary
+// index created, built at once from the table's items and ACTIVE when
+// the call returns, or deleted), DynamoDB Streams
 // (see Streams below) and tags (CreateTable's Tags, TagResource,
 // UntagResource and ListTagsOfResource, up to 50 per table, by table ARN
 // in any region and account; DynamoDB Local has no tagging).

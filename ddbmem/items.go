@@ -29,7 +29,7 @@ func (t *table) checkSize(it item, msg string) (int, error) {
 	base := ddbexpr.ItemSize(it)
 	size := base
 	if size <= maxItemSize {
-		for _, ix := range t.indexes {
+		for _, ix := range t.indexes() {
 			if !ix.local {
 				continue
 			}

@@ -27,7 +27,7 @@ func (t *table) source(name *string) (*source, error) {
 	if name == nil {
 		return t.src, nil
 	}
-	ix := t.byName[*name]
+	ix := t.index(*name)
 	if ix == nil {
 		return nil, validationf("The table does not have the specified index: %s", *name)
 	}

@@ -26,8 +26,10 @@ func (t *table) describeStream(d *types.TableDescription) {
 // UpdateTable changes a table's stream (StreamSpecification: enabling
 // one creates a new stream with a new ARN and label; disabling one
 // closes its shards, whose records stay readable for the retention
-// period), its BillingMode and its ProvisionedThroughput. Other changes
-// (indexes, replicas, ...) are a ValidationException. It returns a
+// period), its BillingMode, its ProvisionedThroughput and its global
+// secondary indexes (GlobalSecondaryIndexUpdates: one created, built at
+// once from the table's items, or deleted per call; see index_update.go).
+// Other changes (replicas, ...) are a ValidationException. It returns a
 // *types.ResourceNotFoundException when there is no such table, and a
 // ValidationException, with DynamoDB Local's messages, for a request that
 // changes nothing, enables a stream on a table that has one, or
@@ -46,13 +48,16 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 	if err != nil {
 		return nil, missingUpdateTable(err, in)
 	}
-	if len(in.GlobalSecondaryIndexUpdates) > 0 || len(in.ReplicaUpdates) > 0 || in.SSESpecification != nil ||
+	if len(in.ReplicaUpdates) > 0 || in.SSESpecification != nil ||
 		in.TableClass != "" || in.DeletionProtectionEnabled != nil || in.OnDemandThroughput != nil ||
-		in.WarmThroughput != nil || len(in.AttributeDefinitions) > 0 || in.MultiRegionConsistency != "" || len(in.GlobalTableWitnessUpdates) > 0 {
-		return nil, validation("ddbmem: UpdateTable supports StreamSpecification, BillingMode and ProvisionedThroughput only")
+		in.WarmThroughput != nil || in.MultiRegionConsistency != "" || len(in.GlobalTableWitnessUpdates) > 0 {
+		return nil, validation("ddbmem: UpdateTable supports StreamSpecification, BillingMode, ProvisionedThroughput and GlobalSecondaryIndexUpdates only")
 	}
-	if in.StreamSpecification == nil && in.BillingMode == "" && in.ProvisionedThroughput == nil {
+	if in.StreamSpecification == nil && in.BillingMode == "" && in.ProvisionedThroughput == nil && len(in.GlobalSecondaryIndexUpdates) == 0 {
 		return nil, validation("Nothing to update")
+	}
+	if err := checkIndexUpdates(in.GlobalSecondaryIndexUpdates); err != nil { // index_update.go
+		return nil, err
 	}
 	view, err := parseStreamSpec(in.StreamSpecification)
 	if err != nil {
@@ -85,6 +90,15 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 			t.mu.Unlock()
 			return nil, validation("Table has no stream to disable")
 		}
+	}
+	ixs, defs, err := t.prepareIndexUpdates(in, billing)
+	if err != nil {
+		t.mu.Unlock()
+		return nil, err
+	}
+	if ixs != nil {
+		t.ixs.Store(ixs)
+		t.attrs = defs
 	}
 	t.billing = billing
 	if in.ProvisionedThroughput != nil {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -39,8 +40,7 @@ type table struct {
 	attrs   []types.AttributeDefinition
 	billing types.BillingMode
 	prov    *types.ProvisionedThroughput
-	indexes []*index
-	byName  map[string]*index
+	ixs     atomic.Pointer[indexSet] // the secondary indexes
 	data    *store
 	src     *source // what reads of the table read
 	count   int
@@ -56,6 +56,21 @@ type table struct {
 	streamView             types.StreamViewType
 	ttlDeleting            bool
 }
+
+// indexSet is a table's secondary indexes. A set is never changed once
+// published: UpdateTable replaces it whole, under t.mu, so that the
+// operations that look an index up before they take t.mu see one set or
+// the other.
+type indexSet struct {
+	list   []*index
+	byName map[string]*index
+}
+
+// indexes returns the table's secondary indexes.
+func (t *table) indexes() []*index { return t.ixs.Load().list }
+
+// index returns the secondary index named name, or nil.
+func (t *table) index(name string) *index { return t.ixs.Load().byName[name] }
 
 var tableNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
 
@@ -121,7 +136,8 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 		}
 		return pk, sk
 	}
-	t := &table{name: *in.TableName, created: db.now(), data: newStore(), byName: map[string]*index{}, attrs: in.AttributeDefinitions}
+	t := &table{name: *in.TableName, created: db.now(), data: newStore(), attrs: in.AttributeDefinitions}
+	ixs := &indexSet{byName: map[string]*index{}}
 	t.pk, t.sk = keys(in.KeySchema)
 	t.src = &source{t: t, pk: t.pk, sk: t.sk, data: t.data}
 	t.billing = in.BillingMode
@@ -133,16 +149,9 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 	}
 	addIndex := func(name string, ks []types.KeySchemaElement, proj *types.Projection, local bool) {
 		pk, sk := keys(ks)
-		ix := &index{name: name, local: local, pk: pk, sk: sk, proj: proj.ProjectionType, data: newStore(), desc: *proj}
-		if proj.ProjectionType == types.ProjectionTypeInclude {
-			ix.include = map[string]bool{}
-			for _, a := range proj.NonKeyAttributes {
-				ix.include[a] = true
-			}
-		}
-		ix.src = &source{t: t, ix: ix, pk: ix.pk, sk: ix.sk, data: ix.data}
-		t.byName[ix.name] = ix
-		t.indexes = append(t.indexes, ix)
+		ix := t.newIndex(name, pk, sk, proj, local)
+		ixs.byName[ix.name] = ix
+		ixs.list = append(ixs.list, ix)
 	}
 	for _, g := range in.GlobalSecondaryIndexes {
 		addIndex(*g.IndexName, g.KeySchema, g.Projection, false)
@@ -150,6 +159,7 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 	for _, l := range in.LocalSecondaryIndexes {
 		addIndex(*l.IndexName, l.KeySchema, l.Projection, true)
 	}
+	t.ixs.Store(ixs)
 	if len(used) != len(defs) {
 		return nil, validationf("One or more parameter values were invalid: Some AttributeDefinitions are not used. AttributeDefinitions: [%s], keys used: [%s]", defNames(in.AttributeDefinitions), strings.Join(sortedKeys(used), ", "))
 	}
@@ -169,6 +179,19 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 		}
 	}
 	return t, nil
+}
+
+// newIndex returns an empty index of t.
+func (t *table) newIndex(name string, pk, sk keyAttr, proj *types.Projection, local bool) *index {
+	ix := &index{name: name, local: local, pk: pk, sk: sk, proj: proj.ProjectionType, data: newStore(), desc: *proj}
+	if proj.ProjectionType == types.ProjectionTypeInclude {
+		ix.include = map[string]bool{}
+		for _, a := range proj.NonKeyAttributes {
+			ix.include[a] = true
+		}
+	}
+	ix.src = &source{t: t, ix: ix, pk: ix.pk, sk: ix.sk, data: ix.data}
+	return ix
 }
 
 func keyNames(ks []types.KeySchemaElement) string {
@@ -230,7 +253,7 @@ func (t *table) describe() *types.TableDescription {
 	if t.billing == types.BillingModePayPerRequest {
 		d.BillingModeSummary = &types.BillingModeSummary{BillingMode: t.billing, LastUpdateToPayPerRequestDateTime: aws.Time(t.created)}
 	}
-	for _, ix := range t.indexes {
+	for _, ix := range t.indexes() {
 		n := 0
 		for _, p := range ix.data.parts {
 			n += p.len()
@@ -458,7 +481,7 @@ func (t *table) writeRecord(pk, sk string, oldRec, r *record) {
 		t.count++
 		t.bytes += int64(r.size)
 	}
-	for _, ix := range t.indexes {
+	for _, ix := range t.indexes() {
 		ix.replace(pk, sk, old, it, r)
 	}
 }
@@ -502,12 +525,15 @@ func (ix *index) keyValues(it item) ([2]types.AttributeValue, bool) {
 	if it == nil {
 		return kv, false
 	}
+	// A key value of another type than the index's is not indexed: the
+	// writes check the types, but an item stored before UpdateTable
+	// created the index may have one.
 	var ok bool
-	if kv[0], ok = it[ix.pk.name]; !ok {
+	if kv[0], ok = it[ix.pk.name]; !ok || describeType(kv[0]) != string(ix.pk.typ) {
 		return kv, false
 	}
 	if ix.sk.name != "" {
-		if kv[1], ok = it[ix.sk.name]; !ok {
+		if kv[1], ok = it[ix.sk.name]; !ok || describeType(kv[1]) != string(ix.sk.typ) {
 			return kv, false
 		}
 	}
@@ -565,7 +591,7 @@ func (t *table) checkItemKeys(it item, update bool) error {
 	if err := t.checkKeySize(it); err != nil {
 		return err
 	}
-	for _, ix := range t.indexes {
+	for _, ix := range t.indexes() {
 		for _, k := range []keyAttr{ix.pk, ix.sk} {
 			if k.name == "" {
 				continue

@@ -298,6 +298,45 @@ var streamCases = []streamCase{
 		}})
 		h.logRecords("records", h.arn())
 	}},
+	// A global index created on a table that holds items is built from
+	// them, and kept current; one index per call; then deleted. (DynamoDB
+	// and DynamoDB Local answer CREATING and DELETING, then backfill; the
+	// engine's index is ACTIVE, or gone, when UpdateTable returns: only
+	// the errors and what the index reads are compared here. ddbmem's
+	// TestUpdateTableIndexes has the rest: a second create, a write of
+	// another type, concurrent writers.)
+	{"table/global index created and deleted", func(h *sh) {
+		h.call("create", tPKSK())
+		for i := 0; i < 12; i++ {
+			it := I{"pk": S(fmt.Sprint("p", i)), "sk": S("1")}
+			if i%4 != 3 {
+				it["g"] = S(fmt.Sprint("g", i%3))
+			}
+			h.call("put", putIt(it))
+		}
+		gDef := []types.AttributeDefinition{{AttributeName: str("g"), AttributeType: types.ScalarAttributeTypeS}}
+		create := func(name string, defs []types.AttributeDefinition) *dynamodb.UpdateTableInput {
+			return &dynamodb.UpdateTableInput{TableName: str("T"), AttributeDefinitions: defs, GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{
+				Create: &types.CreateGlobalSecondaryIndexAction{IndexName: str(name), Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+					KeySchema: []types.KeySchemaElement{{AttributeName: str("g"), KeyType: types.KeyTypeHash}, {AttributeName: str("pk"), KeyType: types.KeyTypeRange}}}}}}
+		}
+		h.call("create without definitions", create("byG", nil))
+		two := create("byG", gDef)
+		two.GlobalSecondaryIndexUpdates = append(two.GlobalSecondaryIndexUpdates, create("byH", gDef).GlobalSecondaryIndexUpdates...)
+		h.call("create two", two)
+		h.call("redefine a key attribute", create("byG", []types.AttributeDefinition{{AttributeName: str("pk"), AttributeType: types.ScalarAttributeTypeN}}))
+		h.call("delete a missing index", &dynamodb.UpdateTableInput{TableName: str("T"), GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: str("nope")}}}})
+		h.call("create the index", create("byG", gDef))
+		h.call("put after", putIt(I{"pk": S("q"), "sk": S("1"), "g": S("g1")}))
+		for g := 0; g < 3; g++ {
+			out := h.call("query", &dynamodb.QueryInput{TableName: str("T"), IndexName: str("byG"), KeyConditionExpression: str("g = :g"),
+				ExpressionAttributeValues: vals{":g": S(fmt.Sprint("g", g))}})
+			if q, ok := out.(*dynamodb.QueryOutput); ok {
+				h.logf("items", js(q.Items))
+			}
+		}
+		h.call("delete the index", &dynamodb.UpdateTableInput{TableName: str("T"), GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: str("byG")}}}})
+	}},
 	{"table/stream specification", func(h *sh) {
 		h.call("create without a view type", &dynamodb.CreateTableInput{TableName: str("T"), BillingMode: types.BillingModePayPerRequest,
 			KeySchema: tPKSK().KeySchema, AttributeDefinitions: tPKSK().AttributeDefinitions, StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true)}})
