@@ -648,10 +648,15 @@ func keyBytes(v types.AttributeValue) int {
 	return 0
 }
 
-// errKeyType is the error of a Key attribute of the wrong type. DynamoDB
-// says "The provided key element does not match the schema"; DynamoDB
-// Local (the conformance oracle) says this.
-var errKeyType = validation(keyTypeMismatchMsg)
+// errKeyType is the error of a Key attribute of the wrong type, in
+// DynamoDB's words (dynalite's suite records them); DynamoDB Local says
+// "One or more parameter values were invalid: Type mismatch for key".
+var errKeyType = validation(errKeySchema)
+
+// errKeySchema is DynamoDB's message for a Key that does not fit the key
+// schema: an attribute too many or too few, missing, or of the wrong
+// type.
+const errKeySchema = "The provided key element does not match the schema"
 
 // errKeyValueType is the error of a key attribute whose value is not of
 // a type a key can have (S, N or B): a set, list, map, BOOL or NULL.
@@ -671,8 +676,9 @@ func scalarKeyType(v types.AttributeValue) bool {
 }
 
 // errKeyCount is the message of a Key with too many or too few
-// attributes.
-const errKeyCount = "The number of conditions on the keys is invalid"
+// attributes (DynamoDB Local: "The number of conditions on the keys is
+// invalid").
+const errKeyCount = errKeySchema
 
 // parseKey validates a Key parameter and returns its encoded parts.
 func (t *table) parseKey(key item) (string, string, error) {
@@ -689,7 +695,7 @@ func (t *table) parseKey(key item) (string, string, error) {
 		}
 		v, ok := key[k.name]
 		if !ok {
-			return "", "", validation("One of the required keys was not given a value")
+			return "", "", validation(errKeySchema) // DynamoDB Local: One of the required keys was not given a value
 		}
 		if isNil(v) {
 			return "", "", validation(errEmptyValue)

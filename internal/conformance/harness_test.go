@@ -1181,7 +1181,8 @@ var localOnlyMessages = []string{
 	"A value provided cannot be converted into a number",                                         // DynamoDB: The parameter cannot be converted to a numeric value: abc
 	"DynamoDB only supports precision up to 38 digits",                                           // DynamoDB: Attempting to store more than 38 significant digits in a Number
 	"Query condition missed key schema element",                                                  // DynamoDB: the same, naming the key attribute missed (": a")
-	"One of the required keys was not given a value",                                             // DynamoDB, for an item: Missing the key a in the item
+	"One of the required keys was not given a value",                                             // DynamoDB: Missing the key a in the item (an item), The provided key element does not match the schema (a Key)
+	"The number of conditions on the keys is invalid",                                            // DynamoDB: The provided key element does not match the schema
 	"One or more parameter values were invalid: Type mismatch for key",                           // DynamoDB, for an item: the same, then "a expected: S actual: N"
 	"One or more parameter values were invalid: Type mismatch for Index Key",                     // DynamoDB: the same, then "c Expected: S Actual: N IndexName: i"
 	"action is not supported for the type ",                                                      // DynamoDB names the type S, M, ... where DynamoDB Local says STRING, MAP, ...
