@@ -1,6 +1,7 @@
 package ddbmem_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -112,6 +113,14 @@ func TestQueryValidation(t *testing.T) {
 		{"start key outside the sort key range", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND sk > :p"), ExclusiveStartKey: key("a", "0")}, "The provided starting key does not match the range key predicate"},
 		{"start key on the far bound", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND sk BETWEEN :p AND :q"), ExclusiveStartKey: key("a", "b")}, "The provided starting key does not match the range key predicate"},
 		{"empty begins_with", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND begins_with(sk, :e)")}, "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: sk"},
+		// A start key is checked in DynamoDB's order: its size, the key
+		// the read reads by (interleaved with the key condition), then the
+		// table's key.
+		{"start key of the wrong size", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"), ExclusiveStartKey: map[string]av{"pk": s("a")}}, "The provided starting key is invalid"},
+		{"start key of the wrong type", dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"), ExclusiveStartKey: map[string]av{"pk": n("1"), "sk": s("a")}}, "The provided key element does not match the schema"},
+		{"start key before the key condition", dynamodb.QueryInput{KeyConditionExpression: aws.String("sk = :p"), ExclusiveStartKey: map[string]av{"pk": s("a"), "zz": s("a")}}, "Query condition missed key schema element: pk"},
+		{"index start key without the table's key", dynamodb.QueryInput{IndexName: aws.String("gsi"), KeyConditionExpression: aws.String("gpk = :p"),
+			ExclusiveStartKey: map[string]av{"gpk": s("a"), "gsk": n("1"), "pk": s("a"), "zz": s("a")}}, "The provided starting key is invalid: The provided key element does not match the schema"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -129,4 +138,45 @@ func TestQueryValidation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A Scan's start key is checked in DynamoDB's order and words: its size
+// (worded by whether the scan reads an index), the index's key, the
+// read's own checks, the table's key, then its segment.
+func TestScanStartKey(t *testing.T) {
+	db := newTable(t)
+	for i := 0; i < 40; i++ {
+		put(t, db, map[string]av{"pk": s(fmt.Sprint("p", i)), "sk": s("1")})
+	}
+	cases := []struct {
+		name string
+		in   dynamodb.ScanInput
+		msg  string
+	}{
+		{"wrong size", dynamodb.ScanInput{ExclusiveStartKey: map[string]av{"pk": s("a")}}, "The provided starting key is invalid: The provided key element does not match the schema"},
+		{"wrong size on an index", dynamodb.ScanInput{IndexName: aws.String("gsi"), ExclusiveStartKey: map[string]av{"pk": s("a")}}, "The provided starting key is invalid"},
+		{"index key of the wrong type", dynamodb.ScanInput{IndexName: aws.String("gsi"), ExclusiveStartKey: map[string]av{"pk": s("a"), "sk": s("1"), "gpk": s("g"), "gsk": s("1")}}, "The provided key element does not match the schema"},
+		{"table key of the wrong type", dynamodb.ScanInput{ExclusiveStartKey: map[string]av{"pk": s("a"), "sk": n("1")}}, "The provided starting key is invalid: The provided key element does not match the schema"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := c.in
+			in.TableName = aws.String("tbl")
+			if _, err := db.Scan(ctx, &in); !isValidation(err) || apiMsg(err) != c.msg {
+				t.Fatalf("got %v, want %q", err, c.msg)
+			}
+		})
+	}
+	// A key of another segment: find one.
+	for i := 0; i < 40; i++ {
+		_, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("tbl"), Segment: aws.Int32(0), TotalSegments: aws.Int32(2),
+			ExclusiveStartKey: map[string]av{"pk": s(fmt.Sprint("p", i)), "sk": s("1")}})
+		if err != nil {
+			if want := "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: 2 Segment: 0"; apiMsg(err) != want {
+				t.Fatalf("got %v, want %q", err, want)
+			}
+			return
+		}
+	}
+	t.Fatal("no key of segment 1 among 40")
 }

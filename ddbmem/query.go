@@ -179,6 +179,108 @@ func (s *source) project(it item) item {
 
 // startKey validates ExclusiveStartKey and returns its partition and
 // entry keys.
+// An ExclusiveStartKey is checked against the key schemas of the read in
+// DynamoDB's order and words (dynalite's suite records them; DynamoDB
+// Local says "Exclusive Start Key must have same size as table's key
+// schema", "The provided starting key is invalid" and "Type mismatch for
+// attribute to update"): its values first, with the request's; the
+// number of its attributes (startKeySize); the attributes of the key the
+// read reads by, the index's or the table's (startKeyPiece), which Query
+// interleaves with its key condition; then, after the read's own checks,
+// the table's key (startTableKey).
+
+// startKeySize checks esk's values and the number of its attributes:
+// those of the table's key and of the index's. scan selects Scan's
+// message for a read of the table.
+func (s *source) startKeySize(esk item, scan bool) error {
+	for _, v := range esk {
+		if invalidErr(v) != nil {
+			return checkStartKeyValues(esk) // as the request's values are checked first
+		}
+	}
+	t := s.t
+	want := 1
+	if t.sk.name != "" {
+		want++
+	}
+	if s.ix != nil {
+		for _, k := range []keyAttr{s.ix.pk, s.ix.sk} {
+			if k.name != "" && !t.isKeyAttr(k.name) {
+				want++
+			}
+		}
+	}
+	if len(esk) != want {
+		if scan && s.ix == nil {
+			return validation("The provided starting key is invalid: " + errKeySchema)
+		}
+		return validation("The provided starting key is invalid")
+	}
+	return nil
+}
+
+// startKeyPiece checks the attribute k of esk, a key attribute of the key
+// the read reads by.
+func startKeyPiece(esk item, k keyAttr) error {
+	if k.name == "" {
+		return nil
+	}
+	v, ok := esk[k.name]
+	if !ok || isNil(v) {
+		return validation("The provided starting key is invalid")
+	}
+	if describeType(v) != string(k.typ) {
+		return validation(errKeySchema)
+	}
+	return checkKeyValue(k, v)
+}
+
+// startTableKey checks the table's key in esk.
+func (s *source) startTableKey(esk item) error {
+	t := s.t
+	for _, k := range []keyAttr{t.pk, t.sk} {
+		if k.name == "" {
+			continue
+		}
+		v, ok := esk[k.name]
+		if !ok || isNil(v) || describeType(v) != string(k.typ) {
+			return validation("The provided starting key is invalid: " + errKeySchema)
+		}
+		if err := checkKeyValue(k, v); err != nil {
+			return validation("The provided starting key is invalid: " + apiMessage(err))
+		}
+	}
+	if err := t.checkKeySize(t.keyOf(esk)); err != nil {
+		return validation("The provided starting key is invalid: " + apiMessage(err))
+	}
+	return nil
+}
+
+// queryStartKey checks a Query's ExclusiveStartKey up to its table key,
+// with the key condition's first checks: the hash key's piece, the
+// condition on it, then the range key's piece.
+func (s *source) queryStartKey(esk item, x *exprs) error {
+	if err := s.startKeySize(esk, false); err != nil {
+		return err
+	}
+	var buf [4]*ddbexpr.Cond
+	terms, err := keyTerms(x, buf[:0])
+	if err != nil {
+		return err
+	}
+	if err := startKeyPiece(esk, s.pk); err != nil {
+		return err
+	}
+	hashGiven := false
+	for _, c := range terms {
+		hashGiven = hashGiven || x.env.TopName(c.Args[0].Path) == s.pk.name
+	}
+	if !hashGiven {
+		return s.missedKey(false)
+	}
+	return startKeyPiece(esk, s.sk)
+}
+
 func (s *source) startKey(esk item) (string, string, error) {
 	want := map[string]keyAttr{s.t.pk.name: s.t.pk}
 	if s.t.sk.name != "" {
@@ -190,12 +292,7 @@ func (s *source) startKey(esk item) (string, string, error) {
 			want[s.ix.sk.name] = s.ix.sk
 		}
 	}
-	for _, v := range esk {
-		if invalidErr(v) != nil {
-			return "", "", checkStartKeyValues(esk)
-		}
-	}
-	// DynamoDB Local's messages (the conformance oracle).
+	// checkStartKey has checked esk; these are DynamoDB Local's messages.
 	if len(esk) != len(want) {
 		return "", "", validation("Exclusive Start Key must have same size as table's key schema")
 	}
@@ -644,6 +741,11 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	if err != nil {
 		return nil, err
 	}
+	if in.ExclusiveStartKey != nil {
+		if err := src.queryStartKey(in.ExclusiveStartKey, x); err != nil {
+			return nil, err
+		}
+	}
 	pk, rng, err := src.analyzeKey(x)
 	if err != nil {
 		return nil, err
@@ -653,6 +755,11 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			if n == src.pk.name || (src.sk.name != "" && n == src.sk.name) {
 				return nil, validationf("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", n)
 			}
+		}
+	}
+	if in.ExclusiveStartKey != nil {
+		if err := src.startTableKey(in.ExclusiveStartKey); err != nil {
+			return nil, err
 		}
 	}
 	ro, err := db.checkRead(src, x, in.Select, in.Limit, false)
@@ -798,9 +905,27 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	if err != nil {
 		return nil, err
 	}
+	if esk := in.ExclusiveStartKey; esk != nil {
+		if err := src.startKeySize(esk, true); err != nil {
+			return nil, err
+		}
+		if src.ix != nil {
+			if err := startKeyPiece(esk, src.pk); err != nil {
+				return nil, err
+			}
+			if err := startKeyPiece(esk, src.sk); err != nil {
+				return nil, err
+			}
+		}
+	}
 	ro, err := db.checkRead(src, x, in.Select, in.Limit, true)
 	if err != nil {
 		return nil, err
+	}
+	if in.ExclusiveStartKey != nil {
+		if err := src.startTableKey(in.ExclusiveStartKey); err != nil {
+			return nil, err
+		}
 	}
 	r := &ro
 	seg, total, err := scanSegments(in)
@@ -837,7 +962,9 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 		h := hashKey(eskPK)
 		if segOf(h) != seg {
 			t.mu.RUnlock()
-			return nil, validation("Exclusive start key must lie within the segment")
+			// DynamoDB's text (dynalite's suite records it); DynamoDB
+			// Local says "Exclusive start key must lie within the segment".
+			return nil, validationf("The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: %d Segment: %d", total, seg)
 		}
 		start = sort.Search(len(parts), func(i int) bool {
 			return parts[i].hash > h || (parts[i].hash == h && parts[i].key >= eskPK)

@@ -1183,6 +1183,9 @@ var localOnlyMessages = []string{
 	"Query condition missed key schema element",                                                  // DynamoDB: the same, naming the key attribute missed (": a")
 	"One of the required keys was not given a value",                                             // DynamoDB: Missing the key a in the item (an item), The provided key element does not match the schema (a Key)
 	"The number of conditions on the keys is invalid",                                            // DynamoDB: The provided key element does not match the schema
+	"Exclusive Start Key must have same size as table's key schema",                              // DynamoDB: The provided starting key is invalid (: The provided key element does not match the schema, on a table's Scan)
+	"Type mismatch for attribute to update",                                                      // DynamoDB, for a start key: The provided key element does not match the schema (an index's key), The provided starting key is invalid: ... (the table's)
+	"Exclusive start key must lie within the segment",                                            // DynamoDB: The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: 2 Segment: 0
 	"One or more parameter values were invalid: Type mismatch for key",                           // DynamoDB, for an item: the same, then "a expected: S actual: N"
 	"One or more parameter values were invalid: Type mismatch for Index Key",                     // DynamoDB: the same, then "c Expected: S Actual: N IndexName: i"
 	"action is not supported for the type ",                                                      // DynamoDB names the type S, M, ... where DynamoDB Local says STRING, MAP, ...
