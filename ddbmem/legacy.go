@@ -670,15 +670,11 @@ func legacyQueryMix(in *dynamodb.QueryInput) error {
 	return nil
 }
 
-func (t *table) legacyQuery(in *dynamodb.QueryInput) (*dynamodb.QueryInput, error) {
+func (t *table) legacyQuery(in *dynamodb.QueryInput, src *source) (*dynamodb.QueryInput, error) {
 	if in.KeyConditions == nil && in.QueryFilter == nil && in.AttributesToGet == nil && in.ConditionalOperator == "" {
 		return in, nil
 	}
 	if err := legacyQueryParams(in); err != nil {
-		return nil, err
-	}
-	src, err := t.source(in.IndexName)
-	if err != nil {
 		return nil, err
 	}
 	if err := checkAttributesToGet(in.AttributesToGet, in.Select); err != nil {
@@ -688,31 +684,39 @@ func (t *table) legacyQuery(in *dynamodb.QueryInput) (*dynamodb.QueryInput, erro
 	l.seed(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	var keyTerms []string
 	if in.KeyConditions != nil {
-		if _, ok := in.KeyConditions[src.pk.name]; !ok {
-			return nil, src.missedKey(false)
-		}
 		for _, a := range sortedNames(in.KeyConditions) {
-			k := src.pk
-			if a != k.name {
-				k = src.sk
-			}
-			if k.name == "" || a != k.name {
-				return nil, src.missedKey(true)
-			}
 			c := in.KeyConditions[a]
 			if err := checkCondition(c.ComparisonOperator, c.AttributeValueList); err != nil {
 				return nil, err
 			}
-			switch c.ComparisonOperator {
-			case types.ComparisonOperatorNull, types.ComparisonOperatorNotNull:
-				return nil, validation("Only scalar types can be used as Range Key values")
-			case types.ComparisonOperatorEq:
-			case types.ComparisonOperatorLe, types.ComparisonOperatorLt, types.ComparisonOperatorGe, types.ComparisonOperatorGt,
-				types.ComparisonOperatorBeginsWith, types.ComparisonOperatorBetween:
-				if k == src.pk {
-					return nil, validation("Query key condition not supported")
+		}
+		// Each key attribute of the read, the partition key first, in
+		// DynamoDB's order (dynalite's suite records it), with the start
+		// key's attribute first.
+		matched := 0
+		for _, k := range []keyAttr{src.pk, src.sk} {
+			if k.name == "" {
+				continue
+			}
+			if in.ExclusiveStartKey != nil {
+				if err := startKeyPiece(in.ExclusiveStartKey, k); err != nil {
+					return nil, err
 				}
-			default:
+			}
+			if k == src.pk && src.sk.name == "" && len(in.KeyConditions) > 1 {
+				return nil, validation("Query key condition not supported")
+			}
+			c, ok := in.KeyConditions[k.name]
+			if !ok {
+				if k == src.pk || len(in.KeyConditions) > 1 {
+					return nil, src.missedKey(k != src.pk)
+				}
+				continue
+			}
+			matched++
+			switch c.ComparisonOperator {
+			case types.ComparisonOperatorNull, types.ComparisonOperatorNotNull, types.ComparisonOperatorNe,
+				types.ComparisonOperatorContains, types.ComparisonOperatorNotContains, types.ComparisonOperatorIn:
 				return nil, validation("Attempted conditional constraint is not an indexable operation")
 			}
 			for _, v := range c.AttributeValueList {
@@ -720,7 +724,13 @@ func (t *table) legacyQuery(in *dynamodb.QueryInput) (*dynamodb.QueryInput, erro
 					return nil, validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
 				}
 			}
-			keyTerms = append(keyTerms, l.comparison(a, c.ComparisonOperator, c.AttributeValueList))
+			if k == src.pk && c.ComparisonOperator != types.ComparisonOperatorEq {
+				return nil, validation("Query key condition not supported")
+			}
+			keyTerms = append(keyTerms, l.comparison(k.name, c.ComparisonOperator, c.AttributeValueList))
+		}
+		if matched != len(in.KeyConditions) {
+			return nil, src.missedKey(true)
 		}
 	}
 	for _, a := range sortedNames(in.QueryFilter) {

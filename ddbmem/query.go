@@ -726,7 +726,19 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	if err != nil {
 		return nil, db.missingQuery(err, in)
 	}
-	if in, err = t.legacyQuery(in); err != nil {
+	// The index and how it is read first, then the start key's size,
+	// then the key condition with the start key's attributes, as
+	// DynamoDB checks them.
+	src, err := t.readSource(in.IndexName, in.ConsistentRead)
+	if err != nil {
+		return nil, err
+	}
+	if in.ExclusiveStartKey != nil {
+		if err := src.startKeySize(in.ExclusiveStartKey, false); err != nil {
+			return nil, err
+		}
+	}
+	if in, err = t.legacyQuery(in, src); err != nil {
 		return nil, err
 	}
 	if in.KeyConditionExpression == nil {
@@ -734,10 +746,6 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	}
 	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, key: in.KeyConditionExpression, filter: in.FilterExpression, proj: in.ProjectionExpression,
 		valueExprs: "FilterExpression and KeyConditionExpression are null"})
-	if err != nil {
-		return nil, err
-	}
-	src, err := t.readSource(in.IndexName, in.ConsistentRead)
 	if err != nil {
 		return nil, err
 	}

@@ -1185,6 +1185,7 @@ var localOnlyMessages = []string{
 	"The number of conditions on the keys is invalid",                                            // DynamoDB: The provided key element does not match the schema
 	"Exclusive Start Key must have same size as table's key schema",                              // DynamoDB: The provided starting key is invalid (: The provided key element does not match the schema, on a table's Scan)
 	"Type mismatch for attribute to update",                                                      // DynamoDB, for a start key: The provided key element does not match the schema (an index's key), The provided starting key is invalid: ... (the table's)
+	"Only scalar types can be used as Range Key values",                                          // DynamoDB, for a key condition NULL or NOT_NULL: Attempted conditional constraint is not an indexable operation
 	"Exclusive start key must lie within the segment",                                            // DynamoDB: The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: 2 Segment: 0
 	"One or more parameter values were invalid: Type mismatch for key",                           // DynamoDB, for an item: the same, then "a expected: S actual: N"
 	"One or more parameter values were invalid: Type mismatch for Index Key",                     // DynamoDB: the same, then "c Expected: S Actual: N IndexName: i"
