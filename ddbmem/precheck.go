@@ -293,11 +293,17 @@ func getConstraints(in *dynamodb.GetItemInput) error {
 
 func (db *DB) missingGet(lookupErr error, in *dynamodb.GetItemInput) error {
 	return missingTable(lookupErr, func() error {
-		in, err := legacyGet(in)
-		if err != nil {
+		// How the parameters mix, the key's values, then AttributesToGet,
+		// as DynamoDB checks them.
+		if err := exprParams([]param{{"AttributesToGet", in.AttributesToGet != nil}}, []param{{"ProjectionExpression", in.ProjectionExpression != nil}},
+			in.ExpressionAttributeNames, nil, ""); err != nil {
 			return err
 		}
 		if err := checkKeyValues(in.Key); err != nil {
+			return err
+		}
+		in, err := legacyGet(in)
+		if err != nil {
 			return err
 		}
 		_, err = db.parseExprs(exprReq{names: in.ExpressionAttributeNames, proj: in.ProjectionExpression})
@@ -671,9 +677,17 @@ func (db *DB) missingBatchGet(lookupErr error, in *dynamodb.BatchGetItemInput) e
 			if err != nil {
 				return err
 			}
+			seen := make(map[string]bool, len(ka.Keys))
 			for _, k := range ka.Keys {
 				if err := checkKeyValues(k); err != nil {
 					return err
+				}
+				// Two equal keys, whatever the table's schema.
+				if id, ok := keyID(k); ok {
+					if seen[id] {
+						return validation("Provided list of item keys contains duplicates")
+					}
+					seen[id] = true
 				}
 			}
 			if _, err := db.parseExprs(exprReq{names: ka.ExpressionAttributeNames, proj: ka.ProjectionExpression}); err != nil {
@@ -684,6 +698,23 @@ func (db *DB) missingBatchGet(lookupErr error, in *dynamodb.BatchGetItemInput) e
 	})
 }
 
+// keyID identifies a key of scalar values by its attributes' names and
+// values (numbers by value); ok is false when a value is not a scalar.
+func keyID(k item) (string, bool) {
+	var b strings.Builder
+	for _, name := range sortedNames(k) {
+		if !scalarKeyType(k[name]) {
+			return "", false
+		}
+		b.WriteString(name)
+		b.WriteByte(0)
+		b.WriteString(ddbexpr.TypeName(k[name]))
+		b.WriteString(keyEnc(k[name]))
+		b.WriteByte(0)
+	}
+	return b.String(), true
+}
+
 // batchWriteConstraints checks the constraints of a BatchWrite request's members.
 func batchWriteConstraints(in *dynamodb.BatchWriteItemInput) error {
 	var v violations
@@ -691,6 +722,13 @@ func batchWriteConstraints(in *dynamodb.BatchWriteItemInput) error {
 	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
 	v.enum("returnItemCollectionMetrics", string(in.ReturnItemCollectionMetrics), setMetrics)
 	v.requestItems(in.RequestItems == nil, names)
+	for _, name := range names {
+		for i, w := range in.RequestItems[name] {
+			p := "requestItems." + name + ".member." + strconv.Itoa(i+1) + ".member."
+			v.notNull(p+"deleteRequest.key", w.DeleteRequest != nil && w.DeleteRequest.Key == nil)
+			v.notNull(p+"putRequest.item", w.PutRequest != nil && w.PutRequest.Item == nil)
+		}
+	}
 	for _, name := range names {
 		if n := len(in.RequestItems[name]); n == 0 || n > maxBatchWrite {
 			v.addConstraint("'{"+strings.Join(names, ", ")+"}'", "requestItems",
@@ -718,6 +756,8 @@ func (db *DB) missingBatchWrite(lookupErr error, in *dynamodb.BatchWriteItemInpu
 					if err := checkKeyValues(w.DeleteRequest.Key); err != nil {
 						return err
 					}
+				default:
+					return validation("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes") // DynamoDB's words
 				}
 			}
 		}
