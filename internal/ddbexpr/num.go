@@ -20,7 +20,9 @@ type Number struct {
 // returns a text that is not a number as a *NotNumberError, which is
 // ErrNotNumber.
 var (
-	ErrNotNumber     = errors.New("The parameter cannot be converted to a numeric value")
+	//lint:ignore ST1005 DynamoDB's message
+	ErrNotNumber = errors.New("The parameter cannot be converted to a numeric value")
+	//lint:ignore ST1005 DynamoDB's message
 	ErrNumPrecision  = errors.New("Attempting to store more than 38 significant digits in a Number")
 	ErrNumOverflow   = errors.New("Number overflow. Attempting to store a number with magnitude larger than supported range")
 	ErrNumUnderflow  = errors.New("Number underflow. Attempting to store a number with magnitude smaller than supported range")
