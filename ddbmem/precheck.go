@@ -677,6 +677,10 @@ func (db *DB) missingBatchGet(lookupErr error, in *dynamodb.BatchGetItemInput) e
 			if err != nil {
 				return err
 			}
+			// The expressions, then the keys, as DynamoDB checks them.
+			if _, err := db.parseExprs(exprReq{names: ka.ExpressionAttributeNames, proj: ka.ProjectionExpression}); err != nil {
+				return err
+			}
 			seen := make(map[string]bool, len(ka.Keys))
 			for _, k := range ka.Keys {
 				if err := checkKeyValues(k); err != nil {
@@ -689,9 +693,6 @@ func (db *DB) missingBatchGet(lookupErr error, in *dynamodb.BatchGetItemInput) e
 					}
 					seen[id] = true
 				}
-			}
-			if _, err := db.parseExprs(exprReq{names: ka.ExpressionAttributeNames, proj: ka.ProjectionExpression}); err != nil {
-				return err
 			}
 		}
 		return nil
