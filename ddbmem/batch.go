@@ -3,6 +3,7 @@ package ddbmem
 import (
 	"context"
 	"sort"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -193,7 +194,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 			case w.PutRequest != nil && w.DeleteRequest == nil:
 				p, err := db.preparePut(t, w.PutRequest.Item, nil, nil, nil)
 				if err != nil {
-					return nil, err
+					return nil, batchPutKeyError(err)
 				}
 				wr = write{t: t, pk: p.pk, sk: p.sk, it: p.it}
 			case w.DeleteRequest != nil && w.PutRequest == nil:
@@ -243,4 +244,17 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 	unlock()
 	return &dynamodb.BatchWriteItemOutput{UnprocessedItems: left,
 		ConsumedCapacity: usageList(in.ReturnConsumedCapacity, usages, 0)}, nil
+}
+
+// batchPutKeyError words an error of a batch's PutRequest as DynamoDB
+// does: an item whose table key is missing or of another type does not
+// match the key schema (dynalite's suite records it), where PutItem names
+// the key.
+func batchPutKeyError(err error) error {
+	m := apiMessage(err)
+	if strings.HasPrefix(m, "One or more parameter values were invalid: Missing the key ") ||
+		strings.HasPrefix(m, keyTypeMismatchMsg+" ") || err == errKeyValueType {
+		return validation(errKeySchema)
+	}
+	return err
 }

@@ -316,6 +316,14 @@ func TestBatch(t *testing.T) {
 	if apiMsg(err) != "Too many items requested for the BatchWriteItem call" {
 		t.Fatalf("26 writes in two tables: %v", err)
 	}
+	// A put whose item does not fit the key schema: DynamoDB's words for a
+	// batch (PutItem names the key).
+	for _, it := range []map[string]av{{"pk": s("a")}, {"pk": s("a"), "sk": n("1")}, {"pk": s("a"), "sk": &types.AttributeValueMemberBOOL{Value: true}}} {
+		_, err = db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"tbl": {{PutRequest: &types.PutRequest{Item: it}}}}})
+		if apiMsg(err) != "The provided key element does not match the schema" {
+			t.Fatalf("put of %v: %v", it, err)
+		}
+	}
 	_, err = db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"tbl": {writes[0], writes[0]}}})
 	if apiMsg(err) != "Provided list of item keys contains duplicates" {
 		t.Fatalf("duplicates: %v", err)
