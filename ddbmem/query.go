@@ -492,13 +492,16 @@ func (s *source) analyzeKey(x *exprs) (string, keyRange, error) {
 	if pkTerm == nil {
 		return "", keyRange{}, s.missedKey(false)
 	}
+	// The values' types before the operator, as DynamoDB checks them.
+	for _, o := range pkTerm.Args[1:] {
+		if v, ok := x.env.Values[o.Value]; ok && describeType(v) != string(s.pk.typ) {
+			return "", keyRange{}, validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
+		}
+	}
 	if pkTerm.Kind != ddbexpr.CondCompare || pkTerm.Op != "=" {
 		return "", keyRange{}, validation("Query key condition not supported")
 	}
 	pv := x.env.Values[pkTerm.Args[1].Value]
-	if describeType(pv) != string(s.pk.typ) {
-		return "", keyRange{}, validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
-	}
 	if err := checkKeyValue(s.pk, pv); err != nil {
 		return "", keyRange{}, err
 	}
