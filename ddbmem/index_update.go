@@ -134,13 +134,13 @@ next:
 // it, built from the table's items.
 func (t *table) indexToCreate(c *types.CreateGlobalSecondaryIndexAction, defs []types.AttributeDefinition, next *indexSet, billing types.BillingMode) (*index, error) {
 	name := *c.IndexName
-	if next.byName[name] != nil || t.ixs.Load().byName[name] != nil {
+	if next.byName[name] != nil { // one update per index: none deleted by this call
 		return nil, validation("Attempting to create an index which already exists")
 	}
-	types_ := make(map[string]types.ScalarAttributeType, len(defs))
+	defTypes := make(map[string]types.ScalarAttributeType, len(defs))
 	known := make(map[string]bool, len(defs))
 	for _, d := range defs {
-		types_[*d.AttributeName] = d.AttributeType
+		defTypes[*d.AttributeName] = d.AttributeType
 		known[*d.AttributeName] = true
 	}
 	if err := checkIndexKeys(c.KeySchema, known, defs); err != nil {
@@ -164,10 +164,10 @@ func (t *table) indexToCreate(c *types.CreateGlobalSecondaryIndexAction, defs []
 	if global >= maxGlobalIndexes {
 		return nil, validation("One or more parameter values were invalid: GlobalSecondaryIndex count exceeds the per-table limit of 20")
 	}
-	pk := keyAttr{*c.KeySchema[0].AttributeName, types_[*c.KeySchema[0].AttributeName]}
+	pk := keyAttr{*c.KeySchema[0].AttributeName, defTypes[*c.KeySchema[0].AttributeName]}
 	var sk keyAttr
 	if len(c.KeySchema) == 2 {
-		sk = keyAttr{*c.KeySchema[1].AttributeName, types_[*c.KeySchema[1].AttributeName]}
+		sk = keyAttr{*c.KeySchema[1].AttributeName, defTypes[*c.KeySchema[1].AttributeName]}
 	}
 	ix := t.newIndex(name, pk, sk, c.Projection, false)
 	for tpk, part := range t.data.parts {

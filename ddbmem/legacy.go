@@ -125,6 +125,17 @@ func exprParams(legacy, exprs []param, names map[string]string, values map[strin
 	return nil
 }
 
+// conditionParams is exprParams for a write whose condition is Expected
+// and ConditionalOperator, or a ConditionExpression.
+func conditionParams(expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator, condExpr *string, names map[string]string, values map[string]types.AttributeValue) error {
+	return exprParams(conditionLegacy(expected, op), []param{{"ConditionExpression", condExpr != nil}}, names, values, "ConditionExpression is null")
+}
+
+// conditionLegacy are the legacy parameters of a write's condition.
+func conditionLegacy(expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator) []param {
+	return []param{{"Expected", expected != nil}, {"ConditionalOperator", op != ""}}
+}
+
 // setParams returns the names of the parameters that are set, in order.
 func setParams(ps []param) []string {
 	var names []string
@@ -514,7 +525,7 @@ func legacyConditionOf(expected *map[string]types.ExpectedAttributeValue, op *ty
 // PutItem or DeleteItem into a ConditionExpression with its names and
 // values, after checking they are not mixed with expressions.
 func legacyCondition(expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator, condExpr *string, names map[string]string, values map[string]types.AttributeValue) (*string, map[string]string, map[string]types.AttributeValue, error) {
-	if err := mixed([]param{{"Expected", expected != nil}, {"ConditionalOperator", op != ""}},
+	if err := mixed(conditionLegacy(expected, op),
 		[]param{{"ConditionExpression", condExpr != nil}},
 		names, values, "ConditionExpression is null"); err != nil {
 		return nil, nil, nil, err

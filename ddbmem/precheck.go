@@ -332,9 +332,7 @@ func putConstraints(in *dynamodb.PutItemInput) error {
 
 func (db *DB) missingPut(lookupErr error, in *dynamodb.PutItemInput) error {
 	return missingTable(lookupErr, func() error {
-		if err := exprParams([]param{{"Expected", in.Expected != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
-			[]param{{"ConditionExpression", in.ConditionExpression != nil}},
-			in.ExpressionAttributeNames, in.ExpressionAttributeValues, "ConditionExpression is null"); err != nil {
+		if err := conditionParams(in.Expected, in.ConditionalOperator, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues); err != nil {
 			return err
 		}
 		it, err := importItem(in.Item)
@@ -366,9 +364,7 @@ func deleteConstraints(in *dynamodb.DeleteItemInput) error {
 
 func (db *DB) missingDelete(lookupErr error, in *dynamodb.DeleteItemInput) error {
 	return missingTable(lookupErr, func() error {
-		if err := exprParams([]param{{"Expected", in.Expected != nil}, {"ConditionalOperator", in.ConditionalOperator != ""}},
-			[]param{{"ConditionExpression", in.ConditionExpression != nil}},
-			in.ExpressionAttributeNames, in.ExpressionAttributeValues, "ConditionExpression is null"); err != nil {
+		if err := conditionParams(in.Expected, in.ConditionalOperator, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues); err != nil {
 			return err
 		}
 		if err := checkKeyValues(in.Key); err != nil {

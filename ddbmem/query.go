@@ -256,13 +256,10 @@ func (s *source) startTableKey(esk item) error {
 	return nil
 }
 
-// queryStartKey checks a Query's ExclusiveStartKey up to its table key,
-// with the key condition's first checks: the hash key's piece, the
-// condition on it, then the range key's piece.
+// queryStartKey checks a Query's ExclusiveStartKey, whose size Query has
+// checked, up to its table key, with the key condition's first checks:
+// the hash key's piece, the condition on it, then the range key's piece.
 func (s *source) queryStartKey(esk item, x *exprs) error {
-	if err := s.startKeySize(esk, false); err != nil {
-		return err
-	}
 	var buf [4]*ddbexpr.Cond
 	terms, err := keyTerms(x, buf[:0])
 	if err != nil {
@@ -281,33 +278,9 @@ func (s *source) queryStartKey(esk item, x *exprs) error {
 	return startKeyPiece(esk, s.sk)
 }
 
-func (s *source) startKey(esk item) (string, string, error) {
-	want := map[string]keyAttr{s.t.pk.name: s.t.pk}
-	if s.t.sk.name != "" {
-		want[s.t.sk.name] = s.t.sk
-	}
-	if s.ix != nil {
-		want[s.ix.pk.name] = s.ix.pk
-		if s.ix.sk.name != "" {
-			want[s.ix.sk.name] = s.ix.sk
-		}
-	}
-	// checkStartKey has checked esk; these are DynamoDB Local's messages.
-	if len(esk) != len(want) {
-		return "", "", validation("Exclusive Start Key must have same size as table's key schema")
-	}
-	for n, k := range want {
-		v, ok := esk[n]
-		if !ok || isNil(v) {
-			return "", "", validation("The provided starting key is invalid")
-		}
-		if describeType(v) != string(k.typ) {
-			return "", "", validation("Type mismatch for attribute to update")
-		}
-	}
-	pk, sk := s.entryKey(esk)
-	return pk, sk, nil
-}
+// startKey returns the partition and entry keys of a start key that
+// startKeySize, startKeyPiece and startTableKey have checked.
+func (s *source) startKey(esk item) (string, string) { return s.entryKey(esk) }
 
 func prefixEnd(b string) string {
 	buf := []byte(b)
@@ -783,10 +756,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	var esk string
 	hasESK := in.ExclusiveStartKey != nil
 	if hasESK {
-		epk, e, err := src.startKey(in.ExclusiveStartKey)
-		if err != nil {
-			return nil, err
-		}
+		epk, e := src.startKey(in.ExclusiveStartKey)
 		// The start key must satisfy the key condition.
 		// As in DynamoDB Local, a start key on the inclusive bound where
 		// the read would end is rejected too.
@@ -965,11 +935,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	var eskPK, eskSK string
 	hasESK := in.ExclusiveStartKey != nil
 	if hasESK {
-		eskPK, eskSK, err = src.startKey(in.ExclusiveStartKey)
-		if err != nil {
-			t.mu.RUnlock()
-			return nil, err
-		}
+		eskPK, eskSK = src.startKey(in.ExclusiveStartKey)
 		h := hashKey(eskPK)
 		if segOf(h) != seg {
 			t.mu.RUnlock()
