@@ -419,18 +419,13 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 			// old or new item as a ProjectionExpression would (SET a.b
 			// returns {a: {b}}, SET l[1] returns {l: [l[1]]}), not the
 			// whole top-level attributes, which DynamoDB Local returns.
+			// A path is taken as the update names it: a SET past the end
+			// of a list appends the element at the list's end, where the
+			// named index does not reach, so nothing (or the element
+			// another action put at that index) is returned for it, as
+			// DynamoDB (and DynamoDB Local) does.
 			// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html#DDB-UpdateItem-request-ReturnValues
-			var paths []ddbexpr.Path
-			for _, up := range eff {
-				// A SET past the end of a list appends: the path it
-				// names is absent, and nothing is returned for it (as
-				// DynamoDB Local does).
-				if listIndexPast(src, p.x.env.Resolve(up)) {
-					continue
-				}
-				paths = append(paths, up)
-			}
-			pr := &ddbexpr.Projection{Paths: paths}
+			pr := &ddbexpr.Projection{Paths: eff}
 			if a := pr.Apply(src, &p.x.env); len(a) > 0 {
 				out.Attributes = copyItem(a)
 			}
@@ -458,32 +453,4 @@ func (p *preparedUpdate) applyTo(oldRec *record, onFailure types.ReturnValuesOnC
 		size = ddbexpr.ItemSize(it)
 	}
 	return newRecord(it, size), eff, nil
-}
-
-// listIndexPast reports whether the resolved path p goes through a list
-// index at or past the end of its list in it.
-func listIndexPast(it item, p ddbexpr.Path) bool {
-	v, ok := it[p[0].Name]
-	for _, e := range p[1:] {
-		if !ok {
-			return false
-		}
-		if e.IsIndex {
-			l, isList := v.(*types.AttributeValueMemberL)
-			if !isList {
-				return false
-			}
-			if e.Index >= len(l.Value) {
-				return true
-			}
-			v = l.Value[e.Index]
-			continue
-		}
-		m, isMap := v.(*types.AttributeValueMemberM)
-		if !isMap {
-			return false
-		}
-		v, ok = m.Value[e.Name]
-	}
-	return false
 }

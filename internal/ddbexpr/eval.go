@@ -516,8 +516,11 @@ func (u *Update) Apply(old Item, env *Env) (Item, error) {
 }
 
 // ApplyEffective is Apply that also returns the paths of the actions
-// that took effect: every SET and ADD, and the REMOVE and DELETE actions
-// whose path existed.
+// that took effect, as the update names them: every SET and ADD, and the
+// REMOVE and DELETE actions whose path existed. A SET or ADD of a list
+// index past the end of its list appends the element at the list's end,
+// so the path it names may hold nothing, or another element, in the new
+// item; UpdateItem's UPDATED_NEW returns what is there, as DynamoDB does.
 func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
 	eff := make([]Path, 0, u.actions())
 	vals := make([]types.AttributeValue, len(u.Set))
@@ -529,13 +532,12 @@ func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
 		vals[i] = Copy(v)
 	}
 	it := CopyRoom(old, len(u.Set)+len(u.Add))
-	for _, i := range setOrder(u.Set) {
+	for _, i := range appendOrder(len(u.Set), func(i int) Path { return u.Set[i].Path }) {
 		a := u.Set[i]
-		p := env.appendedPath(it, a.Path)
 		if err := env.set(it, a.Path, vals[i]); err != nil {
 			return nil, nil, err
 		}
-		eff = append(eff, p)
+		eff = append(eff, a.Path)
 	}
 	if len(u.Remove) > 0 {
 		rem := make([]Path, len(u.Remove))
@@ -557,7 +559,8 @@ func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
 			}
 		}
 	}
-	for _, a := range u.Add {
+	for _, i := range appendOrder(len(u.Add), func(i int) Path { return u.Add[i].Path }) {
+		a := u.Add[i]
 		if err := env.add(it, a); err != nil {
 			return nil, nil, err
 		}
@@ -681,56 +684,35 @@ func copyContainer(v types.AttributeValue) (types.AttributeValue, error) {
 	return nil, errBadUpdate
 }
 
-// setOrder is the order in which to apply a SET's actions: as written,
-// except that actions on elements of the same list run in order of
-// their index, so that elements appended past the end of a list land
-// in that order ("If you add multiple elements in a single SET
-// operation, the elements are sorted in order by element number").
-func setOrder(set []SetAction) []int {
-	order := make([]int, len(set))
+// appendOrder is the order in which to apply a clause's actions, of
+// which path(i) is the i-th's path: as written, except that actions on
+// elements of the same list run in order of their index, so that
+// elements appended past the end of a list land in that order ("If you
+// add multiple elements in a single SET operation, the elements are
+// sorted in order by element number"; DynamoDB orders an ADD clause's
+// appends the same way).
+func appendOrder(n int, path func(int) Path) []int {
+	order := make([]int, n)
 	groups := map[string][]int{} // positions in order, by list
-	for i, a := range set {
+	for i := range order {
 		order[i] = i
-		if n := len(a.Path); n > 1 && a.Path[n-1].IsIndex {
-			k := a.Path[:n-1].String()
+		if p := path(i); len(p) > 1 && p[len(p)-1].IsIndex {
+			k := p[:len(p)-1].String()
 			groups[k] = append(groups[k], i)
 		}
 	}
+	index := func(i int) int { p := path(i); return p[len(p)-1].Index }
 	for _, pos := range groups {
 		if len(pos) < 2 {
 			continue
 		}
 		members := append([]int(nil), pos...)
-		sort.SliceStable(members, func(x, y int) bool {
-			return set[members[x]].Path[len(set[members[x]].Path)-1].Index < set[members[y]].Path[len(set[members[y]].Path)-1].Index
-		})
+		sort.SliceStable(members, func(x, y int) bool { return index(members[x]) < index(members[y]) })
 		for j, p := range pos {
 			order[p] = members[j]
 		}
 	}
 	return order
-}
-
-// appendedPath is the path a SET of p writes to in it: p itself, except
-// that an index past the end of a list appends the element, which then
-// sits at the list's length ("If the element does not already exist,
-// SET appends the new element at the end of the list"; UpdateItem's
-// UPDATED_OLD and UPDATED_NEW return what is there).
-// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html#Expressions.UpdateExpressions.SET.AddingListElements
-func (env *Env) appendedPath(it Item, p Path) Path {
-	last := len(p) - 1
-	if last < 1 || !p[last].IsIndex {
-		return p
-	}
-	parent, ok := env.Get(it, p[:last])
-	l, isList := parent.(*types.AttributeValueMemberL)
-	if !ok || !isList || p[last].Index < len(l.Value) {
-		return p
-	}
-	q := make(Path, len(p))
-	copy(q, p)
-	q[last].Index = len(l.Value)
-	return q
 }
 
 func (env *Env) set(it Item, p Path, v types.AttributeValue) error {
