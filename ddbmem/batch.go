@@ -192,7 +192,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 			var wr write
 			switch {
 			case w.PutRequest != nil && w.DeleteRequest == nil:
-				p, err := db.preparePut(t, w.PutRequest.Item, nil, nil, nil)
+				p, err := db.preparePut(t, w.PutRequest.Item, exprReq{})
 				if err != nil {
 					return nil, batchPutKeyError(err)
 				}

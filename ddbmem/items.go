@@ -100,8 +100,11 @@ type preparedPut struct {
 	x      *exprs
 }
 
-func (db *DB) preparePut(t *table, in item, names map[string]string, values map[string]types.AttributeValue, cond *string) (*preparedPut, error) {
-	x, err := db.parseExprs(exprReq{names: names, values: values, cond: cond, valueExprs: "ConditionExpression is null"})
+// preparePut validates a put of the item in with the condition r names
+// (r.cond; r.valueExprs is set here).
+func (db *DB) preparePut(t *table, in item, r exprReq) (*preparedPut, error) {
+	r.valueExprs = "ConditionExpression is null"
+	x, err := db.parseExprs(r)
 	if err != nil {
 		return nil, err
 	}
@@ -140,13 +143,14 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 	if err != nil {
 		return nil, db.missingPut(err, in)
 	}
+	legacy := in.Expected != nil
 	if in, err = legacyPut(in); err != nil {
 		return nil, err
 	}
 	if err := checkOldReturns(in.ReturnValues, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	p, err := db.preparePut(t, in.Item, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ConditionExpression)
+	p, err := db.preparePut(t, in.Item, exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression, legacy: legacy})
 	if err != nil {
 		return nil, err
 	}
@@ -243,13 +247,14 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	if err != nil {
 		return nil, db.missingDelete(err, in)
 	}
+	legacy := in.Expected != nil
 	if in, err = legacyDelete(in); err != nil {
 		return nil, err
 	}
 	if err := checkOldReturns(in.ReturnValues, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression, valueExprs: "ConditionExpression is null"})
+	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression, valueExprs: "ConditionExpression is null", legacy: legacy})
 	if err != nil {
 		return nil, err
 	}
@@ -282,9 +287,13 @@ type preparedUpdate struct {
 	xs     exprs // what x points to, allocated with the update
 }
 
-func (db *DB) prepareUpdate(t *table, key item, names map[string]string, values map[string]types.AttributeValue, update, cond *string) (*preparedUpdate, error) {
+// prepareUpdate validates an update of the item of the key with the
+// update and condition r names (r.update, r.cond; r.valueExprs is set
+// here).
+func (db *DB) prepareUpdate(t *table, key item, r exprReq) (*preparedUpdate, error) {
 	p := &preparedUpdate{t: t, key: key}
-	if err := db.parseExprsInto(&p.xs, exprReq{names: names, values: values, update: update, cond: cond, valueExprs: "UpdateExpression and ConditionExpression are null"}); err != nil {
+	r.valueExprs = "UpdateExpression and ConditionExpression are null"
+	if err := db.parseExprsInto(&p.xs, r); err != nil {
 		return nil, err
 	}
 	p.x = &p.xs
@@ -358,6 +367,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 		return nil, db.missingUpdate(err, in)
 	}
 	legacy := in.AttributeUpdates != nil
+	legacyExprs := legacy || in.Expected != nil
 	if in, err = legacyUpdate(in); err != nil {
 		return nil, err
 	}
@@ -369,7 +379,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	if err := checkRVOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	p, err := db.prepareUpdate(t, in.Key, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.UpdateExpression, in.ConditionExpression)
+	p, err := db.prepareUpdate(t, in.Key, exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, update: in.UpdateExpression, cond: in.ConditionExpression, legacy: legacyExprs})
 	if err != nil {
 		return nil, err
 	}

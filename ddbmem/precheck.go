@@ -345,10 +345,11 @@ func (db *DB) missingPut(lookupErr error, in *dynamodb.PutItemInput) error {
 		if ddbexpr.ItemSize(it) > maxItemSize {
 			return validation(errItemSize)
 		}
+		legacy := in.Expected != nil
 		if in, err = legacyPut(in); err != nil {
 			return err
 		}
-		_, err = db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression, valueExprs: "ConditionExpression is null"})
+		_, err = db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression, valueExprs: "ConditionExpression is null", legacy: legacy})
 		return err
 	})
 }
@@ -370,6 +371,7 @@ func (db *DB) missingDelete(lookupErr error, in *dynamodb.DeleteItemInput) error
 		if err := checkKeyValues(in.Key); err != nil {
 			return err
 		}
+		legacy := in.Expected != nil
 		in, err := legacyDelete(in)
 		if err != nil {
 			return err
@@ -377,7 +379,7 @@ func (db *DB) missingDelete(lookupErr error, in *dynamodb.DeleteItemInput) error
 		if err := checkOldReturns(in.ReturnValues, in.ReturnValuesOnConditionCheckFailure); err != nil {
 			return err
 		}
-		_, err = db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression, valueExprs: "ConditionExpression is null"})
+		_, err = db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression, valueExprs: "ConditionExpression is null", legacy: legacy})
 		return err
 	})
 }
@@ -404,6 +406,7 @@ func (db *DB) missingUpdate(lookupErr error, in *dynamodb.UpdateItemInput) error
 		if err := checkKeyValues(in.Key); err != nil {
 			return err
 		}
+		legacy := in.AttributeUpdates != nil || in.Expected != nil
 		in, err := legacyUpdate(in)
 		if err != nil {
 			return err
@@ -412,7 +415,7 @@ func (db *DB) missingUpdate(lookupErr error, in *dynamodb.UpdateItemInput) error
 			return err
 		}
 		var x exprs
-		return db.parseExprsInto(&x, exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, update: in.UpdateExpression, cond: in.ConditionExpression, valueExprs: "UpdateExpression and ConditionExpression are null"})
+		return db.parseExprsInto(&x, exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, update: in.UpdateExpression, cond: in.ConditionExpression, valueExprs: "UpdateExpression and ConditionExpression are null", legacy: legacy})
 	})
 }
 
@@ -492,6 +495,7 @@ func scanConstraints(in *dynamodb.ScanInput) error {
 
 func (db *DB) missingScan(lookupErr error, in *dynamodb.ScanInput) error {
 	return missingTable(lookupErr, func() error {
+		legacy := in.ScanFilter != nil || in.AttributesToGet != nil
 		in, err := legacyScan(in)
 		if err != nil {
 			return err
@@ -503,7 +507,7 @@ func (db *DB) missingScan(lookupErr error, in *dynamodb.ScanInput) error {
 			return err
 		}
 		_, err = db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, filter: in.FilterExpression, proj: in.ProjectionExpression,
-			valueExprs: "FilterExpression is null"})
+			valueExprs: "FilterExpression is null", legacy: legacy})
 		return err
 	})
 }

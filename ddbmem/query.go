@@ -714,6 +714,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			return nil, err
 		}
 	}
+	legacy := in.KeyConditions != nil || in.QueryFilter != nil || in.AttributesToGet != nil
 	if in, err = t.legacyQuery(in, src); err != nil {
 		return nil, err
 	}
@@ -721,7 +722,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		return nil, validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
 	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, key: in.KeyConditionExpression, filter: in.FilterExpression, proj: in.ProjectionExpression,
-		valueExprs: "FilterExpression and KeyConditionExpression are null"})
+		valueExprs: "FilterExpression and KeyConditionExpression are null", legacy: legacy})
 	if err != nil {
 		return nil, err
 	}
@@ -874,11 +875,12 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	if err != nil {
 		return nil, db.missingScan(err, in)
 	}
+	legacy := in.ScanFilter != nil || in.AttributesToGet != nil
 	if in, err = legacyScan(in); err != nil {
 		return nil, err
 	}
 	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, filter: in.FilterExpression, proj: in.ProjectionExpression,
-		valueExprs: "FilterExpression is null"})
+		valueExprs: "FilterExpression is null", legacy: legacy})
 	if err != nil {
 		return nil, err
 	}

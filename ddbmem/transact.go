@@ -277,7 +277,7 @@ func (db *DB) prepareTx(ti types.TransactWriteItem) (*txAction, error) {
 		if err := checkRVOnFailure(c.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
 		}
-		p, err := db.preparePut(t, c.Item, c.ExpressionAttributeNames, c.ExpressionAttributeValues, c.ConditionExpression)
+		p, err := db.preparePut(t, c.Item, exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, cond: c.ConditionExpression})
 		if err != nil {
 			return nil, err
 		}
@@ -302,7 +302,7 @@ func (db *DB) prepareTx(ti types.TransactWriteItem) (*txAction, error) {
 		if c.UpdateExpression == nil {
 			return nil, validation("1 validation error detected: Value null at 'transactItems.1.member.update.updateExpression' failed to satisfy constraint: Member must not be null")
 		}
-		p, err := db.prepareUpdate(t, c.Key, c.ExpressionAttributeNames, c.ExpressionAttributeValues, c.UpdateExpression, c.ConditionExpression)
+		p, err := db.prepareUpdate(t, c.Key, exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, update: c.UpdateExpression, cond: c.ConditionExpression})
 		if err != nil {
 			return nil, err
 		}

@@ -390,6 +390,7 @@ func (c *exprCache) get(kind byte, s string, parse func(string) (any, error)) (a
 
 const (
 	kindCondition byte = iota
+	kindLegacyCondition
 	kindUpdate
 	kindProjection
 )
@@ -416,6 +417,10 @@ type exprReq struct {
 	// ("ConditionExpression is null"), for the message on values given
 	// without any of them.
 	valueExprs string
+	// legacy: the condition and filter were made from legacy parameters
+	// (Expected, QueryFilter, ScanFilter), which have none of an
+	// expression's limits (its size, IN's operands, the operator count).
+	legacy bool
 }
 
 func (db *DB) parseExprs(r exprReq) (*exprs, error) {
@@ -464,7 +469,7 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 		label string
 		s     *string
 	}{{"KeyConditionExpression", r.key}, {"UpdateExpression", r.update}, {"ConditionExpression", r.cond}, {"FilterExpression", r.filter}, {"ProjectionExpression", r.proj}} {
-		if e.s != nil && len(*e.s) > maxExprSize {
+		if e.s != nil && len(*e.s) > maxExprSize && !r.legacy {
 			return validationf("Invalid %s: Expression size has exceeded the maximum allowed size; expression size: %d", e.label, len(*e.s))
 		}
 	}
@@ -476,7 +481,11 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 			return nil, nil
 		}
 		haveExpr = true
-		v, err := db.cache.get(kindCondition, *s, func(s string) (any, error) { return ddbexpr.ParseCondition(s) })
+		kind, parse := kindCondition, ddbexpr.ParseCondition
+		if r.legacy {
+			kind, parse = kindLegacyCondition, ddbexpr.ParseLegacyCondition
+		}
+		v, err := db.cache.get(kind, *s, func(s string) (any, error) { return parse(s) })
 		if err != nil {
 			return nil, validationf("Invalid %s: %s", label, err.Error())
 		}

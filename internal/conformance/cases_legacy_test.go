@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -43,6 +44,15 @@ func legacyQuery(kc conds, f conds, op types.ConditionalOperator) *dynamodb.Quer
 
 func legacyScan(f conds, op types.ConditionalOperator) *dynamodb.ScanInput {
 	return &dynamodb.ScanInput{TableName: str("T"), ScanFilter: f, ConditionalOperator: op}
+}
+
+// manyNumbers are the numbers 0 to n-1.
+func manyNumbers(n int) []types.AttributeValue {
+	out := make([]types.AttributeValue, n)
+	for i := range out {
+		out[i] = N(fmt.Sprint(i))
+	}
+	return out
 }
 
 // legacyItems are 12 items over two partitions with numbers, strings,
@@ -260,6 +270,23 @@ var legacyCases = []tc{
 			failMsg(eValid, legacyScan(conds{"n": cnd("BOGUS", N("1"))}, "")),
 			failMsg(eValid, legacyScan(conds{}, types.ConditionalOperatorOr)),
 			failMsg(eValid, &dynamodb.ScanInput{TableName: str("T"), AttributesToGet: []string{"n"}, Select: types.SelectCount}),
+		},
+	},
+	// The legacy conditions have none of an expression's limits: an IN
+	// takes 27,500 values (dynalite's suite records DynamoDB taking them)
+	// where FilterExpression's IN takes 100, and the condition may be
+	// past an expression's 4 KB.
+	{
+		name:   "Legacy/no expression limits",
+		tables: tables(tPKSK()),
+		items:  legacyItems(),
+		steps: []step{
+			scanAll(legacyScan(conds{"n": cnd("IN", manyNumbers(27_500)...)}, "")),
+			queryAll(legacyQuery(conds{"pk": cnd("EQ", S("p0"))}, conds{"n": cnd("IN", manyNumbers(500)...)}, "")),
+			do(putExp(I{"pk": S("p0"), "sk": S("s00"), "n": N("0")}, exp{"n": opExp("IN", manyNumbers(200)...)}, "")),
+			failMsg(eCond, putExp(I{"pk": S("p0"), "sk": S("s00"), "n": N("0")}, exp{"n": opExp("IN", manyNumbers(200)[1:]...)}, "")),
+			do(legacyUpd(legacyKey, updates{"v": {Value: N("1")}}, exp{"n": opExp("IN", manyNumbers(300)...)}, types.ReturnValueUpdatedNew)),
+			failMsg(eValid, &dynamodb.ScanInput{TableName: str("T"), FilterExpression: str("n IN (" + strings.Repeat(":n, ", 100) + ":n)"), ExpressionAttributeValues: vals{":n": N("1")}}),
 		},
 	},
 	{

@@ -146,6 +146,9 @@ type parser struct {
 	names map[string]bool
 	vals  map[string]bool
 	order []string // placeholders in order of first use
+	// legacy lifts the limits of an expression (IN's operands, the
+	// operator count) for a condition made from legacy parameters.
+	legacy bool
 }
 
 // newExprParser returns a parser of the expression s, which must not be
@@ -385,11 +388,21 @@ type Condition struct {
 }
 
 // ParseCondition parses a condition expression.
-func ParseCondition(s string) (*Condition, error) {
+func ParseCondition(s string) (*Condition, error) { return parseCondition(s, false) }
+
+// ParseLegacyCondition parses a condition made from the legacy
+// parameters (ScanFilter, QueryFilter, Expected), which have none of an
+// expression's limits: an IN may have any number of values (DynamoDB
+// takes 27,500, dynalite's suite records), and the conditions any number
+// of operators.
+func ParseLegacyCondition(s string) (*Condition, error) { return parseCondition(s, true) }
+
+func parseCondition(s string, legacy bool) (*Condition, error) {
 	p, err := newExprParser(s)
 	if err != nil {
 		return nil, err
 	}
+	p.legacy = legacy
 	c, err := p.parseOr()
 	if err != nil {
 		return nil, err
@@ -397,7 +410,7 @@ func ParseCondition(s string) (*Condition, error) {
 	if p.peek().kind != tEOF {
 		return nil, p.errHere()
 	}
-	if n := countOps(c); n > MaxOperators {
+	if n := countOps(c); n > MaxOperators && !legacy {
 		// DynamoDB stops counting at the first operator past the limit.
 		return nil, &SyntaxError{fmt.Sprintf("The expression contains too many operators; operator count: %d", MaxOperators+1)}
 	}
@@ -581,7 +594,7 @@ func (p *parser) parseAfterOperand(l *Operand) (*Cond, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(args) > 101 {
+		if len(args) > 101 && !p.legacy {
 			return nil, &SyntaxError{fmt.Sprintf("The IN operator is provided with too many operands; number of operands: %d", len(args)-1)}
 		}
 		return &Cond{Kind: CondIn, Args: args}, nil
