@@ -181,7 +181,10 @@ func checkCondition(op types.ComparisonOperator, list []types.AttributeValue) er
 			types.ComparisonOperatorIn, types.ComparisonOperatorBetween:
 			valid = scalar
 		case types.ComparisonOperatorContains, types.ComparisonOperatorNotContains:
-			valid = typ != "SS" && typ != "NS" && typ != "BS"
+			// The value sought "cannot be a set, a map, or a list"
+			// (API_Condition.html); BOOL and NULL are taken, as
+			// DynamoDB Local takes them.
+			valid = typ != "SS" && typ != "NS" && typ != "BS" && typ != "M" && typ != "L"
 		case types.ComparisonOperatorBeginsWith:
 			valid = typ == "S" || typ == "B"
 		}

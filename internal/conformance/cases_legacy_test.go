@@ -268,6 +268,12 @@ var legacyCases = []tc{
 			scanAll(&dynamodb.ScanInput{TableName: str("T"), AttributesToGet: []string{"pk", "tags"}, ScanFilter: conds{"n": cnd("LE", N("3"))}}),
 			failMsg(eValid, legacyScan(conds{"n": cnd("EQ")}, "")),
 			failMsg(eValid, legacyScan(conds{"n": cnd("BOGUS", N("1"))}, "")),
+			// CONTAINS seeks a scalar: a map or list is refused, in the
+			// filters and Expected alike.
+			failMsg(eValid, legacyScan(conds{"l": cnd("CONTAINS", L(S("x")))}, "")),
+			failMsg(eValid, legacyScan(conds{"l": cnd("NOT_CONTAINS", M(I{"a": S("x")}))}, "")),
+			failMsg(eValid, putExp(I{"pk": S("p0"), "sk": S("s00")}, exp{"l": opExp("CONTAINS", L(S("x")))}, "")),
+			scanAll(legacyScan(conds{"l": cnd("CONTAINS", BOOL(true))}, "")),
 			failMsg(eValid, legacyScan(conds{}, types.ConditionalOperatorOr)),
 			failMsg(eValid, &dynamodb.ScanInput{TableName: str("T"), AttributesToGet: []string{"n"}, Select: types.SelectCount}),
 		},
