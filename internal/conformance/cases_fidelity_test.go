@@ -427,4 +427,3 @@ func nestedL(depth int) types.AttributeValue {
 	}
 	return v
 }
-
