@@ -93,7 +93,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		if len(ka.Keys) == 0 {
 			return nil, validation("1 validation error detected: Value '[]' at 'requestItems." + name + ".member.keys' failed to satisfy constraint: Member must have length greater than or equal to 1")
 		}
-		x, err := db.parseExprs(exprReq{names: ka.ExpressionAttributeNames, proj: ka.ProjectionExpression})
+		x, err := db.parseExprs(exprReq{names: ka.ExpressionAttributeNames, proj: ka.ProjectionExpression, t: t})
 		if err != nil {
 			return nil, err
 		}

@@ -103,7 +103,7 @@ type preparedPut struct {
 // preparePut validates a put of the item in with the condition r names
 // (r.cond; r.valueExprs is set here).
 func (db *DB) preparePut(t *table, in item, r exprReq) (*preparedPut, error) {
-	r.valueExprs = "ConditionExpression is null"
+	r.valueExprs, r.t = "ConditionExpression is null", t
 	x, err := db.parseExprs(r)
 	if err != nil {
 		return nil, err
@@ -187,7 +187,7 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...
 	if in, err = legacyGet(in); err != nil {
 		return nil, err
 	}
-	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, proj: in.ProjectionExpression})
+	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, proj: in.ProjectionExpression, t: t})
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +254,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	if err := checkOldReturns(in.ReturnValues, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression, valueExprs: "ConditionExpression is null", legacy: legacy})
+	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression, valueExprs: "ConditionExpression is null", legacy: legacy, t: t})
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +292,7 @@ type preparedUpdate struct {
 // here).
 func (db *DB) prepareUpdate(t *table, key item, r exprReq) (*preparedUpdate, error) {
 	p := &preparedUpdate{t: t, key: key}
-	r.valueExprs = "UpdateExpression and ConditionExpression are null"
+	r.valueExprs, r.t = "UpdateExpression and ConditionExpression are null", t
 	if err := db.parseExprsInto(&p.xs, r); err != nil {
 		return nil, err
 	}

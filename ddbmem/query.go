@@ -722,7 +722,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		return nil, validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
 	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, key: in.KeyConditionExpression, filter: in.FilterExpression, proj: in.ProjectionExpression,
-		valueExprs: "FilterExpression and KeyConditionExpression are null", legacy: legacy})
+		valueExprs: "FilterExpression and KeyConditionExpression are null", legacy: legacy, t: t})
 	if err != nil {
 		return nil, err
 	}
@@ -880,7 +880,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 		return nil, err
 	}
 	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, filter: in.FilterExpression, proj: in.ProjectionExpression,
-		valueExprs: "FilterExpression is null", legacy: legacy})
+		valueExprs: "FilterExpression is null", legacy: legacy, t: t})
 	if err != nil {
 		return nil, err
 	}

@@ -238,6 +238,11 @@ func (db *DB) keyAction(table *string, key item, r exprReq, rv types.ReturnValue
 	if err := checkRVOnFailure(rv); err != nil {
 		return nil, err
 	}
+	if !needsCond {
+		// DynamoDB Local checks a Delete's condition for paths below
+		// key attributes, not a ConditionCheck's.
+		r.t = t
+	}
 	x, err := db.parseExprs(r)
 	if err != nil {
 		return nil, err
@@ -466,7 +471,7 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 		if err != nil {
 			return nil, err
 		}
-		x, err := db.parseExprs(exprReq{names: g.ExpressionAttributeNames, proj: g.ProjectionExpression})
+		x, err := db.parseExprs(exprReq{names: g.ExpressionAttributeNames, proj: g.ProjectionExpression, t: t})
 		if err != nil {
 			return nil, err
 		}

@@ -417,6 +417,9 @@ type exprReq struct {
 	// ("ConditionExpression is null"), for the message on values given
 	// without any of them.
 	valueExprs string
+	// t is the table the expressions run on, if known: a document path
+	// below one of its key attributes is refused (checkNestedKeys).
+	t *table
 	// legacy: the condition and filter were made from legacy parameters
 	// (Expected, QueryFilter, ScanFilter), which have none of an
 	// expression's limits (its size, IN's operands, the operator count).
@@ -621,6 +624,42 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 		}
 		if err := c.c.CheckOperandTypes(&x.env); err != nil {
 			return validationf("Invalid %s: %s", c.label, err.Error())
+		}
+	}
+	if r.t != nil {
+		return r.t.checkNestedKeys(&x.env, used)
+	}
+	return nil
+}
+
+// checkNestedKeys refuses a document path below a key attribute of the
+// table or of one of its secondary indexes (a.b or a[0] where a is a
+// key), in any expression, as DynamoDB does once the expressions are
+// otherwise valid and before it reads the item. The table's keys are
+// looked for in every expression first, then the indexes' keys.
+func (t *table) checkNestedKeys(env *ddbexpr.Env, used []*ddbexpr.Expr) error {
+	const msg = "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: "
+	name := func(n string) string {
+		if n[0] == '#' {
+			return env.Names[n]
+		}
+		return n
+	}
+	for _, e := range used {
+		for _, n := range e.Nested {
+			if a := name(n); a == t.pk.name || a == t.sk.name {
+				return validation(msg + "Key: " + a)
+			}
+		}
+	}
+	for _, e := range used {
+		for _, n := range e.Nested {
+			a := name(n)
+			for _, ix := range t.indexes() {
+				if a == ix.pk.name || a == ix.sk.name {
+					return validation(msg + "IndexKey: " + a)
+				}
+			}
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package ddbexpr
 import (
 	"fmt"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -149,6 +150,7 @@ type parser struct {
 	// legacy lifts the limits of an expression (IN's operands, the
 	// operator count) for a condition made from legacy parameters.
 	legacy bool
+	nested []string // Expr.Nested
 }
 
 // newExprParser returns a parser of the expression s, which must not be
@@ -291,6 +293,9 @@ func (p *parser) parsePath() (Path, error) {
 			}
 			path = append(path, PathElem{Index: n, IsIndex: true})
 		default:
+			if len(path) > 1 && !slices.Contains(p.nested, path[0].Name) {
+				p.nested = append(p.nested, path[0].Name)
+			}
 			return path, nil
 		}
 	}
@@ -363,14 +368,18 @@ type Cond struct {
 }
 
 // Expr is the common part of every parsed expression: the placeholders
-// it uses.
+// it uses, and the attributes its document paths go below.
 type Expr struct {
 	Names  []string
 	Values []string
+	// Nested are the top-level attributes (names or name placeholders)
+	// of the document paths that go below them (a.b, a[0]), in order of
+	// first use: DynamoDB refuses such a path into a key attribute.
+	Nested []string
 }
 
 func (p *parser) expr() Expr {
-	var e Expr
+	e := Expr{Nested: p.nested}
 	for _, s := range p.order {
 		if s[0] == '#' {
 			e.Names = append(e.Names, s)
