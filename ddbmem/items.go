@@ -283,15 +283,18 @@ type preparedUpdate struct {
 	t      *table
 	pk, sk string
 	key    item // the request's Key, imported only to create the item
-	x      *exprs
-	xs     exprs // what x points to, allocated with the update
+	// attrUpdates: the update was made from AttributeUpdates, whose
+	// empty index key values DynamoDB words as a put's.
+	attrUpdates bool
+	x           *exprs
+	xs          exprs // what x points to, allocated with the update
 }
 
 // prepareUpdate validates an update of the item of the key with the
 // update and condition r names (r.update, r.cond; r.valueExprs is set
 // here).
 func (db *DB) prepareUpdate(t *table, key item, r exprReq) (*preparedUpdate, error) {
-	p := &preparedUpdate{t: t, key: key}
+	p := &preparedUpdate{t: t, key: key, attrUpdates: r.legacy && r.update != nil}
 	r.valueExprs, r.t = "UpdateExpression and ConditionExpression are null", t
 	if err := db.parseExprsInto(&p.xs, r); err != nil {
 		return nil, err
@@ -334,7 +337,7 @@ func (p *preparedUpdate) applyEffective(old item) (item, []ddbexpr.Path, int, er
 	if err != nil {
 		return nil, nil, 0, evalErr("UpdateExpression", err)
 	}
-	if err := p.t.checkItemKeys(it, true); err != nil {
+	if err := p.t.checkItemKeys(it, !p.attrUpdates); err != nil {
 		return nil, nil, 0, err
 	}
 	size, err := p.t.checkSize(it, errUpdateSize)

@@ -568,7 +568,8 @@ func checkKeyValue(k keyAttr, v types.AttributeValue) error {
 // checkItemKeys validates the table and index keys of an item to store.
 //
 // update selects the message DynamoDB Local gives when an update
-// expression (rather than a whole item) sets an empty index key.
+// expression (rather than a whole item, or AttributeUpdates) sets an
+// empty index key.
 func (t *table) checkItemKeys(it item, update bool) error {
 	for _, k := range []keyAttr{t.pk, t.sk} {
 		if k.name == "" {

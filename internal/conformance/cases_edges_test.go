@@ -391,5 +391,14 @@ func init() {
 			do(upd(k, "SET m.y = :v", v)),
 			do(get(k)),
 		}},
+		// An empty string for an index key: an update expression's
+		// words, and AttributeUpdates', which are a put's (they name the
+		// index and the key).
+		tc{name: "empty index key by update", tables: tables(keyed), items: []I{{"pk": S("a"), "sk": S("1"), "g": S("y")}}, steps: []step{
+			failMsg(eValid, upd(k, "SET g = :e", vals{":e": S("")})),
+			failMsg(eValid, &dynamodb.UpdateItemInput{TableName: str("T"), Key: k, AttributeUpdates: map[string]types.AttributeValueUpdate{"g": {Value: S("")}}}),
+			failMsg(eValid, &dynamodb.UpdateItemInput{TableName: str("T"), Key: pks("b", "1"), AttributeUpdates: map[string]types.AttributeValueUpdate{"l": {Action: types.AttributeActionPut, Value: S("")}}}),
+			do(get(k)),
+		}},
 	)
 }
