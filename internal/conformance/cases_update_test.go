@@ -26,6 +26,19 @@ func updCase(name string, steps ...step) tc {
 }
 
 var updateCases = []tc{
+	// list_append may only be the whole value of a SET: not a function's
+	// argument nor an operand of + or - ("The function is not allowed
+	// to be used this way in an expression"); if_not_exists may be both.
+	updCase("list_append only as the whole value",
+		failMsg(eValid, upd(uk, "SET l = if_not_exists(l, list_append(:l, :l))", vals{":l": L(N("1"))})),
+		failMsg(eValid, upd(uk, "SET l = list_append(list_append(:l, :l), :l)", vals{":l": L(N("1"))})),
+		failMsg(eValid, upd(uk, "SET l = list_append(:l, :l) + :n", vals{":l": L(N("1")), ":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET l = (list_append(:l, :l)) - :n", vals{":l": L(N("1")), ":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET l = :n + list_append(:l, :l)", vals{":l": L(N("1")), ":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET x = if_not_exists(x, list_append(abort, :l))", vals{":l": L(N("1"))})),
+		do(upd(uk, "SET l = list_append(if_not_exists(l, :e), :l), c = if_not_exists(c, if_not_exists(d, :n)) + :n", vals{":l": L(N("1")), ":e": L(), ":n": N("1")})),
+		do(upd(uk, "SET l = (list_append(:l, l))", vals{":l": L(N("0"))})),
+	),
 	updCase("SET new and existing attributes",
 		do(upd(uk, "SET a = :a, s = :s", vals{":a": N("1"), ":s": S("new")}))),
 	updCase("SET plus and minus",

@@ -899,13 +899,16 @@ func (p *parser) isSectionKeyword() bool {
 }
 
 func (p *parser) parseSetValue() (*Operand, error) {
-	l, err := p.parseSetOperand()
+	l, err := p.parseSetOperand(false)
 	if err != nil {
 		return nil, err
 	}
 	if p.isPunct("+") || p.isPunct("-") {
+		if l.Kind == OpListAppend { // (list_append(...)) + ...
+			return nil, &SyntaxError{"The function is not allowed to be used this way in an expression; function: list_append"}
+		}
 		op := p.next().text
-		r, err := p.parseSetOperand()
+		r, err := p.parseSetOperand(true)
 		if err != nil {
 			return nil, err
 		}
@@ -918,7 +921,10 @@ func (p *parser) parseSetValue() (*Operand, error) {
 	return l, nil
 }
 
-func (p *parser) parseSetOperand() (*Operand, error) {
+// parseSetOperand parses an operand of a SET value. list_append may only
+// be the whole value: not a function's argument (inner) nor an operand
+// of + or -, which DynamoDB refuses before it looks inside the call.
+func (p *parser) parseSetOperand(inner bool) (*Operand, error) {
 	if p.isPunct("(") {
 		p.next()
 		v, err := p.parseSetValue()
@@ -947,9 +953,12 @@ func (p *parser) parseSetOperand() (*Operand, error) {
 				}
 				return nil, &SyntaxError{fmt.Sprintf("Invalid function name; function: %s", t.text)}
 			}
+			if t.text == "list_append" && (inner || p.arithmeticAfterCall()) {
+				return nil, &SyntaxError{"The function is not allowed to be used this way in an expression; function: list_append"}
+			}
 			p.next()
 			p.next()
-			args, err := p.parseOperands(nil, p.parseSetOperand)
+			args, err := p.parseOperands(nil, func() (*Operand, error) { return p.parseSetOperand(true) })
 			if err != nil {
 				return nil, err
 			}
@@ -967,6 +976,29 @@ func (p *parser) parseSetOperand() (*Operand, error) {
 		return p.pathOperand()
 	}
 	return nil, p.errHere()
+}
+
+// arithmeticAfterCall reports whether the call whose name is the next
+// token is followed by + or -.
+func (p *parser) arithmeticAfterCall() bool {
+	depth := 0
+	for i := p.pos + 1; i < len(p.toks); i++ {
+		t := p.toks[i]
+		if t.kind != tPunct {
+			continue
+		}
+		switch t.text {
+		case "(":
+			depth++
+		case ")":
+			depth--
+			if depth == 0 {
+				n := p.toks[i+1]
+				return n.kind == tPunct && (n.text == "+" || n.text == "-")
+			}
+		}
+	}
+	return false
 }
 
 // Projection is a parsed projection expression.
