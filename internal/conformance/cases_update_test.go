@@ -26,6 +26,20 @@ func updCase(name string, steps ...step) tc {
 }
 
 var updateCases = []tc{
+	// Every action's list index refers to the list as it was: REMOVE
+	// applies after SET, ADD and DELETE, whatever the order written.
+	updCase("REMOVE with other actions on one list",
+		do(upd(uk, "REMOVE l[0] SET l[1] = :x", vals{":x": S("x")})),
+		do(&dynamodb.PutItemInput{TableName: str("T"), Item: I{"pk": S("n"), "l": L(N("1"), N("2"), N("3")), "sl": L(SS("a"), SS("b"))}}),
+		do(upd(pk("n"), "REMOVE l[0] ADD l[1] :x", vals{":x": N("10")})),
+		do(upd(pk("n"), "ADD l[1] :x REMOVE l[0], l[2]", vals{":x": N("10")})),
+		do(upd(pk("n"), "REMOVE sl[0] DELETE sl[1] :s", vals{":s": SS("b")})),
+		do(upd(pk("n"), "SET l[5] = :x REMOVE l[0]", vals{":x": N("7")})),
+		// A path the update cannot reach is reported before a value that
+		// does not evaluate.
+		failMsg(eValid, upd(uk, "SET a = s.x REMOVE n.x", nil)),
+		failMsg(eValid, upd(uk, "SET a = :n - s, m.k.x = :n", vals{":n": N("1")})),
+	),
 	// list_append may only be the whole value of a SET: not a function's
 	// argument nor an operand of + or - ("The function is not allowed
 	// to be used this way in an expression"); if_not_exists may be both.

@@ -3,6 +3,7 @@ package ddbexpr
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -522,6 +523,21 @@ func (u *Update) Apply(old Item, env *Env) (Item, error) {
 // so the path it names may hold nothing, or another element, in the new
 // item; UpdateItem's UPDATED_NEW returns what is there, as DynamoDB does.
 func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
+	// Every action's path must reach into the item before any value is
+	// computed (DynamoDB reports a path an update cannot reach before an
+	// operand that does not evaluate). Then the values are computed from
+	// the old item and the actions applied: SET, ADD, DELETE (so that
+	// elements appended past the end of a list land in that order), and
+	// REMOVE last, so that every action's list indexes refer to the old
+	// list (REMOVE l[0] ADD l[1] :n adds to the old l[1], as DynamoDB
+	// does).
+	for _, ps := range [][]Path{u.setPaths(), u.Remove, u.valuePaths(u.Add), u.valuePaths(u.Delete)} {
+		for _, p := range ps {
+			if !env.reachable(old, p) {
+				return nil, nil, errBadUpdate
+			}
+		}
+	}
 	eff := make([]Path, 0, u.actions())
 	vals := make([]types.AttributeValue, len(u.Set))
 	for i, a := range u.Set {
@@ -538,6 +554,21 @@ func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
 			return nil, nil, err
 		}
 		eff = append(eff, a.Path)
+	}
+	for _, i := range appendOrder(len(u.Add), func(i int) Path { return u.Add[i].Path }) {
+		a := u.Add[i]
+		if err := env.add(it, a); err != nil {
+			return nil, nil, err
+		}
+		eff = append(eff, a.Path)
+	}
+	for _, a := range u.Delete {
+		if _, ok := env.Get(it, a.Path); ok {
+			eff = append(eff, a.Path)
+		}
+		if err := env.del(it, a); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(u.Remove) > 0 {
 		rem := make([]Path, len(u.Remove))
@@ -559,22 +590,65 @@ func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
 			}
 		}
 	}
-	for _, i := range appendOrder(len(u.Add), func(i int) Path { return u.Add[i].Path }) {
-		a := u.Add[i]
-		if err := env.add(it, a); err != nil {
-			return nil, nil, err
-		}
-		eff = append(eff, a.Path)
-	}
-	for _, a := range u.Delete {
-		if _, ok := env.Get(it, a.Path); ok {
-			eff = append(eff, a.Path)
-		}
-		if err := env.del(it, a); err != nil {
-			return nil, nil, err
-		}
-	}
 	return it, eff, nil
+}
+
+func (u *Update) setPaths() []Path {
+	ps := make([]Path, len(u.Set))
+	for i, a := range u.Set {
+		ps[i] = a.Path
+	}
+	return ps
+}
+
+func (u *Update) valuePaths(as []ValueAction) []Path {
+	ps := make([]Path, len(as))
+	for i, a := range as {
+		ps[i] = a.Path
+	}
+	return ps
+}
+
+// reachable reports whether an update can reach p in it, as modify walks
+// it: every element but the last exists, and each is a map where p
+// names a key in it and a list where p indexes it.
+func (env *Env) reachable(it Item, p Path) bool {
+	if len(p) == 1 {
+		return !p[0].IsIndex
+	}
+	cur, ok := it[env.name(p[0].Name)]
+	if !ok {
+		return false
+	}
+	for i := 1; i < len(p); i++ {
+		e := p[i]
+		switch x := cur.(type) {
+		case *types.AttributeValueMemberM:
+			if e.IsIndex {
+				return false
+			}
+			if i == len(p)-1 {
+				return true
+			}
+			if cur, ok = x.Value[env.name(e.Name)]; !ok {
+				return false
+			}
+		case *types.AttributeValueMemberL:
+			if !e.IsIndex {
+				return false
+			}
+			if i == len(p)-1 {
+				return true
+			}
+			if e.Index >= len(x.Value) {
+				return false
+			}
+			cur = x.Value[e.Index]
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // modify walks to the parent of the last element of p, copying
@@ -1079,20 +1153,6 @@ var longTypeNames = map[string]string{
 // CheckOperandTypes rejects constant operands of the wrong type for ADD,
 // DELETE, + and -, and list_append, as DynamoDB does before evaluation.
 func (u *Update) CheckOperandTypes(env *Env) error {
-	for _, a := range u.Add {
-		switch t := TypeName(env.Values[a.Value]); t {
-		case "N", "SS", "NS", "BS":
-		default:
-			return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator: ADD, operand type: %s, typeSet: ALLOWED_FOR_ADD_OPERAND", longTypeNames[t])}
-		}
-	}
-	for _, a := range u.Delete {
-		switch t := TypeName(env.Values[a.Value]); t {
-		case "SS", "NS", "BS":
-		default:
-			return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator: DELETE, operand type: %s, typeSet: ALLOWED_FOR_DELETE_OPERAND", longTypeNames[t])}
-		}
-	}
 	var walk func(o *Operand) error
 	walk = func(o *Operand) error {
 		want, name := "", ""
@@ -1116,10 +1176,37 @@ func (u *Update) CheckOperandTypes(env *Env) error {
 		}
 		return nil
 	}
-	for _, a := range u.Set {
-		if err := walk(a.Value); err != nil {
-			return err
+	valueErr := func(kw string, a ValueAction, allowed ...string) error {
+		t := TypeName(env.Values[a.Value])
+		if slices.Contains(allowed, t) {
+			return nil
+		}
+		return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator: %s, operand type: %s, typeSet: ALLOWED_FOR_%s_OPERAND", kw, longTypeNames[t], kw)}
+	}
+	// Each action reports its first wrong operand; of the actions, the
+	// last one written with a wrong operand is reported, as DynamoDB
+	// Local reports it.
+	var last error
+	keep := func(err error) {
+		if err != nil {
+			last = err
 		}
 	}
-	return nil
+	for _, kw := range u.sections {
+		switch kw {
+		case "SET":
+			for _, a := range u.Set {
+				keep(walk(a.Value))
+			}
+		case "ADD":
+			for _, a := range u.Add {
+				keep(valueErr("ADD", a, "N", "SS", "NS", "BS"))
+			}
+		case "DELETE":
+			for _, a := range u.Delete {
+				keep(valueErr("DELETE", a, "SS", "NS", "BS"))
+			}
+		}
+	}
+	return last
 }

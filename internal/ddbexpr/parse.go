@@ -735,6 +735,9 @@ type Update struct {
 	Remove []Path
 	Add    []ValueAction
 	Delete []ValueAction
+	// sections are the clauses' keywords in the order written (each is
+	// written once at most).
+	sections []string
 }
 
 // ParseUpdate parses an update expression.
@@ -760,6 +763,7 @@ func ParseUpdate(s string) (*Update, error) {
 			return nil, &SyntaxError{fmt.Sprintf("The \"%s\" section can only be used once in an update expression;", kw)}
 		}
 		seen[kw] = true
+		u.sections = append(u.sections, kw)
 		p.next()
 		for {
 			if p.isSectionKeyword() {
