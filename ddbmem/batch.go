@@ -93,8 +93,11 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		if len(ka.Keys) == 0 {
 			return nil, validation("1 validation error detected: Value '[]' at 'requestItems." + name + ".member.keys' failed to satisfy constraint: Member must have length greater than or equal to 1")
 		}
-		x, err := db.parseExprs(exprReq{names: ka.ExpressionAttributeNames, proj: ka.ProjectionExpression, t: t})
+		x, err := db.parseExprs(exprReq{names: ka.ExpressionAttributeNames, proj: ka.ProjectionExpression})
 		if err != nil {
+			return nil, err
+		}
+		if err := t.checkNestedKeys(x); err != nil {
 			return nil, err
 		}
 		r := &req{t: t, x: x, ka: ka, consistent: aws.ToBool(ka.ConsistentRead)}

@@ -103,9 +103,12 @@ type preparedPut struct {
 // preparePut validates a put of the item in with the condition r names
 // (r.cond; r.valueExprs is set here).
 func (db *DB) preparePut(t *table, in item, r exprReq) (*preparedPut, error) {
-	r.valueExprs, r.t = "ConditionExpression is null", t
+	r.valueExprs = "ConditionExpression is null"
 	x, err := db.parseExprs(r)
 	if err != nil {
+		return nil, err
+	}
+	if err := t.checkNestedKeys(x); err != nil {
 		return nil, err
 	}
 	if in == nil {
@@ -187,8 +190,11 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...
 	if in, err = legacyGet(in); err != nil {
 		return nil, err
 	}
-	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, proj: in.ProjectionExpression, t: t})
+	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, proj: in.ProjectionExpression})
 	if err != nil {
+		return nil, err
+	}
+	if err := t.checkNestedKeys(x); err != nil {
 		return nil, err
 	}
 	pk, sk, err := t.parseKey(in.Key)
@@ -254,8 +260,11 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	if err := checkOldReturns(in.ReturnValues, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression, valueExprs: "ConditionExpression is null", legacy: legacy, t: t})
+	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, cond: in.ConditionExpression, valueExprs: "ConditionExpression is null", legacy: legacy})
 	if err != nil {
+		return nil, err
+	}
+	if err := t.checkNestedKeys(x); err != nil {
 		return nil, err
 	}
 	pk, sk, err := t.parseKey(in.Key)
@@ -295,7 +304,7 @@ type preparedUpdate struct {
 // here).
 func (db *DB) prepareUpdate(t *table, key item, r exprReq) (*preparedUpdate, error) {
 	p := &preparedUpdate{t: t, key: key, attrUpdates: r.legacy && r.update != nil}
-	r.valueExprs, r.t = "UpdateExpression and ConditionExpression are null", t
+	r.valueExprs = "UpdateExpression and ConditionExpression are null"
 	if err := db.parseExprsInto(&p.xs, r); err != nil {
 		return nil, err
 	}
@@ -310,6 +319,9 @@ func (db *DB) prepareUpdate(t *table, key item, r exprReq) (*preparedUpdate, err
 				return nil, validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)
 			}
 		}
+	}
+	if err := t.checkNestedKeys(p.x); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -722,9 +722,18 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		return nil, validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
 	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, key: in.KeyConditionExpression, filter: in.FilterExpression, proj: in.ProjectionExpression,
-		valueExprs: "FilterExpression and KeyConditionExpression are null", legacy: legacy, t: t})
+		valueExprs: "FilterExpression and KeyConditionExpression are null", legacy: legacy})
 	if err != nil {
 		return nil, err
+	}
+	if x.key != nil {
+		// A key condition's path below a key attribute is reported
+		// before the key condition's other checks, as DynamoDB Local
+		// reports it (the other expressions' after every other check).
+		k := [1]*ddbexpr.Expr{&x.key.Expr}
+		if err := t.nestedKeyErr(&x.env, k[:]); err != nil {
+			return nil, err
+		}
 	}
 	if in.ExclusiveStartKey != nil {
 		if err := src.queryStartKey(in.ExclusiveStartKey, x); err != nil {
@@ -779,6 +788,9 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			return nil, validation("The query can return at most one row and cannot be restarted")
 		}
 		esk = e
+	}
+	if err := t.checkNestedKeys(x); err != nil {
+		return nil, err
 	}
 	p := page{slab: slab{chunk: slabChunk, nchunk: slabChunk / 4}}
 	if !r.count {
@@ -880,7 +892,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 		return nil, err
 	}
 	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, filter: in.FilterExpression, proj: in.ProjectionExpression,
-		valueExprs: "FilterExpression is null", legacy: legacy, t: t})
+		valueExprs: "FilterExpression is null", legacy: legacy})
 	if err != nil {
 		return nil, err
 	}
@@ -915,6 +927,12 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	if err != nil {
 		return nil, err
 	}
+	// A path below a key attribute, after a start key of another
+	// segment (as DynamoDB checks them).
+	nested := t.checkNestedKeys(x)
+	if nested != nil && in.ExclusiveStartKey == nil {
+		return nil, nested
+	}
 	r.wire = wireSinkOf(ctx)
 	p := page{slab: slab{chunk: slabChunk, nchunk: slabChunk / 4}}
 	if !r.count {
@@ -944,6 +962,10 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 			// DynamoDB's text (dynalite's suite records it); DynamoDB
 			// Local says "Exclusive start key must lie within the segment".
 			return nil, validationf("The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: %d Segment: %d", total, seg)
+		}
+		if nested != nil {
+			t.mu.RUnlock()
+			return nil, nested
 		}
 		start = sort.Search(len(parts), func(i int) bool {
 			return parts[i].hash > h || (parts[i].hash == h && parts[i].key >= eskPK)

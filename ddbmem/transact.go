@@ -238,14 +238,16 @@ func (db *DB) keyAction(table *string, key item, r exprReq, rv types.ReturnValue
 	if err := checkRVOnFailure(rv); err != nil {
 		return nil, err
 	}
-	if !needsCond {
-		// DynamoDB Local checks a Delete's condition for paths below
-		// key attributes, not a ConditionCheck's.
-		r.t = t
-	}
 	x, err := db.parseExprs(r)
 	if err != nil {
 		return nil, err
+	}
+	if !needsCond {
+		// DynamoDB Local checks a Delete's condition for paths below
+		// key attributes, not a ConditionCheck's.
+		if err := t.checkNestedKeys(x); err != nil {
+			return nil, err
+		}
 	}
 	pk, sk, err := t.parseKey(key)
 	if err != nil {
@@ -471,8 +473,11 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 		if err != nil {
 			return nil, err
 		}
-		x, err := db.parseExprs(exprReq{names: g.ExpressionAttributeNames, proj: g.ProjectionExpression, t: t})
+		x, err := db.parseExprs(exprReq{names: g.ExpressionAttributeNames, proj: g.ProjectionExpression})
 		if err != nil {
+			return nil, err
+		}
+		if err := t.checkNestedKeys(x); err != nil {
 			return nil, err
 		}
 		pk, sk, err := t.parseKey(g.Key)

@@ -417,9 +417,6 @@ type exprReq struct {
 	// ("ConditionExpression is null"), for the message on values given
 	// without any of them.
 	valueExprs string
-	// t is the table the expressions run on, if known: a document path
-	// below one of its key attributes is refused (checkNestedKeys).
-	t *table
 	// legacy: the condition and filter were made from legacy parameters
 	// (Expected, QueryFilter, ScanFilter), which have none of an
 	// expression's limits (its size, IN's operands, the operator count).
@@ -626,18 +623,43 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 			return validationf("Invalid %s: %s", c.label, err.Error())
 		}
 	}
-	if r.t != nil {
-		return r.t.checkNestedKeys(&x.env, used)
-	}
 	return nil
+}
+
+// all appends the parsed expressions to out, in the order checkNestedKeys
+// looks at them.
+func (x *exprs) all(out []*ddbexpr.Expr) []*ddbexpr.Expr {
+	if x.key != nil {
+		out = append(out, &x.key.Expr)
+	}
+	if x.update != nil {
+		out = append(out, &x.update.Expr)
+	}
+	if x.cond != nil {
+		out = append(out, &x.cond.Expr)
+	}
+	if x.filter != nil {
+		out = append(out, &x.filter.Expr)
+	}
+	if x.proj != nil {
+		out = append(out, &x.proj.Expr)
+	}
+	return out
 }
 
 // checkNestedKeys refuses a document path below a key attribute of the
 // table or of one of its secondary indexes (a.b or a[0] where a is a
-// key), in any expression, as DynamoDB does once the expressions are
-// otherwise valid and before it reads the item. The table's keys are
-// looked for in every expression first, then the indexes' keys.
-func (t *table) checkNestedKeys(env *ddbexpr.Env, used []*ddbexpr.Expr) error {
+// key), in any of x's expressions, as DynamoDB does once the request is
+// otherwise valid (the operations call it after their other checks) and
+// before it reads the item. The table's keys are looked for in every
+// expression first, then the indexes' keys.
+func (t *table) checkNestedKeys(x *exprs) error {
+	var buf [5]*ddbexpr.Expr
+	return t.nestedKeyErr(&x.env, x.all(buf[:0]))
+}
+
+// nestedKeyErr is checkNestedKeys on the expressions used.
+func (t *table) nestedKeyErr(env *ddbexpr.Env, used []*ddbexpr.Expr) error {
 	const msg = "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: "
 	name := func(n string) string {
 		if n[0] == '#' {
