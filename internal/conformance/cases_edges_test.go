@@ -410,3 +410,27 @@ func init() {
 		}},
 	)
 }
+
+func init() {
+	// A condition's static operand checks, in DynamoDB Local's order:
+	// begins_with's operands in order (a value's type, and size's N, must
+	// be a string or binary); contains' and begins_with's first operand
+	// distinct from the other; BETWEEN's operand types before their
+	// distinctness; a binary bound printed as DynamoDB's Java service
+	// prints it.
+	sc := func(f string, v vals) *dynamodb.ScanInput {
+		return &dynamodb.ScanInput{TableName: str("T"), FilterExpression: str(f), ExpressionAttributeValues: v}
+	}
+	edgeCases = append(edgeCases,
+		tc{name: "condition operand checks", tables: tables(tPK()), items: []I{{"pk": S("a"), "s": S("hello"), "l": L(S("x"))}}, steps: []step{
+			failMsg(eValid, sc("begins_with(:n, s)", vals{":n": N("1")})),
+			failMsg(eValid, sc("begins_with(s, size(s))", nil)),
+			failMsg(eValid, sc("begins_with(:n, :m)", vals{":n": N("1"), ":m": M(I{})})),
+			failMsg(eValid, sc("begins_with(s, s)", nil)),
+			failMsg(eValid, sc("contains(l[0], l[0])", nil)),
+			failMsg(eValid, sc("s BETWEEN s AND :m", vals{":m": M(I{})})),
+			failMsg(eValid, sc("s BETWEEN :b AND :n", vals{":b": B([]byte("ab")...), ":n": N("1")})),
+			scanAll(sc("begins_with(:b, s) OR contains(:l, s)", vals{":b": B([]byte("h")...), ":l": L(S("hello"))})),
+		}},
+	)
+}

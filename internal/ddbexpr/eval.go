@@ -355,13 +355,15 @@ func (env *Env) checkTypes(c *Cond) error {
 	case CondIn:
 		return env.checkDistinct("IN", c.Args)
 	case CondBetween:
-		if err := env.checkDistinct("BETWEEN", c.Args); err != nil {
-			return err
-		}
+		// The operands' types before their distinctness, as DynamoDB
+		// Local checks them.
 		for _, o := range c.Args {
 			if t := env.constType(o); t != "" && t != "S" && t != "N" && t != "B" {
 				return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: %s", t)}
 			}
+		}
+		if err := env.checkDistinct("BETWEEN", c.Args); err != nil {
+			return err
 		}
 		if c.Args[1].Kind == OpValue && c.Args[2].Kind == OpValue {
 			lo, hi := env.Values[c.Args[1].Value], env.Values[c.Args[2].Value]
@@ -373,9 +375,22 @@ func (env *Env) checkTypes(c *Cond) error {
 			}
 		}
 	case CondFunc:
+		if c.Op == "begins_with" || c.Op == "contains" {
+			if err := env.checkDistinct(c.Op, c.Args); err != nil {
+				return err
+			}
+		}
 		if c.Op == "begins_with" {
-			if t := env.constType(c.Args[1]); t != "" && t != "S" && t != "B" {
-				return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: begins_with, operand type: %s", t)}
+			// Both operands, in order: a value's type, and size's N,
+			// must be a string or binary.
+			for _, o := range c.Args {
+				t := env.constType(o)
+				if o.Kind == OpSize {
+					t = "N"
+				}
+				if t != "" && t != "S" && t != "B" {
+					return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: begins_with, operand type: %s", t)}
+				}
 			}
 		}
 		if c.Op == "attribute_type" {
@@ -427,7 +442,8 @@ func Describe(v types.AttributeValue) string {
 	case *types.AttributeValueMemberN:
 		return "N:" + x.Value
 	case *types.AttributeValueMemberB:
-		return fmt.Sprintf("B:%v", x.Value)
+		// DynamoDB's Java service prints the buffer object.
+		return fmt.Sprintf("B:java.nio.HeapByteBuffer[pos=0 lim=%d cap=%d]", len(x.Value), len(x.Value))
 	}
 	return TypeName(v)
 }
