@@ -43,6 +43,15 @@ var updateCases = []tc{
 	// list_append may only be the whole value of a SET: not a function's
 	// argument nor an operand of + or - ("The function is not allowed
 	// to be used this way in an expression"); if_not_exists may be both.
+	// if_not_exists evaluates its fallback even when the path exists (a
+	// fallback naming a missing attribute fails the update), and refuses
+	// the same path twice.
+	updCase("if_not_exists fallback and operands",
+		failMsg(eValid, upd(uk, "SET n = if_not_exists(n, nothing)", nil)),
+		failMsg(eValid, upd(uk, "SET n = if_not_exists(n, l[9])", nil)),
+		failMsg(eValid, upd(uk, "SET x = if_not_exists(s, s)", nil)),
+		do(upd(uk, "SET x = if_not_exists(nothing, s), y = if_not_exists(n, l[0])", nil)),
+	),
 	updCase("list_append only as the whole value",
 		failMsg(eValid, upd(uk, "SET l = if_not_exists(l, list_append(:l, :l))", vals{":l": L(N("1"))})),
 		failMsg(eValid, upd(uk, "SET l = list_append(list_append(:l, :l), :l)", vals{":l": L(N("1"))})),

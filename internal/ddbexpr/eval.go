@@ -466,10 +466,17 @@ func (env *Env) setOperand(it Item, o *Operand) (types.AttributeValue, error) {
 		}
 		return v, nil
 	case OpIfNotExists:
+		// The fallback is evaluated even when the path exists: one that
+		// refers to a missing attribute fails the update either way, as
+		// DynamoDB Local answers.
+		fallback, err := env.setOperand(it, o.Args[1])
+		if err != nil {
+			return nil, err
+		}
 		if v, ok := env.Get(it, o.Args[0].Path); ok {
 			return v, nil
 		}
-		return env.setOperand(it, o.Args[1])
+		return fallback, nil
 	case OpListAppend:
 		a, err := env.setOperand(it, o.Args[0])
 		if err != nil {
@@ -1171,6 +1178,11 @@ var longTypeNames = map[string]string{
 func (u *Update) CheckOperandTypes(env *Env) error {
 	var walk func(o *Operand) error
 	walk = func(o *Operand) error {
+		if o.Kind == OpIfNotExists {
+			if err := env.checkDistinct("if_not_exists", o.Args); err != nil {
+				return err
+			}
+		}
 		want, name := "", ""
 		switch o.Kind {
 		case OpPlus:
