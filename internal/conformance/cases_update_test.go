@@ -43,6 +43,21 @@ var updateCases = []tc{
 	// list_append may only be the whole value of a SET: not a function's
 	// argument nor an operand of + or - ("The function is not allowed
 	// to be used this way in an expression"); if_not_exists may be both.
+	// The order of an update expression's checks: a syntax error
+	// anywhere first; then, in the order written, reserved words,
+	// function names and uses, and a section written twice (at its end);
+	// then operand counts. An operand of the wrong type is reported
+	// before a later one that refers to a missing attribute.
+	updCase("order of an update expression's checks",
+		failMsg(eValid, upd(uk, "SET abort = :n + ", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET n = :n ADD m :n ADD abort :n", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET n = :n SET m = :n REMOVE abort", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET n = if_not_exists(n) SET m = :n", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET n = list_append(:l, :l, :l) REMOVE abort", vals{":l": L()})),
+		failMsg(eValid, upd(uk, "SET n = bogus(abort)", nil)),
+		failMsg(eValid, upd(uk, "SET x = list_append(s, nothing)", nil)),
+		failMsg(eValid, upd(uk, "SET x = s - nothing", nil)),
+	),
 	// if_not_exists evaluates its fallback even when the path exists (a
 	// fallback naming a missing attribute fails the update), and refuses
 	// the same path twice.

@@ -478,17 +478,23 @@ func (env *Env) setOperand(it Item, o *Operand) (types.AttributeValue, error) {
 		}
 		return fallback, nil
 	case OpListAppend:
+		// Each operand's type is checked once it is evaluated, left to
+		// right (a first operand of the wrong type is reported before a
+		// second that refers to a missing attribute).
 		a, err := env.setOperand(it, o.Args[0])
 		if err != nil {
 			return nil, err
+		}
+		la, ok := a.(*types.AttributeValueMemberL)
+		if !ok {
+			return nil, errBadType
 		}
 		b, err := env.setOperand(it, o.Args[1])
 		if err != nil {
 			return nil, err
 		}
-		la, ok1 := a.(*types.AttributeValueMemberL)
-		lb, ok2 := b.(*types.AttributeValueMemberL)
-		if !ok1 || !ok2 {
+		lb, ok := b.(*types.AttributeValueMemberL)
+		if !ok {
 			return nil, errBadType
 		}
 		l := make([]types.AttributeValue, 0, len(la.Value)+len(lb.Value))
@@ -500,13 +506,16 @@ func (env *Env) setOperand(it Item, o *Operand) (types.AttributeValue, error) {
 		if err != nil {
 			return nil, err
 		}
+		na, ok := a.(*types.AttributeValueMemberN)
+		if !ok {
+			return nil, errBadType
+		}
 		b, err := env.setOperand(it, o.Args[1])
 		if err != nil {
 			return nil, err
 		}
-		na, ok1 := a.(*types.AttributeValueMemberN)
-		nb, ok2 := b.(*types.AttributeValueMemberN)
-		if !ok1 || !ok2 {
+		nb, ok := b.(*types.AttributeValueMemberN)
+		if !ok {
 			return nil, errBadType
 		}
 		x, err := ParseNumber(na.Value)

@@ -151,6 +151,53 @@ type parser struct {
 	// operator count) for a condition made from legacy parameters.
 	legacy bool
 	nested []string // Expr.Nested
+	// defer: an update expression's checks are reported in DynamoDB
+	// Local's order: a syntax error anywhere first, then the first of
+	// the checks made in one walk of the expression in the order written
+	// (reserved words, function names and uses, a section written twice,
+	// reported at its end), then operand counts and kinds. deferred
+	// holds the first of the walk's errors, later the first of the
+	// counts'.
+	deferChecks     bool
+	deferred, later error
+}
+
+// fail records a check's error, to report after the parse (deferChecks),
+// and reports whether the caller should return err at once instead.
+func (p *parser) fail(err error) bool {
+	if !p.deferChecks {
+		return true
+	}
+	if p.deferred == nil {
+		p.deferred = err
+	}
+	return false
+}
+
+// failLater is fail for the checks reported after the walk's.
+func (p *parser) failLater(err error) bool {
+	if !p.deferChecks {
+		return true
+	}
+	if p.later == nil {
+		p.later = err
+	}
+	return false
+}
+
+// finish returns the error to report for a parse that ended with err
+// (nil if it completed): a syntax error, else the first deferred check.
+func (p *parser) finish(err error) error {
+	if err != nil && strings.HasPrefix(err.Error(), "Syntax error;") {
+		return err
+	}
+	if p.deferred != nil {
+		return p.deferred
+	}
+	if err != nil {
+		return err
+	}
+	return p.later
 }
 
 // newExprParser returns a parser of the expression s, which must not be
@@ -303,7 +350,9 @@ func (p *parser) parsePath() (Path, error) {
 
 func (p *parser) checkReserved(t token) error {
 	if reserved[strings.ToUpper(t.text)] {
-		return &SyntaxError{fmt.Sprintf("Attribute name is a reserved keyword; reserved keyword: %s", t.text)}
+		if err := (&SyntaxError{fmt.Sprintf("Attribute name is a reserved keyword; reserved keyword: %s", t.text)}); p.fail(err) {
+			return err
+		}
 	}
 	return nil
 }
@@ -746,6 +795,15 @@ func ParseUpdate(s string) (*Update, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.deferChecks = true
+	u, err := p.parseUpdate()
+	if err = p.finish(err); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+func (p *parser) parseUpdate() (*Update, error) {
 	u := &Update{}
 	seen := map[string]bool{}
 	for p.peek().kind != tEOF {
@@ -759,8 +817,12 @@ func ParseUpdate(s string) (*Update, error) {
 		default:
 			return nil, p.errHere()
 		}
+		var twice error // reported at the section's end: a check inside it comes first
 		if seen[kw] {
-			return nil, &SyntaxError{fmt.Sprintf("The \"%s\" section can only be used once in an update expression;", kw)}
+			twice = &SyntaxError{fmt.Sprintf("The \"%s\" section can only be used once in an update expression;", kw)}
+			if !p.deferChecks {
+				return nil, twice
+			}
 		}
 		seen[kw] = true
 		u.sections = append(u.sections, kw)
@@ -803,6 +865,9 @@ func ParseUpdate(s string) (*Update, error) {
 				continue
 			}
 			break
+		}
+		if twice != nil {
+			p.fail(twice)
 		}
 	}
 	u.Expr = p.expr()
@@ -909,7 +974,9 @@ func (p *parser) parseSetValue() (*Operand, error) {
 	}
 	if p.isPunct("+") || p.isPunct("-") {
 		if l.Kind == OpListAppend { // (list_append(...)) + ...
-			return nil, &SyntaxError{"The function is not allowed to be used this way in an expression; function: list_append"}
+			if err := (&SyntaxError{"The function is not allowed to be used this way in an expression; function: list_append"}); p.fail(err) {
+				return nil, err
+			}
 		}
 		op := p.next().text
 		r, err := p.parseSetOperand(true)
@@ -951,14 +1018,17 @@ func (p *parser) parseSetOperand(inner bool) (*Operand, error) {
 	case tIdent:
 		if p.toks[p.pos+1].kind == tPunct && p.toks[p.pos+1].text == "(" {
 			n, ok := updateFuncs[t.text]
+			var bad error
 			if !ok {
+				bad = &SyntaxError{fmt.Sprintf("Invalid function name; function: %s", t.text)}
 				if _, ok := condFuncs[t.text]; ok || t.text == "size" {
-					return nil, &SyntaxError{fmt.Sprintf("The function is not allowed in an update expression; function: %s", t.text)}
+					bad = &SyntaxError{fmt.Sprintf("The function is not allowed in an update expression; function: %s", t.text)}
 				}
-				return nil, &SyntaxError{fmt.Sprintf("Invalid function name; function: %s", t.text)}
+			} else if t.text == "list_append" && (inner || p.arithmeticAfterCall()) {
+				bad = &SyntaxError{"The function is not allowed to be used this way in an expression; function: list_append"}
 			}
-			if t.text == "list_append" && (inner || p.arithmeticAfterCall()) {
-				return nil, &SyntaxError{"The function is not allowed to be used this way in an expression; function: list_append"}
+			if bad != nil && p.fail(bad) {
+				return nil, bad
 			}
 			p.next()
 			p.next()
@@ -966,12 +1036,22 @@ func (p *parser) parseSetOperand(inner bool) (*Operand, error) {
 			if err != nil {
 				return nil, err
 			}
+			if bad != nil {
+				return &Operand{Kind: OpValue}, nil // reported by finish
+			}
 			if len(args) != n {
-				return nil, &SyntaxError{fmt.Sprintf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", t.text, len(args))}
+				err := &SyntaxError{fmt.Sprintf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", t.text, len(args))}
+				if p.failLater(err) {
+					return nil, err
+				}
+				return &Operand{Kind: OpValue}, nil
 			}
 			if t.text == "if_not_exists" {
 				if args[0].Kind != OpPath {
-					return nil, &SyntaxError{"Operator or function requires a document path; operator or function: if_not_exists"}
+					err := &SyntaxError{"Operator or function requires a document path; operator or function: if_not_exists"}
+					if p.failLater(err) {
+						return nil, err
+					}
 				}
 				return &Operand{Kind: OpIfNotExists, Args: args}, nil
 			}
