@@ -1,0 +1,420 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/tablekit/tablekit/ddbmem"
+	"github.com/tablekit/tablekit/entity"
+	"github.com/tablekit/tablekit/internal/testenv"
+)
+
+// The differential tests send the same random expressions, from fixed
+// seeds, to the engine and to DynamoDB Local and compare what each
+// answers: filters (the items each keeps, or the error's code and
+// text), updates (the new and old items, or that both fail) and
+// queries (every page). They found the differences the cases
+// "condition operand checks", "if_not_exists fallback and operands" and
+// "REMOVE with other actions on one list" now pin down.
+
+// diffTarget is one side of a differential test: a client and the table
+// it created.
+type diffTarget struct {
+	name  string
+	c     entity.Client
+	table string
+}
+
+// diffTargets creates the table (hash key pk, S, and sk of skType when
+// it is not empty) on the engine and on DynamoDB Local and puts items.
+func diffTargets(t *testing.T, skType types.ScalarAttributeType, items []I) []diffTarget {
+	t.Helper()
+	ctx := context.Background()
+	in := &dynamodb.CreateTableInput{BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}}
+	if skType != "" {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String("sk"), AttributeType: skType})
+		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange})
+	}
+	targets := []diffTarget{{name: "engine", c: ddbmem.New()}, {name: "DynamoDB Local", c: local(t)}}
+	for i := range targets {
+		d := &targets[i]
+		d.table = testenv.UniqueName("diff")
+		c := *in
+		c.TableName = aws.String(d.table)
+		if _, err := d.c.CreateTable(ctx, &c); err != nil {
+			t.Fatalf("%s: CreateTable: %v", d.name, err)
+		}
+		t.Cleanup(func() {
+			_, _ = d.c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(d.table)})
+		})
+		for _, it := range items {
+			if _, err := d.c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(d.table), Item: it}); err != nil {
+				t.Fatalf("%s: PutItem: %v", d.name, err)
+			}
+		}
+	}
+	return targets
+}
+
+// diffErr renders an error by its code and message.
+func diffErr(err error) string {
+	info := normErr(err, true, newNameMap())
+	if info == nil {
+		return "ok"
+	}
+	return "error " + info.Code + ": " + info.Message
+}
+
+// itemText renders an item with its maps' keys and its sets sorted.
+func itemText(it I) string {
+	keys := make([]string, 0, len(it))
+	for k := range it {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k + "=" + valueText(it[k]) + ";")
+	}
+	return b.String()
+}
+
+func valueText(v types.AttributeValue) string {
+	sorted := func(s []string) string {
+		s = append([]string(nil), s...)
+		sort.Strings(s)
+		return strings.Join(s, ",")
+	}
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return "S:" + x.Value
+	case *types.AttributeValueMemberN:
+		return "N:" + x.Value
+	case *types.AttributeValueMemberB:
+		return "B:" + string(x.Value)
+	case *types.AttributeValueMemberBOOL:
+		return fmt.Sprint("BOOL:", x.Value)
+	case *types.AttributeValueMemberNULL:
+		return "NULL"
+	case *types.AttributeValueMemberSS:
+		return "SS:" + sorted(x.Value)
+	case *types.AttributeValueMemberNS:
+		return "NS:" + sorted(x.Value)
+	case *types.AttributeValueMemberBS:
+		var s []string
+		for _, e := range x.Value {
+			s = append(s, string(e))
+		}
+		return "BS:" + sorted(s)
+	case *types.AttributeValueMemberL:
+		parts := make([]string, len(x.Value))
+		for i, e := range x.Value {
+			parts[i] = valueText(e)
+		}
+		return "L:[" + strings.Join(parts, ",") + "]"
+	case *types.AttributeValueMemberM:
+		return "M:{" + itemText(x.Value) + "}"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// usedValues returns the values of vals whose placeholder expr names.
+func usedValues(expr string, vals map[string]types.AttributeValue) map[string]types.AttributeValue {
+	var out map[string]types.AttributeValue
+	for _, tok := range strings.FieldsFunc(expr, func(r rune) bool { return strings.ContainsRune(" ,()", r) }) {
+		if v, ok := vals[tok]; ok {
+			if out == nil {
+				out = map[string]types.AttributeValue{}
+			}
+			out[tok] = v
+		}
+	}
+	return out
+}
+
+var diffValues = map[string]types.AttributeValue{
+	":n": N("5"), ":s": S("he"), ":l": L(N("1"), S("hello")), ":ss": SS("hello", "x"), ":ns": NS("5"),
+	":m": M(I{"a": N("1")}), ":b": BOOL(true), ":el": L(), ":sub": S("ell"), ":nul": NULL(), ":bin": B('a'),
+	":zero": N("0"), ":neg": N("-1"), ":big": N("99999999999999999999999999999999999999"),
+	":tS": S("S"), ":tN": S("N"), ":tL": S("L"), ":tM": S("M"), ":tSS": S("SS"), ":tNS": S("NS"),
+	":tBOOL": S("BOOL"), ":tNULL": S("NULL"), ":tB": S("B"), ":tBS": S("BS"),
+}
+
+// TestDifferentialFilters compares 1,500 random filter expressions
+// (comparisons, BETWEEN, IN, every function, NOT, AND, OR; paths into
+// maps and lists, size, values of every type) over four items.
+func TestDifferentialFilters(t *testing.T) {
+	items := []I{
+		{"pk": S("a"), "n": N("5"), "n2": N("5.0"), "s": S("hello"), "l": L(N("1"), S("hello")), "m": M(I{"a": N("1"), "b": S("he"), "l": L(S("q"))}),
+			"ss": SS("hello", "x"), "ns": NS("1", "5"), "b": BOOL(true), "nul": NULL(), "bs": BS([]byte("ab")), "a.b": S("dotted")},
+		{"pk": S("b"), "n": N("-3"), "s": S("he"), "l": L(), "m": M(I{}), "ss": SS("he"), "b": BOOL(false)},
+		{"pk": S("c"), "s": S(""), "bin": B('a', 'b'), "n": N("0"), "ns": NS("0"), "l": L(M(I{"x": N("1")}))},
+		{"pk": S("d")},
+	}
+	targets := diffTargets(t, "", items)
+	paths := []string{"n", "s", "l", "m", "ss", "ns", "m.a", "m.b", "l[0]", "l[1]", "l[5]", "missing", "b", "nul", "bs", "m.l[0]", "#dot", "n2"}
+	vals := []string{":n", ":s", ":l", ":ss", ":ns", ":m", ":b", ":el", ":sub", ":nul", ":bin", ":zero", ":neg"}
+	typeNames := []string{":tS", ":tN", ":tL", ":tM", ":tSS", ":tNS", ":tBOOL", ":tNULL", ":tB", ":tBS"}
+	r := rand.New(rand.NewSource(11))
+	operand := func() string {
+		switch k := r.Intn(10); {
+		case k < 4:
+			return vals[r.Intn(len(vals))]
+		case k < 9:
+			return paths[r.Intn(len(paths))]
+		default:
+			return "size(" + paths[r.Intn(len(paths))] + ")"
+		}
+	}
+	var cond func(depth int) string
+	cond = func(depth int) string {
+		k := r.Intn(12)
+		if depth > 2 {
+			k = r.Intn(8)
+		}
+		switch k {
+		case 0, 1, 2:
+			ops := []string{"=", "<>", "<", "<=", ">", ">="}
+			return operand() + " " + ops[r.Intn(len(ops))] + " " + operand()
+		case 3:
+			return "attribute_exists(" + paths[r.Intn(len(paths))] + ")"
+		case 4:
+			return "attribute_not_exists(" + paths[r.Intn(len(paths))] + ")"
+		case 5:
+			return "attribute_type(" + paths[r.Intn(len(paths))] + ", " + typeNames[r.Intn(len(typeNames))] + ")"
+		case 6:
+			return "begins_with(" + operand() + ", " + operand() + ")"
+		case 7:
+			return "contains(" + operand() + ", " + operand() + ")"
+		case 8:
+			return operand() + " BETWEEN " + operand() + " AND " + operand()
+		case 9:
+			return operand() + " IN (" + operand() + ", " + operand() + ")"
+		case 10:
+			return "NOT " + cond(depth+1)
+		default:
+			return "(" + cond(depth+1) + " " + []string{"AND", "OR"}[r.Intn(2)] + " " + cond(depth+1) + ")"
+		}
+	}
+	ctx := context.Background()
+	diffs := 0
+	for i := 0; i < 1500; i++ {
+		f := cond(0)
+		var names map[string]string
+		if strings.Contains(f, "#dot") {
+			names = map[string]string{"#dot": "a.b"}
+		}
+		var got [2]string
+		for j, d := range targets {
+			out, err := d.c.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(d.table), FilterExpression: aws.String(f),
+				ExpressionAttributeValues: usedValues(f, diffValues), ExpressionAttributeNames: names})
+			if err != nil {
+				got[j] = diffErr(err)
+				continue
+			}
+			var keys []string
+			for _, it := range out.Items {
+				keys = append(keys, it["pk"].(*types.AttributeValueMemberS).Value)
+			}
+			sort.Strings(keys)
+			got[j] = strings.Join(keys, ",")
+		}
+		if got[0] != got[1] {
+			if diffs++; diffs <= 10 {
+				t.Errorf("filter %s:\n  engine:         %s\n  DynamoDB Local: %s", f, got[0], got[1])
+			}
+		}
+	}
+	if diffs > 10 {
+		t.Errorf("%d filters of 1,500 differ", diffs)
+	}
+}
+
+// TestDifferentialUpdates compares 1,500 random update expressions
+// (SET with if_not_exists, list_append, + and -; REMOVE; ADD; DELETE;
+// paths into maps, lists and past a list's end) on a fresh copy of one
+// item: the old and new item when both succeed, and that both fail
+// otherwise. Which error an update with several errors reports is not
+// compared: DynamoDB Local's order among them is not the engine's.
+func TestDifferentialUpdates(t *testing.T) {
+	targets := diffTargets(t, "", nil)
+	base := I{"n": N("5"), "s": S("hello"), "l": L(N("1"), M(I{"x": S("in")})), "m": M(I{"a": N("1"), "l": L(S("q"))}),
+		"ss": SS("x"), "ns": NS("1", "2"), "b": BOOL(false), "nul": NULL()}
+	paths := []string{"n", "s", "l", "m", "ss", "ns", "m.a", "m.b", "l[0]", "l[1]", "l[2]", "l[5]", "l[7]", "m.l[0]", "m.l[1]", "m.l[4]", "l[1].x", "m.a.b", "b", "nul", "xx"}
+	vals := []string{":n", ":s", ":l", ":ss", ":ns", ":m", ":b", ":el", ":big"}
+	r := rand.New(rand.NewSource(2))
+	var operand func(depth int) string
+	operand = func(depth int) string {
+		switch k := r.Intn(10); {
+		case k < 4:
+			return vals[r.Intn(len(vals))]
+		case k < 7:
+			return paths[r.Intn(len(paths))]
+		case k < 8 && depth < 2:
+			return "list_append(" + operand(depth+1) + ", " + operand(depth+1) + ")"
+		case k < 9 && depth < 2:
+			return "if_not_exists(" + paths[r.Intn(len(paths))] + ", " + operand(depth+1) + ")"
+		default:
+			if depth < 2 {
+				return operand(2) + " " + []string{"+", "-"}[r.Intn(2)] + " " + operand(2)
+			}
+			return ":n"
+		}
+	}
+	update := func() string {
+		var clauses []string
+		used := map[string]bool{}
+		pick := func() string {
+			for range 10 {
+				p := paths[r.Intn(len(paths))]
+				top := strings.FieldsFunc(p, func(c rune) bool { return c == '.' || c == '[' })[0]
+				if !used[top] {
+					used[top] = true
+					return p
+				}
+			}
+			return ""
+		}
+		for _, kw := range []string{"SET", "REMOVE", "ADD", "DELETE"} {
+			if r.Intn(3) != 0 {
+				continue
+			}
+			var acts []string
+			for range 1 + r.Intn(2) {
+				p := pick()
+				if p == "" {
+					continue
+				}
+				switch kw {
+				case "SET":
+					acts = append(acts, p+" = "+operand(0))
+				case "REMOVE":
+					acts = append(acts, p)
+				default:
+					acts = append(acts, p+" "+[]string{":n", ":ss", ":ns", ":s", ":l"}[r.Intn(5)])
+				}
+			}
+			if len(acts) > 0 {
+				clauses = append(clauses, kw+" "+strings.Join(acts, ", "))
+			}
+		}
+		if len(clauses) == 0 {
+			return "SET n = :n"
+		}
+		return strings.Join(clauses, " ")
+	}
+	ctx := context.Background()
+	diffs := 0
+	for i := 0; i < 1500; i++ {
+		expr := update()
+		rv := []types.ReturnValue{types.ReturnValueAllNew, types.ReturnValueAllOld}[r.Intn(2)]
+		var got [2]string
+		for j, d := range targets {
+			key := I{"pk": S(fmt.Sprint("k", i))}
+			it := I{"pk": key["pk"]}
+			for k, v := range base {
+				it[k] = v
+			}
+			if _, err := d.c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(d.table), Item: it}); err != nil {
+				t.Fatalf("%s: PutItem: %v", d.name, err)
+			}
+			out, err := d.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(d.table), Key: key, UpdateExpression: aws.String(expr),
+				ExpressionAttributeValues: usedValues(expr, diffValues), ReturnValues: rv})
+			if err != nil {
+				got[j] = "error"
+				continue
+			}
+			g, err := d.c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(d.table), Key: key, ConsistentRead: aws.Bool(true)})
+			if err != nil {
+				t.Fatalf("%s: GetItem: %v", d.name, err)
+			}
+			got[j] = itemText(out.Attributes) + " => " + itemText(g.Item)
+		}
+		if got[0] != got[1] {
+			if diffs++; diffs <= 10 {
+				t.Errorf("update %s (%s):\n  engine:         %s\n  DynamoDB Local: %s", expr, rv, got[0], got[1])
+			}
+		}
+	}
+	if diffs > 10 {
+		t.Errorf("%d updates of 1,500 differ", diffs)
+	}
+}
+
+// TestDifferentialQueries compares 300 random key conditions per sort
+// key type (S, N, B), forward and backward, with and without a Limit,
+// page by page.
+func TestDifferentialQueries(t *testing.T) {
+	for _, typ := range []types.ScalarAttributeType{"S", "N", "B"} {
+		t.Run(string(typ), func(t *testing.T) {
+			keys := []string{"a", "ab", "abc", "b", "B", "ä", "a#1", "a#10", "a#2", "z"}
+			if typ == "N" {
+				keys = []string{"-1", "0", "1", "10", "2", "1.5", "-0.5", "100", "99.99", "3"}
+			}
+			value := func(s string) types.AttributeValue {
+				switch typ {
+				case "N":
+					return N(s)
+				case "B":
+					return B([]byte(s)...)
+				}
+				return S(s)
+			}
+			var items []I
+			for _, k := range keys {
+				items = append(items, I{"pk": S("p"), "sk": value(k)})
+			}
+			targets := diffTargets(t, typ, items)
+			conds := []string{"sk = :a", "sk < :a", "sk <= :a", "sk > :a", "sk >= :a", "sk BETWEEN :a AND :b", "begins_with(sk, :a)"}
+			r := rand.New(rand.NewSource(3))
+			ctx := context.Background()
+			for i := 0; i < 300; i++ {
+				kc := "pk = :p AND " + conds[r.Intn(len(conds))]
+				a, b := keys[r.Intn(len(keys))], keys[r.Intn(len(keys))]
+				vals := map[string]types.AttributeValue{":p": S("p"), ":a": value(a)}
+				if strings.Contains(kc, ":b") {
+					vals[":b"] = value(b)
+				}
+				forward := r.Intn(2) == 0
+				var limit *int32
+				if r.Intn(2) == 0 {
+					limit = aws.Int32(int32(1 + r.Intn(4)))
+				}
+				var got [2]string
+				for j, d := range targets {
+					in := &dynamodb.QueryInput{TableName: aws.String(d.table), KeyConditionExpression: aws.String(kc), ExpressionAttributeValues: vals,
+						ScanIndexForward: aws.Bool(forward), Limit: limit}
+					var pages strings.Builder
+					for range 30 {
+						out, err := d.c.Query(ctx, in)
+						if err != nil {
+							pages.WriteString(diffErr(err))
+							break
+						}
+						for _, it := range out.Items {
+							pages.WriteString(valueText(it["sk"]) + " ")
+						}
+						pages.WriteString("|")
+						if out.LastEvaluatedKey == nil {
+							break
+						}
+						in.ExclusiveStartKey = out.LastEvaluatedKey
+					}
+					got[j] = pages.String()
+				}
+				if got[0] != got[1] {
+					t.Errorf("query %s a=%q b=%q forward=%v limit=%d:\n  engine:         %s\n  DynamoDB Local: %s", kc, a, b, forward, aws.ToInt32(limit), got[0], got[1])
+				}
+			}
+		})
+	}
+}
