@@ -499,7 +499,7 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 	}
 	if r.update != nil {
 		haveExpr = true
-		v, err := db.cache.get(kindUpdate, *r.update, func(s string) (any, error) { return ddbexpr.ParseUpdate(s) })
+		v, err := db.cache.get(kindUpdate, *r.update, func(s string) (any, error) { return ddbexpr.ParseUpdateLate(s) })
 		if err != nil {
 			return validationf("Invalid UpdateExpression: %s", err.Error())
 		}
@@ -581,6 +581,9 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 			return validationf("Invalid UpdateExpression: %s", err.Error())
 		}
 		if err := x.update.CheckOperandTypes(&x.env); err != nil {
+			return validationf("Invalid UpdateExpression: %s", err.Error())
+		}
+		if err := x.update.CheckOperandCounts(); err != nil {
 			return validationf("Invalid UpdateExpression: %s", err.Error())
 		}
 	}

@@ -46,8 +46,9 @@ var updateCases = []tc{
 	// The order of an update expression's checks: a syntax error
 	// anywhere first; then, in the order written, reserved words,
 	// function names and uses, and a section written twice (at its end);
-	// then operand counts. An operand of the wrong type is reported
-	// before a later one that refers to a missing attribute.
+	// then, after the names, values, paths and operand types, operand
+	// counts. An operand of the wrong type is reported before a later
+	// one that refers to a missing attribute.
 	updCase("order of an update expression's checks",
 		failMsg(eValid, upd(uk, "SET abort = :n + ", vals{":n": N("1")})),
 		failMsg(eValid, upd(uk, "SET n = :n ADD m :n ADD abort :n", vals{":n": N("1")})),
@@ -57,6 +58,12 @@ var updateCases = []tc{
 		failMsg(eValid, upd(uk, "SET n = bogus(abort)", nil)),
 		failMsg(eValid, upd(uk, "SET x = list_append(s, nothing)", nil)),
 		failMsg(eValid, upd(uk, "SET x = s - nothing", nil)),
+		// Operand counts come after the names, values, paths and
+		// operand types are checked.
+		failMsg(eValid, updN(uk, "SET #c = if_not_exists(:c)", names{"#a": "a"}, vals{":a": S("a")})),
+		failMsg(eValid, upd(uk, "SET x = if_not_exists(:c)", vals{":a": S("a")})),
+		failMsg(eValid, upd(uk, "SET x = if_not_exists(y), x = :a", vals{":a": S("a")})),
+		failMsg(eValid, upd(uk, "SET x = list_append(:a) ADD y :a", vals{":a": S("a")})),
 	),
 	// if_not_exists evaluates its fallback even when the path exists (a
 	// fallback naming a missing attribute fails the update), and refuses

@@ -1202,7 +1202,9 @@ func (u *Update) CheckOperandTypes(env *Env) error {
 			want, name = "L", "list_append"
 		}
 		for _, a := range o.Args {
-			if want != "" && a.Kind == OpValue {
+			// (A value with no name stands for a call whose operands
+			// CheckOperandCounts refuses.)
+			if want != "" && a.Kind == OpValue && a.Value != "" {
 				if t := TypeName(env.Values[a.Value]); t != want {
 					return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", name, t)}
 				}

@@ -186,7 +186,8 @@ func (p *parser) failLater(err error) bool {
 }
 
 // finish returns the error to report for a parse that ended with err
-// (nil if it completed): a syntax error, else the first deferred check.
+// (nil if it completed): a syntax error, else the first of the walk's
+// deferred checks (p.later is the caller's).
 func (p *parser) finish(err error) error {
 	if err != nil && strings.HasPrefix(err.Error(), "Syntax error;") {
 		return err
@@ -194,10 +195,7 @@ func (p *parser) finish(err error) error {
 	if p.deferred != nil {
 		return p.deferred
 	}
-	if err != nil {
-		return err
-	}
-	return p.later
+	return err
 }
 
 // newExprParser returns a parser of the expression s, which must not be
@@ -787,10 +785,27 @@ type Update struct {
 	// sections are the clauses' keywords in the order written (each is
 	// written once at most).
 	sections []string
+	late     error // CheckOperandCounts
 }
 
 // ParseUpdate parses an update expression.
 func ParseUpdate(s string) (*Update, error) {
+	u, err := ParseUpdateLate(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := u.CheckOperandCounts(); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// ParseUpdateLate is ParseUpdate that leaves the update's operand count
+// and kind checks (a function's number of operands, if_not_exists's
+// path) to CheckOperandCounts, which DynamoDB makes after the names,
+// values, paths and operand types are checked. The update must not be
+// applied unless CheckOperandCounts returns nil.
+func ParseUpdateLate(s string) (*Update, error) {
 	p, err := newExprParser(s)
 	if err != nil {
 		return nil, err
@@ -800,8 +815,13 @@ func ParseUpdate(s string) (*Update, error) {
 	if err = p.finish(err); err != nil {
 		return nil, err
 	}
+	u.late = p.later
 	return u, nil
 }
+
+// CheckOperandCounts reports the first function of the update given the
+// wrong number or kind of operands (see ParseUpdateLate).
+func (u *Update) CheckOperandCounts() error { return u.late }
 
 func (p *parser) parseUpdate() (*Update, error) {
 	u := &Update{}
