@@ -563,12 +563,8 @@ func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
 	// REMOVE last, so that every action's list indexes refer to the old
 	// list (REMOVE l[0] ADD l[1] :n adds to the old l[1], as DynamoDB
 	// does).
-	for _, ps := range [][]Path{u.setPaths(), u.Remove, u.valuePaths(u.Add), u.valuePaths(u.Delete)} {
-		for _, p := range ps {
-			if !env.reachable(old, p) {
-				return nil, nil, errBadUpdate
-			}
-		}
+	if !u.reachable(old, env) {
+		return nil, nil, errBadUpdate
 	}
 	eff := make([]Path, 0, u.actions())
 	vals := make([]types.AttributeValue, len(u.Set))
@@ -625,20 +621,27 @@ func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
 	return it, eff, nil
 }
 
-func (u *Update) setPaths() []Path {
-	ps := make([]Path, len(u.Set))
-	for i, a := range u.Set {
-		ps[i] = a.Path
+// reachable reports whether every action's path reaches into it
+// (Env.reachable), without allocating.
+func (u *Update) reachable(it Item, env *Env) bool {
+	for _, a := range u.Set {
+		if !env.reachable(it, a.Path) {
+			return false
+		}
 	}
-	return ps
-}
-
-func (u *Update) valuePaths(as []ValueAction) []Path {
-	ps := make([]Path, len(as))
-	for i, a := range as {
-		ps[i] = a.Path
+	for _, p := range u.Remove {
+		if !env.reachable(it, p) {
+			return false
+		}
 	}
-	return ps
+	for _, as := range [2][]ValueAction{u.Add, u.Delete} {
+		for _, a := range as {
+			if !env.reachable(it, a.Path) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // reachable reports whether an update can reach p in it, as modify walks

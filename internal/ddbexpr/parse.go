@@ -164,23 +164,17 @@ type parser struct {
 
 // fail records a check's error, to report after the parse (deferChecks),
 // and reports whether the caller should return err at once instead.
-func (p *parser) fail(err error) bool {
-	if !p.deferChecks {
-		return true
-	}
-	if p.deferred == nil {
-		p.deferred = err
-	}
-	return false
-}
+func (p *parser) fail(err error) bool { return p.record(&p.deferred, err) }
 
 // failLater is fail for the checks reported after the walk's.
-func (p *parser) failLater(err error) bool {
+func (p *parser) failLater(err error) bool { return p.record(&p.later, err) }
+
+func (p *parser) record(slot *error, err error) bool {
 	if !p.deferChecks {
 		return true
 	}
-	if p.later == nil {
-		p.later = err
+	if *slot == nil {
+		*slot = err
 	}
 	return false
 }
