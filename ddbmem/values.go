@@ -434,7 +434,7 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 // parseExprsInto is parseExprs into x, a zero exprs the caller holds
 // (a preparedUpdate's own, saving an allocation per request).
 func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
-	x.env = ddbexpr.Env{Names: r.names}
+	x.env = ddbexpr.Env{Names: r.names, Values: r.values}
 	// Names before values, as DynamoDB checks them.
 	if r.names != nil && len(r.names) == 0 {
 		return validation("ExpressionAttributeNames must not be empty")
@@ -491,6 +491,13 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 		}
 		c := v.(*ddbexpr.Condition)
 		used = append(used, &c.Expr)
+		// Each expression is checked whole before the next is parsed:
+		// DynamoDB Local does so, and dynalite's suite records DynamoDB
+		// checking a key condition's operand types before it parses the
+		// filter.
+		if err := c.Validate(&x.env); err != nil {
+			return nil, validationf("Invalid %s: %s", label, err.Error())
+		}
 		return c, nil
 	}
 	var err error
@@ -505,6 +512,9 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 		}
 		x.update = v.(*ddbexpr.Update)
 		used = append(used, &x.update.Expr)
+		if err := x.checkUpdate(); err != nil {
+			return err
+		}
 	}
 	if x.cond, err = parseCond("ConditionExpression", r.cond); err != nil {
 		return err
@@ -520,6 +530,12 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 		}
 		x.proj = v.(*ddbexpr.Projection)
 		used = append(used, &x.proj.Expr)
+		if err := x.proj.Check(&x.env); err != nil {
+			return validationf("Invalid ProjectionExpression: %s", err.Error())
+		}
+		if err := x.proj.CheckPaths(&x.env); err != nil {
+			return validationf("Invalid ProjectionExpression: %s", err.Error())
+		}
 	}
 	if !haveExpr {
 		if r.names != nil {
@@ -533,13 +549,9 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 		}
 		return nil
 	}
-	if len(r.values) > 0 {
-		// The values are checked (above); expressions read them in place. Only
-		// the values the update expression names, which it may store,
-		// are copied (numbers made canonical) into the update's own
-		// environment.
-		x.env.Values = r.values
-	}
+	// The values are checked (above); expressions read them in place. Only
+	// the values the update expression names, which it may store, are
+	// copied (numbers made canonical) into the update's own environment.
 	if x.update != nil {
 		x.uenv.Names = r.names
 		switch {
@@ -559,52 +571,6 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 			}
 		}
 	}
-	check := func(label string, e *ddbexpr.Expr) error {
-		if e == nil {
-			return nil
-		}
-		if err := e.Check(&x.env); err != nil {
-			return validationf("Invalid %s: %s", label, err.Error())
-		}
-		return nil
-	}
-	if x.key != nil {
-		if err := check("KeyConditionExpression", &x.key.Expr); err != nil {
-			return err
-		}
-	}
-	if x.update != nil {
-		if err := check("UpdateExpression", &x.update.Expr); err != nil {
-			return err
-		}
-		if err := x.update.CheckPaths(&x.env); err != nil {
-			return validationf("Invalid UpdateExpression: %s", err.Error())
-		}
-		if err := x.update.CheckOperandTypes(&x.env); err != nil {
-			return validationf("Invalid UpdateExpression: %s", err.Error())
-		}
-		if err := x.update.CheckOperandCounts(); err != nil {
-			return validationf("Invalid UpdateExpression: %s", err.Error())
-		}
-	}
-	if x.cond != nil {
-		if err := check("ConditionExpression", &x.cond.Expr); err != nil {
-			return err
-		}
-	}
-	if x.filter != nil {
-		if err := check("FilterExpression", &x.filter.Expr); err != nil {
-			return err
-		}
-	}
-	if x.proj != nil {
-		if err := check("ProjectionExpression", &x.proj.Expr); err != nil {
-			return err
-		}
-		if err := x.proj.CheckPaths(&x.env); err != nil {
-			return validationf("Invalid ProjectionExpression: %s", err.Error())
-		}
-	}
 	if len(r.names) > 0 {
 		if unused := unusedKeys(r.names, used, func(e *ddbexpr.Expr) []string { return e.Names }); unused != nil {
 			return validationf("Value provided in ExpressionAttributeNames unused in expressions: keys: %s", keySet(unused))
@@ -615,15 +581,21 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 			return validationf("Value provided in ExpressionAttributeValues unused in expressions: keys: %s", keySet(unused))
 		}
 	}
-	for _, c := range []struct {
-		label string
-		c     *ddbexpr.Condition
-	}{{"KeyConditionExpression", x.key}, {"ConditionExpression", x.cond}, {"FilterExpression", x.filter}} {
-		if c.c == nil {
-			continue
-		}
-		if err := c.c.CheckOperandTypes(&x.env); err != nil {
-			return validationf("Invalid %s: %s", c.label, err.Error())
+	return nil
+}
+
+// checkUpdate checks the parsed update expression against the request's
+// names and values: its placeholders, overlapping paths, operand types,
+// then operand counts.
+func (x *exprs) checkUpdate() error {
+	for _, check := range []func() error{
+		func() error { return x.update.Check(&x.env) },
+		func() error { return x.update.CheckPaths(&x.env) },
+		func() error { return x.update.CheckOperandTypes(&x.env) },
+		x.update.CheckOperandCounts,
+	} {
+		if err := check(); err != nil {
+			return validationf("Invalid UpdateExpression: %s", err.Error())
 		}
 	}
 	return nil

@@ -25,6 +25,11 @@ func invalid(cond string, v vals) check {
 	return check{cond: cond, v: v, err: eValid}
 }
 
+// invalidMsg is invalid, comparing the message's text too.
+func invalidMsg(cond string, v vals, n names) check {
+	return check{cond: cond, v: v, n: n, err: eValid, msg: true}
+}
+
 // condItem is the item every condition case evaluates against.
 var condItem = I{
 	"pk":    S("c"),
@@ -314,6 +319,73 @@ var condCases = append(comparatorCases(), []tc{
 	),
 	condCase("empty expression attribute values map",
 		check{cond: "attribute_exists(pk)", v: vals{}, err: eValid},
+	),
+	// The order of a condition's checks: a syntax error anywhere first
+	// (a character no token has, a grammar word as a name, an operand
+	// in parentheses followed by a path's step); doubled parentheses
+	// where the parser meets them, before a later syntax error; then in
+	// the order written a reserved word, a function name, a function
+	// used where it cannot be (reported at its name); then each
+	// comparison or function in turn: its placeholders, its functions'
+	// operand counts, distinct operands, then operand types (size's
+	// innermost first); unused placeholders last. dynalite's suite
+	// records DynamoDB answering alike.
+	condCase("check order",
+		invalidMsg(`n = "x"`, nil, nil),
+		invalidMsg("s > ü", nil, nil),
+		invalidMsg("n > between", nil, nil),
+		invalidMsg("n.in = :v", vals{":v": N("1")}, nil),
+		invalidMsg("(n).x = :v", vals{":v": N("1")}, nil),
+		invalidMsg("(n)[0] = :v", vals{":v": N("1")}, nil),
+		invalidMsg("attribute_exists()", nil, nil),
+		invalidMsg("((n)) = :v AND n :v", vals{":v": N("1")}, nil),
+		invalidMsg("n = ((:v))", vals{":v": N("1")}, nil),
+		invalidMsg("n BETWEEN ((s.x)).y AND :v", vals{":v": N("1")}, nil),
+		invalidMsg("name = :v AND ((n)) = :v", vals{":v": N("1")}, nil),
+		invalidMsg("unknown_fn(n) = :v AND ((n)) = :v", vals{":v": N("1")}, nil),
+		invalidMsg("attribute_exists(n) = :v AND unknown_fn(n) = :v", vals{":v": N("1")}, nil),
+		invalidMsg("unknown_fn(n) = :v AND attribute_exists(n) = :v", vals{":v": N("1")}, nil),
+		invalidMsg("attribute_exists((name)) > :v", vals{":v": N("1")}, nil),
+		invalidMsg("if_not_exists(n, s) = :v", vals{":v": N("1")}, nil),
+		invalidMsg("size(n) AND name = :v", vals{":v": N("1")}, nil),
+		invalidMsg("size(contains(n, s)) > :v", vals{":v": N("1")}, nil),
+		invalidMsg("n = :v AND #x = s AND n = n", nil, nil),
+		invalidMsg("n = n AND #x = s", nil, nil),
+		invalidMsg("begins_with(:v, #a, #b)", nil, nil),
+		invalidMsg("attribute_exists(#x.y, :v) AND n = n", nil, nil),
+		invalidMsg("attribute_type(n, size(n)) AND n = n AND n = :v", vals{":v": N("1")}, nil),
+		invalidMsg("size(size(n)) > :v", vals{":v": N("1")}, nil),
+		invalidMsg("size(:v) > n", vals{":v": BOOL(true)}, nil),
+		invalidMsg("attribute_not_exists(size(:v))", vals{":v": N("1")}, nil),
+		invalidMsg("attribute_not_exists(size(:v))", vals{":v": S("x")}, nil),
+		invalidMsg("contains(n, n) AND size(:v) > s", vals{":v": N("1")}, nil),
+		invalidMsg("size(:v) > s AND contains(n, n)", vals{":v": N("1")}, nil),
+		invalidMsg("attribute_type(m.k, m.k)", nil, nil),
+		invalidMsg("attribute_type(:v, :v)", vals{":v": S("x")}, nil),
+		invalidMsg("n = n", nil, names{"#u": "u"}),
+		invalidMsg("n = n", vals{":u": N("1")}, nil),
+	),
+	// attribute_type of a path's type: DynamoDB Local lists its own
+	// internal type names; DynamoDB lists the ten types (dynalite's
+	// suite records it), and the engine does.
+	{
+		name:   "Condition/attribute_type of a path's type",
+		tables: tables(tPK()),
+		items:  []I{condItem},
+		steps: []step{docStep(failMsg(eValid, putIf(condItem, "attribute_type(n, s)", nil)), "DynamoDB Local names its internal types",
+			`{"Err":{"Kind":"Validation","Code":"ValidationException","Message":"Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: attribute_type, operand type: {NS,SS,L,BS,N,M,B,BOOL,NULL,S}"}}`)},
+	},
+	// size, contains, begins_with and attribute_type take a value too.
+	condCase("functions of values",
+		pass("size(:v) = :n", vals{":v": S("abc"), ":n": N("3")}),
+		nopass("size(:v) = :n", vals{":v": S("abc"), ":n": N("2")}),
+		pass("size(:v) = size(l)", vals{":v": L(N("1"), N("2"), N("3"))}),
+		pass("attribute_type(:v, :t)", vals{":v": N("1"), ":t": S("N")}),
+		nopass("attribute_type(:v, :t)", vals{":v": N("1"), ":t": S("S")}),
+		pass("contains(:v, s)", vals{":v": SS("mango", "x")}),
+		pass("begins_with(:v, :p)", vals{":v": S("mango"), ":p": S("ma")}),
+		pass("(n) BETWEEN (:a) AND (:b)", vals{":a": N("1"), ":b": N("9")}),
+		pass("(n) IN ((:a), :b)", vals{":a": N("1"), ":b": N("5")}),
 	),
 	condCase("function in comparison operand",
 		invalid("attribute_exists(n) = :v", vals{":v": BOOL(true)}),

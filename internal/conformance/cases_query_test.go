@@ -478,6 +478,22 @@ func init() {
 				return out
 			}(),
 		},
+		// A key condition is checked whole before the filter is parsed,
+		// as dynalite's suite records DynamoDB answering; DynamoDB Local
+		// parses the filter and the projection first.
+		tc{
+			name:   "Query/key condition checked before the filter",
+			tables: tables(tPKSK()),
+			items:  qItems(1),
+			steps: []step{
+				docStep(failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), KeyConditionExpression: str("attribute_type(pk, :a)"), FilterExpression: str(""),
+					ExpressionAttributeValues: vals{":a": N("1")}}), "DynamoDB Local parses the filter first",
+					`{"Err":{"Kind":"Validation","Code":"ValidationException","Message":"Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: attribute_type, operand type: N"}}`),
+				docStep(failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), KeyConditionExpression: str("pk = pk"), FilterExpression: str("n n")}),
+					"DynamoDB Local parses the filter first",
+					`{"Err":{"Kind":"Validation","Code":"ValidationException","Message":"Invalid KeyConditionExpression: The first operand must be distinct from the remaining operands for this operator or function; operator: =, first operand: [pk]"}}`),
+			},
+		},
 		tc{
 			name:   "Query/begins_with empty operand",
 			tables: tables(tPKSK(), table("T2", hs("pk", "S"), hs("sk", "B"))),

@@ -81,7 +81,7 @@ func TestCondition(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.expr, err)
 		}
-		if err := cond.Check(env); err != nil {
+		if err := cond.Validate(env); err != nil {
 			t.Fatalf("%s: %v", c.expr, err)
 		}
 		got, err := cond.Eval(it, env)
@@ -98,6 +98,17 @@ func TestParseErrors(t *testing.T) {
 		"((a = :v))":  "The expression has redundant parentheses;",
 		"foo(a)":      "Invalid function name; function: foo",
 		"":            "The expression can not be empty;",
+		// a syntax error anywhere first; doubled parentheses where met
+		`a = "x"`:                                  `Syntax error; token: """, near: "= "x"`,
+		"a > between":                              `Syntax error; token: "between", near: "> between"`,
+		"(a).b = :v":                               `Syntax error; token: ".", near: ").b"`,
+		"status = :v AND ((a)) = :v":               "The expression has redundant parentheses;",
+		"((a)) = :v AND b c":                       "The expression has redundant parentheses;",
+		"((a.b)).c = :v":                           `Syntax error; token: ".", near: ").c"`,
+		"attribute_exists(a) = :v AND foo(a)":      "The function is not allowed to be used this way in an expression; function: attribute_exists",
+		"foo(a) = :v AND attribute_exists(a) = :v": "Invalid function name; function: foo",
+		"attribute_exists((status)) > :v":          "The function is not allowed to be used this way in an expression; function: attribute_exists",
+		"if_not_exists(a, b) = :v":                 "The function is not allowed in a condition expression; function: if_not_exists",
 	}
 	for expr, want := range cases {
 		_, err := ParseCondition(expr)
@@ -189,7 +200,7 @@ func FuzzParse(f *testing.F) {
 		}
 		if c, err := ParseCondition(src); err == nil {
 			env := envFor(c.Expr)
-			if c.CheckOperandTypes(env) == nil {
+			if c.Validate(env) == nil {
 				c.Eval(it, env)
 				c.Eval(nil, env)
 			}

@@ -35,15 +35,23 @@ func (e *CheckError) Error() string { return e.Msg }
 func (e *Expr) Check(env *Env) error {
 	for _, n := range e.Names {
 		if _, ok := env.Names[n]; !ok {
-			return &CheckError{"An expression attribute name used in the document path is not defined; attribute name: " + n}
+			return undefinedName(n)
 		}
 	}
 	for _, v := range e.Values {
 		if _, ok := env.Values[v]; !ok {
-			return &CheckError{"An expression attribute value used in expression is not defined; attribute value: " + v}
+			return undefinedValue(v)
 		}
 	}
 	return nil
+}
+
+func undefinedName(n string) error {
+	return &CheckError{"An expression attribute name used in the document path is not defined; attribute name: " + n}
+}
+
+func undefinedValue(v string) error {
+	return &CheckError{"An expression attribute value used in expression is not defined; attribute value: " + v}
 }
 
 func (env *Env) name(s string) string {
@@ -114,7 +122,7 @@ func (env *Env) operand(it Item, o *Operand) (types.AttributeValue, bool, error)
 		v, ok := env.Get(it, o.Path)
 		return v, ok, nil
 	case OpSize:
-		v, ok := env.Get(it, o.Args[0].Path)
+		v, ok, _ := env.operand(it, o.Args[0]) // a path or a value (Validate refuses size of size)
 		if !ok {
 			return nil, false, nil
 		}
@@ -318,11 +326,114 @@ func typeArg(v types.AttributeValue) string {
 	return TypeName(v)
 }
 
-// CheckOperandTypes rejects comparisons whose constant operands have types
-// the operator cannot take, as DynamoDB does before evaluation.
-func (c *Condition) CheckOperandTypes(env *Env) error {
-	return env.checkTypes(c.Root)
+// Validate checks the condition against the request's names and values
+// before evaluation, as DynamoDB does: each comparison or function in the
+// order written, and in each its placeholders (each must be defined),
+// then its functions' operand counts, then whether its first operand is
+// distinct from the others, then its functions' and its own operand
+// types (DynamoDB Local answers alike; dynalite's suite records
+// DynamoDB's answers).
+func (c *Condition) Validate(env *Env) error { return env.validate(c.Root) }
+
+func (env *Env) validate(c *Cond) error {
+	switch c.Kind {
+	case CondAnd, CondOr:
+		if err := env.validate(c.L); err != nil {
+			return err
+		}
+		return env.validate(c.R)
+	case CondNot:
+		return env.validate(c.L)
+	}
+	for _, o := range c.Args {
+		if err := env.placeholders(o); err != nil {
+			return err
+		}
+	}
+	for _, o := range c.Args {
+		if err := operandCounts(o); err != nil {
+			return err
+		}
+	}
+	if c.Kind == CondFunc && len(c.Args) != condFuncs[c.Op] {
+		return operandCountError(c.Op, len(c.Args))
+	}
+	return env.checkTypes(c)
 }
+
+// placeholders reports the first placeholder of o, in the order
+// written, that env does not define.
+func (env *Env) placeholders(o *Operand) error {
+	switch o.Kind {
+	case OpValue:
+		if _, ok := env.Values[o.Value]; !ok {
+			return undefinedValue(o.Value)
+		}
+	case OpPath:
+		for _, e := range o.Path {
+			if !e.IsIndex && e.Name[0] == '#' {
+				if _, ok := env.Names[e.Name]; !ok {
+					return undefinedName(e.Name)
+				}
+			}
+		}
+	}
+	for _, a := range o.Args {
+		if err := env.placeholders(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func operandCountError(fn string, n int) error {
+	return &CheckError{fmt.Sprintf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", fn, n)}
+}
+
+// operandCounts checks the operand count of each size in o, innermost
+// first.
+func operandCounts(o *Operand) error {
+	for _, a := range o.Args {
+		if err := operandCounts(a); err != nil {
+			return err
+		}
+	}
+	if o.Kind == OpSize && len(o.Args) != 1 {
+		return operandCountError("size", len(o.Args))
+	}
+	return nil
+}
+
+// sizeTypes checks the operand of each size in o, innermost first: size
+// takes no number (another size's included), boolean or null.
+func (env *Env) sizeTypes(o *Operand) error {
+	for _, a := range o.Args {
+		if err := env.sizeTypes(a); err != nil {
+			return err
+		}
+	}
+	if o.Kind != OpSize {
+		return nil
+	}
+	t := env.constType(o.Args[0])
+	if o.Args[0].Kind == OpSize {
+		t = "N"
+	}
+	switch t {
+	case "N", "BOOL", "NULL":
+		return operandTypeError("size", t)
+	}
+	return nil
+}
+
+func operandTypeError(fn, t string) error {
+	return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", fn, t)}
+}
+
+// anyType is how DynamoDB names the type of a path where attribute_type
+// needs a value (the set's order varies in DynamoDB's own messages, as
+// dynalite's suite notes).
+const anyType = "{NS,SS,L,BS,N,M,B,BOOL,NULL,S}"
 
 func (env *Env) constType(o *Operand) string {
 	if o.Kind == OpValue {
@@ -331,17 +442,24 @@ func (env *Env) constType(o *Operand) string {
 	return ""
 }
 
+// checkTypes is the last of validate's checks of one comparison or
+// function: distinct operands, then the types of its sizes' operands,
+// then its own operands' types.
 func (env *Env) checkTypes(c *Cond) error {
-	switch c.Kind {
-	case CondAnd, CondOr:
-		if err := env.checkTypes(c.L); err != nil {
-			return err
+	sizes := func() error {
+		for _, o := range c.Args {
+			if err := env.sizeTypes(o); err != nil {
+				return err
+			}
 		}
-		return env.checkTypes(c.R)
-	case CondNot:
-		return env.checkTypes(c.L)
+		return nil
+	}
+	switch c.Kind {
 	case CondCompare:
 		if err := env.checkDistinct(c.Op, c.Args); err != nil {
+			return err
+		}
+		if err := sizes(); err != nil {
 			return err
 		}
 		if c.Op == "=" || c.Op == "<>" {
@@ -349,17 +467,23 @@ func (env *Env) checkTypes(c *Cond) error {
 		}
 		for _, o := range c.Args {
 			if t := env.constType(o); t != "" && t != "S" && t != "N" && t != "B" {
-				return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", c.Op, t)}
+				return operandTypeError(c.Op, t)
 			}
 		}
 	case CondIn:
-		return env.checkDistinct("IN", c.Args)
+		if err := env.checkDistinct("IN", c.Args); err != nil {
+			return err
+		}
+		return sizes()
 	case CondBetween:
 		// The operands' types before their distinctness, as DynamoDB
 		// Local checks them.
+		if err := sizes(); err != nil {
+			return err
+		}
 		for _, o := range c.Args {
 			if t := env.constType(o); t != "" && t != "S" && t != "N" && t != "B" {
-				return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: %s", t)}
+				return operandTypeError("BETWEEN", t)
 			}
 		}
 		if err := env.checkDistinct("BETWEEN", c.Args); err != nil {
@@ -375,12 +499,20 @@ func (env *Env) checkTypes(c *Cond) error {
 			}
 		}
 	case CondFunc:
-		if c.Op == "begins_with" || c.Op == "contains" {
+		if len(c.Args) == 2 {
 			if err := env.checkDistinct(c.Op, c.Args); err != nil {
 				return err
 			}
 		}
-		if c.Op == "begins_with" {
+		if err := sizes(); err != nil {
+			return err
+		}
+		switch c.Op {
+		case "attribute_exists", "attribute_not_exists":
+			if c.Args[0].Kind != OpPath {
+				return &CheckError{"Operator or function requires a document path; operator or function: " + c.Op}
+			}
+		case "begins_with":
 			// Both operands, in order: a value's type, and size's N,
 			// must be a string or binary.
 			for _, o := range c.Args {
@@ -389,18 +521,22 @@ func (env *Env) checkTypes(c *Cond) error {
 					t = "N"
 				}
 				if t != "" && t != "S" && t != "B" {
-					return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: begins_with, operand type: %s", t)}
+					return operandTypeError("begins_with", t)
 				}
 			}
-		}
-		if c.Op == "attribute_type" {
-			t := env.Values[c.Args[1].Value]
-			if c.Args[1].Kind == OpValue {
-				if _, ok := t.(*types.AttributeValueMemberS); !ok && t != nil {
-					return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: attribute_type, operand type: %s", typeArg(t))}
+		case "attribute_type":
+			switch o := c.Args[1]; o.Kind {
+			case OpPath:
+				return operandTypeError("attribute_type", anyType)
+			case OpSize:
+				return operandTypeError("attribute_type", "N")
+			case OpValue:
+				t := env.Values[o.Value]
+				if _, ok := t.(*types.AttributeValueMemberS); !ok {
+					return operandTypeError("attribute_type", typeArg(t))
 				}
-				if s, ok := t.(*types.AttributeValueMemberS); !ok || !validTypes[s.Value] {
-					return &CheckError{fmt.Sprintf("Invalid attribute type name found; type: %s, valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}", typeArg(t))}
+				if s := t.(*types.AttributeValueMemberS); !validTypes[s.Value] {
+					return &CheckError{fmt.Sprintf("Invalid attribute type name found; type: %s, valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}", s.Value)}
 				}
 			}
 		}
@@ -1158,12 +1294,13 @@ func (n *projNode) value() types.AttributeValue {
 func (c *Condition) TopNames(env *Env) []string {
 	var names []string
 	var walk func(c *Cond)
-	walkOp := func(o *Operand) {
-		switch o.Kind {
-		case OpPath:
+	var walkOp func(o *Operand)
+	walkOp = func(o *Operand) {
+		if o.Kind == OpPath {
 			names = append(names, env.TopName(o.Path))
-		case OpSize:
-			names = append(names, env.TopName(o.Args[0].Path))
+		}
+		for _, a := range o.Args {
+			walkOp(a)
 		}
 	}
 	walk = func(c *Cond) {

@@ -6,11 +6,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // SyntaxError is a parse error. Its message follows DynamoDB's wording
 // without the "Invalid XExpression: " prefix, which the caller adds.
-type SyntaxError struct{ Msg string }
+type SyntaxError struct {
+	Msg string
+	at  int // a syntax error's offset in the expression
+}
 
 func (e *SyntaxError) Error() string { return e.Msg }
 
@@ -23,6 +27,7 @@ const (
 	tValue // :value
 	tNumber
 	tPunct
+	tInvalid // a character no token has; the parser reports it where it meets it
 )
 
 type token struct {
@@ -87,7 +92,9 @@ func lex(s string) ([]token, error) {
 			toks = append(toks, token{tPunct, string(c), i})
 			i++
 		default:
-			return nil, &SyntaxError{fmt.Sprintf("Invalid character encountered; character: %q, near: %q", string(c), near(s, i))}
+			_, n := utf8.DecodeRuneInString(s[i:])
+			toks = append(toks, token{tInvalid, s[i : i+n], i})
+			i += n
 		}
 	}
 	toks = append(toks, token{tEOF, "<EOF>", len(s)})
@@ -99,18 +106,6 @@ func isIdentStart(c byte) bool {
 }
 
 func isIdentChar(c byte) bool { return isIdentStart(c) || (c >= '0' && c <= '9') }
-
-func near(s string, i int) string {
-	end := i + 10
-	if end > len(s) {
-		end = len(s)
-	}
-	start := i - 10
-	if start < 0 {
-		start = 0
-	}
-	return s[start:end]
-}
 
 // syntaxErrAt reports a one-character token at pos that cannot start a
 // token; like DynamoDB, "near" spans the previous token, this one and the
@@ -137,7 +132,7 @@ func syntaxErrAt(s, tok string, pos int, before []token) error {
 		}
 		end = k
 	}
-	return &SyntaxError{fmt.Sprintf("Syntax error; token: %q, near: %q", tok, s[start:end])}
+	return &SyntaxError{Msg: `Syntax error; token: "` + tok + `", near: "` + s[start:end] + `"`, at: pos}
 }
 
 type parser struct {
@@ -160,11 +155,27 @@ type parser struct {
 	// counts'.
 	deferChecks     bool
 	deferred, later error
+	// cond: the expression is a condition, whose walk reports the check
+	// written first (a function's misuse is found after its operands,
+	// but reported at its name); deferredPos is deferred's offset.
+	cond        bool
+	deferredPos int
 }
 
 // fail records a check's error, to report after the parse (deferChecks),
 // and reports whether the caller should return err at once instead.
-func (p *parser) fail(err error) bool { return p.record(&p.deferred, err) }
+func (p *parser) fail(err error) bool { return p.failAt(p.peek().pos, err) }
+
+// failAt is fail for a check of the expression at offset pos.
+func (p *parser) failAt(pos int, err error) bool {
+	if p.cond && p.deferred != nil && pos < p.deferredPos {
+		p.deferred = nil
+	}
+	if p.deferred == nil {
+		p.deferredPos = pos
+	}
+	return p.record(&p.deferred, err)
+}
 
 // failLater is fail for the checks reported after the walk's.
 func (p *parser) failLater(err error) bool { return p.record(&p.later, err) }
@@ -200,7 +211,7 @@ func newExprParser(s string) (*parser, error) {
 		return nil, err
 	}
 	if p.peek().kind == tEOF {
-		return nil, &SyntaxError{"The expression can not be empty;"}
+		return nil, &SyntaxError{Msg: "The expression can not be empty;"}
 	}
 	return p, nil
 }
@@ -236,7 +247,7 @@ func (p *parser) errHere() error {
 	if p.pos > 0 {
 		start = p.toks[p.pos-1].pos
 	}
-	return &SyntaxError{fmt.Sprintf("Syntax error; token: %q, near: %q", t.text, p.src[start:end])}
+	return &SyntaxError{Msg: `Syntax error; token: "` + t.text + `", near: "` + p.src[start:end] + `"`, at: t.pos}
 }
 
 func (p *parser) isPunct(s string) bool {
@@ -283,9 +294,23 @@ func (p Path) String() string {
 	return b.String()
 }
 
+// isGrammarKeyword reports whether s is one of the words a condition's
+// grammar uses, which no name may be (a syntax error, not a reserved
+// word's error).
+func isGrammarKeyword(s string) bool {
+	switch strings.ToUpper(s) {
+	case "AND", "OR", "NOT", "BETWEEN", "IN":
+		return true
+	}
+	return false
+}
+
 func (p *parser) parsePath() (Path, error) {
 	t := p.peek()
 	var path Path
+	if t.kind == tIdent && isGrammarKeyword(t.text) {
+		return nil, p.errHere()
+	}
 	switch t.kind {
 	case tIdent:
 		if err := p.checkReserved(t); err != nil {
@@ -304,6 +329,9 @@ func (p *parser) parsePath() (Path, error) {
 		case p.isPunct("."):
 			p.next()
 			t := p.peek()
+			if t.kind == tIdent && isGrammarKeyword(t.text) {
+				return nil, p.errHere()
+			}
 			switch t.kind {
 			case tIdent:
 				if err := p.checkReserved(t); err != nil {
@@ -342,7 +370,7 @@ func (p *parser) parsePath() (Path, error) {
 
 func (p *parser) checkReserved(t token) error {
 	if reserved[strings.ToUpper(t.text)] {
-		if err := (&SyntaxError{fmt.Sprintf("Attribute name is a reserved keyword; reserved keyword: %s", t.text)}); p.fail(err) {
+		if err := (&SyntaxError{Msg: fmt.Sprintf("Attribute name is a reserved keyword; reserved keyword: %s", t.text)}); p.fail(err) {
 			return err
 		}
 	}
@@ -375,10 +403,15 @@ const (
 	OpListAppend
 	OpPlus
 	OpMinus
+	// OpCall is a call of a function that cannot be an operand of a
+	// condition (Value names it); parsing such a call always records an
+	// error, so it is never evaluated.
+	OpCall
 )
 
 // Operand is a value-producing term.
 type Operand struct {
+	paren bool // written in parentheses
 	Kind  OperandKind
 	Path  Path
 	Value string // placeholder, for OpValue
@@ -453,16 +486,23 @@ func parseCondition(s string, legacy bool) (*Condition, error) {
 		return nil, err
 	}
 	p.legacy = legacy
+	p.cond = true
+	p.deferChecks = true
 	c, err := p.parseOr()
+	if err == nil && p.peek().kind != tEOF {
+		err = p.errHere()
+	}
 	if err != nil {
+		// A syntax error, or redundant parentheses (reported where the
+		// parser meets them), come before the walk's checks.
 		return nil, err
 	}
-	if p.peek().kind != tEOF {
-		return nil, p.errHere()
+	if p.deferred != nil {
+		return nil, p.deferred
 	}
 	if n := countOps(c); n > MaxOperators && !legacy {
 		// DynamoDB stops counting at the first operator past the limit.
-		return nil, &SyntaxError{fmt.Sprintf("The expression contains too many operators; operator count: %d", MaxOperators+1)}
+		return nil, &SyntaxError{Msg: fmt.Sprintf("The expression contains too many operators; operator count: %d", MaxOperators+1)}
 	}
 	return &Condition{Expr: p.expr(), Root: c}, nil
 }
@@ -537,61 +577,156 @@ var condFuncs = map[string]int{
 	"contains":             2,
 }
 
+// A condition is checked in DynamoDB's order (DynamoDB Local answers
+// alike, and dynalite's suite records DynamoDB): a syntax error anywhere
+// first, and doubled parentheses where the parser meets them once it
+// knows what they enclose; then, in the order written, a reserved word,
+// a function name that is not a condition's, and a function used where
+// it cannot be (attribute_exists as an operand, size as a condition);
+// then each comparison or function in turn (Condition.Validate).
+
+func misusedFunc(name string) error {
+	return &SyntaxError{Msg: "The function is not allowed to be used this way in an expression; function: " + name}
+}
+
+var errRedundantParens = &SyntaxError{Msg: "The expression has redundant parentheses;"}
+
+// parsePrimary parses a condition in parentheses, or one that starts
+// with an operand or a function call. An opening parenthesis may start
+// either: the condition in parentheses is taken when it parses and is
+// followed by what may follow a condition; else the operand, and if
+// neither parses, the syntax error that got further is reported.
 func (p *parser) parsePrimary() (*Cond, error) {
-	if p.isPunct("(") {
-		save := p.pos
-		c, err := p.parseParenCond()
-		if err != nil {
-			// Not a condition in parentheses: it may be an operand in
-			// parentheses, as in "(size(b)) = :b", which DynamoDB accepts.
-			p.pos = save
-			p.next()
-			if l, err2 := p.parseCondOperand(); err2 == nil && p.isPunct(")") {
-				p.next()
-				if c2, err2 := p.parseAfterOperand(l); err2 == nil {
-					return c2, nil
-				}
-			}
-			return nil, err
+	if !p.isPunct("(") {
+		return p.parseSimpleCond()
+	}
+	save, deferred, deferredPos := p.pos, p.deferred, p.deferredPos
+	c, errA := p.parseParenCond()
+	if errA == nil {
+		if p.condFollows() {
+			return c, nil
 		}
+		errA = p.errHere()
+	} else if !isSyntaxError(errA) {
+		return nil, errA
+	}
+	p.pos, p.deferred, p.deferredPos = save, deferred, deferredPos
+	c, errB := p.parseSimpleCond()
+	if errB == nil {
 		return c, nil
 	}
-	t := p.peek()
-	if t.kind == tIdent && p.toks[p.pos+1].kind == tPunct && p.toks[p.pos+1].text == "(" {
-		if n, ok := condFuncs[t.text]; ok {
-			p.next()
-			p.next()
-			args, err := p.parseArgs()
-			if err != nil {
-				return nil, err
-			}
-			if len(args) != n {
-				return nil, &SyntaxError{fmt.Sprintf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", t.text, len(args))}
-			}
-			// contains and begins_with take any operands.
-			if args[0].Kind != OpPath && t.text != "contains" && t.text != "begins_with" {
-				return nil, &SyntaxError{fmt.Sprintf("Operator or function requires a document path; operator or function: %s", t.text)}
-			}
-			if nt := p.peek(); nt.kind == tPunct || p.isKeyword("BETWEEN") || p.isKeyword("IN") {
-				switch nt.text {
-				case "=", "<>", "<", "<=", ">", ">=", "BETWEEN", "between", "IN", "in":
-					return nil, &SyntaxError{fmt.Sprintf("The function is not allowed to be used this way in an expression; function: %s", t.text)}
-				}
-			}
-			return &Cond{Kind: CondFunc, Op: t.text, Args: args}, nil
-		}
-		if t.text != "size" {
-			if _, ok := updateFuncs[t.text]; ok {
-				return nil, &SyntaxError{fmt.Sprintf("The function is not allowed to be used this way in an expression; function: %s", t.text)}
-			}
-			return nil, &SyntaxError{fmt.Sprintf("Invalid function name; function: %s", t.text)}
-		}
+	if isSyntaxError(errB) && errA.(*SyntaxError).at > errB.(*SyntaxError).at {
+		return nil, errA
 	}
-	l, err := p.parseCondOperand()
+	return nil, errB
+}
+
+func isSyntaxError(err error) bool {
+	e, ok := err.(*SyntaxError)
+	return ok && strings.HasPrefix(e.Msg, "Syntax error;")
+}
+
+// condFollows reports whether the next token may follow a condition.
+func (p *parser) condFollows() bool {
+	t := p.peek()
+	return t.kind == tEOF || (t.kind == tPunct && t.text == ")") || p.isKeyword("AND") || p.isKeyword("OR")
+}
+
+// comparisonFollows reports whether the next token continues an operand
+// into a condition: a comparator, BETWEEN or IN.
+func (p *parser) comparisonFollows() bool {
+	t := p.peek()
+	if t.kind == tPunct {
+		switch t.text {
+		case "=", "<>", "<", "<=", ">", ">=":
+			return true
+		}
+		return false
+	}
+	return p.isKeyword("BETWEEN") || p.isKeyword("IN")
+}
+
+// parseSimpleCond parses a function's condition, or a comparison,
+// BETWEEN or IN that starts with an operand.
+func (p *parser) parseSimpleCond() (*Cond, error) {
+	t := p.peek()
+	if p.isCall() {
+		name, args, err := p.parseCall(false)
+		if err != nil {
+			return nil, err
+		}
+		if p.comparisonFollows() {
+			if _, ok := condFuncs[name]; ok {
+				p.failAt(t.pos, misusedFunc(name))
+			}
+			return p.parseAfterOperand(callOperand(name, args))
+		}
+		if !p.condFollows() {
+			return nil, p.errHere()
+		}
+		if name == "size" {
+			p.failAt(t.pos, misusedFunc(name))
+		}
+		return &Cond{Kind: CondFunc, Op: name, Args: args}, nil
+	}
+	// Doubled parentheses around the first operand are reported once a
+	// comparison follows it (before, they could have been a condition's).
+	var redundant bool
+	l, err := p.parseOperand(&redundant)
 	if err != nil {
 		return nil, err
 	}
+	if !p.comparisonFollows() {
+		return nil, p.errHere()
+	}
+	if redundant {
+		return nil, errRedundantParens
+	}
 	return p.parseAfterOperand(l)
+}
+
+func (p *parser) isCall() bool {
+	t := p.peek()
+	if t.kind != tIdent {
+		return false
+	}
+	n := p.toks[p.pos+1]
+	return t.kind == tIdent && n.kind == tPunct && n.text == "(" && !isGrammarKeyword(t.text)
+}
+
+// parseCall parses name(operand, ...), recording a name that is not a
+// condition's function and, for an operand (operand), a condition's
+// function used as one. The operands are counted and typed later
+// (Condition.Validate).
+func (p *parser) parseCall(operand bool) (string, []*Operand, error) {
+	t := p.next()
+	p.next()
+	_, isCond := condFuncs[t.text]
+	switch {
+	case isCond:
+		if operand {
+			p.failAt(t.pos, misusedFunc(t.text))
+		}
+	case t.text == "size":
+	case updateFuncs[t.text] != 0:
+		p.failAt(t.pos, &SyntaxError{Msg: "The function is not allowed in a condition expression; function: " + t.text})
+	default:
+		p.failAt(t.pos, &SyntaxError{Msg: "Invalid function name; function: " + t.text})
+	}
+	args, err := p.parseOperands(nil, func() (*Operand, error) { return p.parseOperand(nil) })
+	if err != nil {
+		return "", nil, err
+	}
+	return t.text, args, nil
+}
+
+// callOperand is a function call as an operand: size, or a call that
+// parseCall has recorded an error for.
+func callOperand(name string, args []*Operand) *Operand {
+	if name == "size" {
+		return &Operand{Kind: OpSize, Args: args}
+	}
+	return &Operand{Kind: OpCall, Value: name, Args: args}
 }
 
 // parseParenCond parses "(condition)".
@@ -605,7 +740,7 @@ func (p *parser) parseParenCond() (*Cond, error) {
 		return nil, err
 	}
 	if c.paren {
-		return nil, &SyntaxError{"The expression has redundant parentheses;"}
+		return nil, errRedundantParens
 	}
 	c.paren = true
 	return c, nil
@@ -614,15 +749,11 @@ func (p *parser) parseParenCond() (*Cond, error) {
 // parseAfterOperand parses the rest of a condition that starts with the
 // operand l: a comparison, BETWEEN or IN.
 func (p *parser) parseAfterOperand(l *Operand) (*Cond, error) {
-	if l.Kind == OpSize {
-		if nt := p.peek(); nt.kind == tEOF || p.isKeyword("AND") || p.isKeyword("OR") || (nt.kind == tPunct && nt.text == ")") {
-			return nil, &SyntaxError{"The function is not allowed to be used this way in an expression; function: size"}
-		}
-	}
+	operand := func() (*Operand, error) { return p.parseOperand(nil) }
 	switch {
 	case p.isKeyword("BETWEEN"):
 		p.next()
-		lo, err := p.parseCondOperand()
+		lo, err := operand()
 		if err != nil {
 			return nil, err
 		}
@@ -630,7 +761,7 @@ func (p *parser) parseAfterOperand(l *Operand) (*Cond, error) {
 			return nil, p.errHere()
 		}
 		p.next()
-		hi, err := p.parseCondOperand()
+		hi, err := operand()
 		if err != nil {
 			return nil, err
 		}
@@ -640,12 +771,12 @@ func (p *parser) parseAfterOperand(l *Operand) (*Cond, error) {
 		if err := p.expectPunct("("); err != nil {
 			return nil, err
 		}
-		args, err := p.parseOperands([]*Operand{l}, p.parseCondOperand)
+		args, err := p.parseOperands([]*Operand{l}, operand)
 		if err != nil {
 			return nil, err
 		}
 		if len(args) > 101 && !p.legacy {
-			return nil, &SyntaxError{fmt.Sprintf("The IN operator is provided with too many operands; number of operands: %d", len(args)-1)}
+			return nil, &SyntaxError{Msg: fmt.Sprintf("The IN operator is provided with too many operands; number of operands: %d", len(args)-1)}
 		}
 		return &Cond{Kind: CondIn, Args: args}, nil
 	}
@@ -654,7 +785,7 @@ func (p *parser) parseAfterOperand(l *Operand) (*Cond, error) {
 		switch t.text {
 		case "=", "<>", "<", "<=", ">", ">=":
 			p.next()
-			r, err := p.parseCondOperand()
+			r, err := operand()
 			if err != nil {
 				return nil, err
 			}
@@ -662,15 +793,6 @@ func (p *parser) parseAfterOperand(l *Operand) (*Cond, error) {
 		}
 	}
 	return nil, p.errHere()
-}
-
-func (p *parser) parseArgs() ([]*Operand, error) {
-	var args []*Operand
-	if p.isPunct(")") {
-		p.next()
-		return args, nil
-	}
-	return p.parseOperands(args, p.parseCondOperand)
 }
 
 // parseOperands parses operand {"," operand} ")" and returns args with
@@ -693,54 +815,40 @@ func (p *parser) parseOperands(args []*Operand, operand func() (*Operand, error)
 	return args, nil
 }
 
-// parseCondOperand: path | :value | size(path)
-func (p *parser) parseCondOperand() (*Operand, error) {
+// parseOperand parses an operand of a condition: one in parentheses, a
+// function call, a value or a document path. Doubled parentheses are
+// redundant: reported at once, or set in *redundant if it is not nil.
+func (p *parser) parseOperand(redundant *bool) (*Operand, error) {
 	t := p.peek()
-	switch t.kind {
-	case tPunct:
-		if t.text == "(" {
-			// an operand in parentheses, as DynamoDB accepts
-			p.next()
-			o, err := p.parseCondOperand()
-			if err != nil {
-				return nil, err
-			}
-			if err := p.expectPunct(")"); err != nil {
-				return nil, err
-			}
-			return o, nil
+	switch {
+	case t.kind == tPunct && t.text == "(":
+		p.next()
+		o, err := p.parseOperand(redundant)
+		if err != nil {
+			return nil, err
 		}
-	case tValue:
+		if err := p.expectPunct(")"); err != nil {
+			return nil, err
+		}
+		if o.paren {
+			if redundant == nil {
+				return nil, errRedundantParens
+			}
+			*redundant = true
+		}
+		o.paren = true
+		return o, nil
+	case t.kind == tValue:
 		p.next()
 		p.useValue(t.text)
 		return &Operand{Kind: OpValue, Value: t.text}, nil
-	case tName:
-		return p.pathOperand()
-	case tIdent:
-		if p.toks[p.pos+1].kind == tPunct && p.toks[p.pos+1].text == "(" {
-			if t.text != "size" {
-				if _, ok := condFuncs[t.text]; ok {
-					return nil, &SyntaxError{fmt.Sprintf("The function is not allowed to be used this way in an expression; function: %s", t.text)}
-				}
-				if _, ok := updateFuncs[t.text]; ok {
-					return nil, &SyntaxError{fmt.Sprintf("The function is not allowed to be used this way in an expression; function: %s", t.text)}
-				}
-				return nil, &SyntaxError{fmt.Sprintf("Invalid function name; function: %s", t.text)}
-			}
-			p.next()
-			p.next()
-			args, err := p.parseArgs()
-			if err != nil {
-				return nil, err
-			}
-			if len(args) != 1 {
-				return nil, &SyntaxError{fmt.Sprintf("Incorrect number of operands for operator or function; operator or function: size, number of operands: %d", len(args))}
-			}
-			if args[0].Kind != OpPath {
-				return nil, &SyntaxError{"Operator or function requires a document path; operator or function: size"}
-			}
-			return &Operand{Kind: OpSize, Args: args}, nil
+	case p.isCall():
+		name, args, err := p.parseCall(true)
+		if err != nil {
+			return nil, err
 		}
+		return callOperand(name, args), nil
+	case t.kind == tName || t.kind == tIdent:
 		return p.pathOperand()
 	}
 	return nil, p.errHere()
@@ -833,7 +941,7 @@ func (p *parser) parseUpdate() (*Update, error) {
 		}
 		var twice error // reported at the section's end: a check inside it comes first
 		if seen[kw] {
-			twice = &SyntaxError{fmt.Sprintf("The \"%s\" section can only be used once in an update expression;", kw)}
+			twice = &SyntaxError{Msg: fmt.Sprintf("The \"%s\" section can only be used once in an update expression;", kw)}
 			if !p.deferChecks {
 				return nil, twice
 			}
@@ -988,7 +1096,7 @@ func (p *parser) parseSetValue() (*Operand, error) {
 	}
 	if p.isPunct("+") || p.isPunct("-") {
 		if l.Kind == OpListAppend { // (list_append(...)) + ...
-			if err := (&SyntaxError{"The function is not allowed to be used this way in an expression; function: list_append"}); p.fail(err) {
+			if err := (&SyntaxError{Msg: "The function is not allowed to be used this way in an expression; function: list_append"}); p.fail(err) {
 				return nil, err
 			}
 		}
@@ -1034,12 +1142,12 @@ func (p *parser) parseSetOperand(inner bool) (*Operand, error) {
 			n, ok := updateFuncs[t.text]
 			var bad error
 			if !ok {
-				bad = &SyntaxError{fmt.Sprintf("Invalid function name; function: %s", t.text)}
+				bad = &SyntaxError{Msg: fmt.Sprintf("Invalid function name; function: %s", t.text)}
 				if _, ok := condFuncs[t.text]; ok || t.text == "size" {
-					bad = &SyntaxError{fmt.Sprintf("The function is not allowed in an update expression; function: %s", t.text)}
+					bad = &SyntaxError{Msg: fmt.Sprintf("The function is not allowed in an update expression; function: %s", t.text)}
 				}
 			} else if t.text == "list_append" && (inner || p.arithmeticAfterCall()) {
-				bad = &SyntaxError{"The function is not allowed to be used this way in an expression; function: list_append"}
+				bad = &SyntaxError{Msg: "The function is not allowed to be used this way in an expression; function: list_append"}
 			}
 			if bad != nil && p.fail(bad) {
 				return nil, bad
@@ -1054,7 +1162,7 @@ func (p *parser) parseSetOperand(inner bool) (*Operand, error) {
 				return &Operand{Kind: OpValue}, nil // reported by finish
 			}
 			if len(args) != n {
-				err := &SyntaxError{fmt.Sprintf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", t.text, len(args))}
+				err := &SyntaxError{Msg: fmt.Sprintf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", t.text, len(args))}
 				if p.failLater(err) {
 					return nil, err
 				}
@@ -1062,7 +1170,7 @@ func (p *parser) parseSetOperand(inner bool) (*Operand, error) {
 			}
 			if t.text == "if_not_exists" {
 				if args[0].Kind != OpPath {
-					err := &SyntaxError{"Operator or function requires a document path; operator or function: if_not_exists"}
+					err := &SyntaxError{Msg: "Operator or function requires a document path; operator or function: if_not_exists"}
 					if p.failLater(err) {
 						return nil, err
 					}
@@ -1111,6 +1219,7 @@ func ParseProjection(s string) (*Projection, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.deferChecks = true // a syntax error anywhere before a reserved word
 	pr := &Projection{}
 	for {
 		path, err := p.parsePath()
@@ -1126,6 +1235,9 @@ func ParseProjection(s string) (*Projection, error) {
 	}
 	if p.peek().kind != tEOF {
 		return nil, p.errHere()
+	}
+	if p.deferred != nil {
+		return nil, p.deferred
 	}
 	pr.Expr = p.expr()
 	return pr, nil
