@@ -320,10 +320,62 @@ func (db *DB) prepareUpdate(t *table, key item, r exprReq) (*preparedUpdate, err
 			}
 		}
 	}
+	if u := p.x.update; u != nil {
+		if err := t.checkIndexKeyTypes(u, &p.x.env); err != nil {
+			return nil, err
+		}
+	}
 	if err := t.checkNestedKeys(p.x); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// checkIndexKeyTypes refuses an update that sets an index key attribute
+// to a value whose type is known before the item is read (a value, a
+// sum or difference, a list_append, an ADD's value) and is not the key's,
+// as DynamoDB does (dynalite's suite records it; DynamoDB Local accepts
+// the update and stores the item). Other values are checked on the new
+// item (checkItemKeys).
+func (t *table) checkIndexKeyTypes(u *ddbexpr.Update, env *ddbexpr.Env) error {
+	ixs := t.indexes()
+	if len(ixs) == 0 {
+		return nil
+	}
+	check := func(path ddbexpr.Path, typ string) error {
+		if len(path) != 1 || typ == "" {
+			return nil
+		}
+		name := env.TopName(path)
+		for _, ix := range ixs {
+			for _, k := range []keyAttr{ix.pk, ix.sk} {
+				if k.name == name && string(k.typ) != typ {
+					return validationf("One or more parameter values were invalid: Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s", k.name, k.typ, typ, ix.name)
+				}
+			}
+		}
+		return nil
+	}
+	for _, a := range u.Set {
+		typ := ""
+		switch a.Value.Kind {
+		case ddbexpr.OpValue:
+			typ = describeType(env.Values[a.Value.Value])
+		case ddbexpr.OpPlus, ddbexpr.OpMinus:
+			typ = "N"
+		case ddbexpr.OpListAppend:
+			typ = "L"
+		}
+		if err := check(a.Path, typ); err != nil {
+			return err
+		}
+	}
+	for _, a := range u.Add {
+		if err := check(a.Path, describeType(env.Values[a.Value])); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // apply computes the new item from old (nil if absent). It reads only

@@ -183,6 +183,9 @@ func (v *violations) enum(path, s string, set enumSet) {
 	if s == "" {
 		return
 	}
+	if s == emptyEnum {
+		s = ""
+	}
 	for _, m := range set.members {
 		if s == m {
 			return
@@ -205,6 +208,12 @@ func (v *violations) nonEmptyList(path string, l []string) {
 		v.add("'[]'", path, "must have length greater than or equal to 1")
 	}
 }
+
+// emptyEnum is how the wire decoder keeps an enum member sent as "" where
+// DynamoDB tells it from a missing one (a legacy condition's
+// ComparisonOperator): a value no enum has, which enum reports as an
+// empty quoted value.
+const emptyEnum = "\x00"
 
 // The enum sets, in the order DynamoDB lists them.
 var (

@@ -257,6 +257,29 @@ func TestServerSerializationMessages(t *testing.T) {
 	}
 }
 
+// TestServerEmptyComparisonOperator checks that a legacy condition's
+// ComparisonOperator sent as "" is a value outside the enum, and one
+// left out a missing one (dynalite's suite records DynamoDB so).
+func TestServerEmptyComparisonOperator(t *testing.T) {
+	srv := serve(t)
+	for _, c := range []struct{ op, body, want string }{
+		{"Scan", `{"TableName":"abc","ScanFilter":{"a":{},"b":{"ComparisonOperator":""}}}`,
+			"2 validation errors detected: Value null at 'scanFilter.a.member.comparisonOperator' failed to satisfy constraint: Member must not be null; " +
+				"Value '' at 'scanFilter.b.member.comparisonOperator' failed to satisfy constraint: Member must satisfy enum value set: [IN, NULL, BETWEEN, LT, NOT_CONTAINS, EQ, GT, NOT_NULL, NE, LE, BEGINS_WITH, GE, CONTAINS]"},
+		{"PutItem", `{"TableName":"abc","Item":{"a":{"S":"x"}},"Expected":{"b":{"ComparisonOperator":""}}}`,
+			"1 validation error detected: Value '' at 'expected.b.member.comparisonOperator' failed to satisfy constraint: Member must satisfy enum value set: [IN, NULL, BETWEEN, LT, NOT_CONTAINS, EQ, GT, NOT_NULL, NE, LE, BEGINS_WITH, GE, CONTAINS]"},
+	} {
+		status, _, body := rawCall(t, srv.URL(), "POST", "DynamoDB_20120810."+c.op, "application/x-amz-json-1.0", sigV4, c.body)
+		var got struct{ Message string }
+		if err := json.Unmarshal([]byte(body), &got); err != nil {
+			t.Fatal(err)
+		}
+		if status != 400 || got.Message != c.want {
+			t.Errorf("%s: %d %q, want 400 %q", c.op, status, got.Message, c.want)
+		}
+	}
+}
+
 // TestServerManyTypesInPlace checks that an attribute value with two types
 // (or two types, one an N that is no number) is reported where it stands,
 // in the words of its place, on a table that exists, and that nothing is

@@ -567,9 +567,10 @@ func checkKeyValue(k keyAttr, v types.AttributeValue) error {
 
 // checkItemKeys validates the table and index keys of an item to store.
 //
-// update selects the message DynamoDB Local gives when an update
-// expression (rather than a whole item, or AttributeUpdates) sets an
-// empty index key.
+// update selects the messages of an item an update expression (rather
+// than a whole item, or AttributeUpdates) made: for an empty index key,
+// DynamoDB Local's; for an index key of the wrong type, DynamoDB's
+// (dynalite's suite records it).
 func (t *table) checkItemKeys(it item, update bool) error {
 	for _, k := range []keyAttr{t.pk, t.sk} {
 		if k.name == "" {
@@ -602,6 +603,12 @@ func (t *table) checkItemKeys(it item, update bool) error {
 				continue
 			}
 			if typ := describeType(v); string(k.typ) != typ {
+				if update {
+					// A value whose type only the item tells
+					// (checkIndexKeyTypes refused the others), as
+					// dynalite's suite records DynamoDB.
+					return validation("The update expression attempted to update the secondary index key to unsupported type")
+				}
 				// DynamoDB's text; DynamoDB Local leaves out what follows
 				// "Index Key".
 				return validationf("One or more parameter values were invalid: Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s", k.name, k.typ, typ, ix.name)

@@ -477,11 +477,20 @@ func makeDecoder(t reflect.Type, building map[reflect.Type]*decFn) decFn {
 			return nil
 		}
 	case reflect.String:
+		empty := ""
+		if t == reflect.TypeFor[types.ComparisonOperator]() {
+			// An empty operator is a value outside the enum, not a
+			// missing one (dynalite's suite records DynamoDB so).
+			empty = emptyEnum
+		}
 		return func(d *jdec, v reflect.Value, _ bool) error {
 			if d.Peek() != '"' {
 				return d.scalarErr("String")
 			}
 			s, err := d.str()
+			if s == "" {
+				s = empty
+			}
 			v.SetString(s)
 			return err
 		}

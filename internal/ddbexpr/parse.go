@@ -160,6 +160,7 @@ type parser struct {
 	// but reported at its name); deferredPos is deferred's offset.
 	cond        bool
 	deferredPos int
+	update      bool // an update expression, whose section keywords are no names either
 }
 
 // fail records a check's error, to report after the parse (deferChecks),
@@ -305,10 +306,25 @@ func isGrammarKeyword(s string) bool {
 	return false
 }
 
+// keywordName reports whether t is a word of the grammar, which no path
+// may name: a condition's, and in an update its sections' too.
+func (p *parser) keywordName(t token) bool {
+	if t.kind != tIdent {
+		return false
+	}
+	if p.update {
+		switch strings.ToUpper(t.text) {
+		case "SET", "REMOVE", "ADD", "DELETE":
+			return true
+		}
+	}
+	return isGrammarKeyword(t.text)
+}
+
 func (p *parser) parsePath() (Path, error) {
 	t := p.peek()
 	var path Path
-	if t.kind == tIdent && isGrammarKeyword(t.text) {
+	if p.keywordName(t) {
 		return nil, p.errHere()
 	}
 	switch t.kind {
@@ -329,7 +345,7 @@ func (p *parser) parsePath() (Path, error) {
 		case p.isPunct("."):
 			p.next()
 			t := p.peek()
-			if t.kind == tIdent && isGrammarKeyword(t.text) {
+			if p.keywordName(t) {
 				return nil, p.errHere()
 			}
 			switch t.kind {
@@ -913,6 +929,7 @@ func ParseUpdateLate(s string) (*Update, error) {
 		return nil, err
 	}
 	p.deferChecks = true
+	p.update = true
 	u, err := p.parseUpdate()
 	if err = p.finish(err); err != nil {
 		return nil, err
