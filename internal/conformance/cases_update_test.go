@@ -172,7 +172,12 @@ var updateCases = []tc{
 	updCase("same path twice",
 		fail(eValid, upd(uk, "SET a = :v, a = :w", vals{":v": N("1"), ":w": N("2")}))),
 	updCase("overlapping paths",
-		fail(eValid, upd(uk, "SET m = :v REMOVE m.k", vals{":v": M(I{})}))),
+		fail(eValid, upd(uk, "SET m = :v REMOVE m.k", vals{":v": M(I{})})),
+		// Of two conflicting paths, the one written first is named
+		// first, whatever the sections.
+		failMsg(eValid, upd(uk, "REMOVE m.k SET m[1] = :v", vals{":v": N("1")})),
+		failMsg(eValid, upd(uk, "SET m[1] = :v REMOVE m.k", vals{":v": N("1")})),
+		failMsg(eValid, upd(uk, "ADD m.k :v SET m[1] = :v", vals{":v": N("1")}))),
 	updCase("function not allowed in SET",
 		fail(eValid, upd(uk, "SET a = size(s)", nil))),
 	updCase("unused value placeholder",
