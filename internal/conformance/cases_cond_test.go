@@ -375,6 +375,32 @@ var condCases = append(comparatorCases(), []tc{
 		steps: []step{docStep(failMsg(eValid, putIf(condItem, "attribute_type(n, s)", nil)), "DynamoDB Local names its internal types",
 			`{"Err":{"Kind":"Validation","Code":"ValidationException","Message":"Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: attribute_type, operand type: {NS,SS,L,BS,N,M,B,BOOL,NULL,S}"}}`)},
 	},
+	// The order of checks in expressions with several errors, as random
+	// invalid filters found it (TestDifferentialMalformedFilters): a
+	// size's operand count and type where the size ends, a placeholder
+	// where it is written; in the first operand, a syntax error before
+	// doubled parentheses; in a condition and an operand in the same
+	// parentheses, the condition's doubled parentheses first.
+	condCase("check order of operands",
+		invalidMsg("size(:v) < :u", vals{":v": NULL()}, nil),
+		invalidMsg("n >= size(size(:u))", vals{":v": N("1")}, nil),
+		invalidMsg("attribute_exists(n, size(:v))", vals{":v": BOOL(true)}, nil),
+		invalidMsg("size(size(:v, size(:w))) = n", vals{":v": S("x"), ":w": N("1")}, nil),
+		invalidMsg("begins_with(((:v))", vals{":v": S("x")}, nil),
+		invalidMsg("n > size(s, contains(((n)))", nil, nil),
+		invalidMsg("(((contains(:v, l[0])))", vals{":v": S("x")}, nil),
+		invalidMsg("((begins_with(l[0], :v))) . <= :v", vals{":v": S("x")}, nil),
+		invalidMsg("((size((s)))) IN (between, n)", nil, nil),
+		invalidMsg("n BETWEEN s AND :v AND between IN (# :v)", vals{":v": S("x")}, nil),
+	),
+	// size is on DynamoDB's list of reserved words, but a name all the
+	// same, as DynamoDB Local answers.
+	condCase("size as a name",
+		nopass("size = :v", vals{":v": S("x")}),
+		pass("attribute_not_exists(size)", nil),
+		pass("attribute_not_exists(m.SIZE)", nil),
+		nopass("size(size) = :v", vals{":v": N("0")}),
+	),
 	// size, contains, begins_with and attribute_type take a value too.
 	condCase("functions of values",
 		pass("size(:v) = :n", vals{":v": S("abc"), ":n": N("3")}),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -227,6 +228,118 @@ func TestDifferentialFilters(t *testing.T) {
 			}
 			sort.Strings(keys)
 			got[j] = strings.Join(keys, ",")
+		}
+		if got[0] != got[1] {
+			if diffs++; diffs <= 10 {
+				t.Errorf("filter %s:\n  engine:         %s\n  DynamoDB Local: %s", f, got[0], got[1])
+			}
+		}
+	}
+	if diffs > 10 {
+		t.Errorf("%d filters of 1,500 differ", diffs)
+	}
+}
+
+// TestDifferentialMalformedFilters compares the errors of 1,500 random
+// filter expressions, most of them invalid: function calls anywhere
+// (unknown, misused, of the wrong operand count or type), operands in
+// parentheses (doubled ones too), reserved and grammar words as names,
+// undefined placeholders, and then a token dropped, doubled or added.
+// The whole message is compared, so the order of the checks is: which
+// of several errors each names. Only attribute_type's list of types for
+// a path is left out (DynamoDB Local lists its own internal types).
+func TestDifferentialMalformedFilters(t *testing.T) {
+	targets := diffTargets(t, "", []I{{"pk": S("a"), "n": N("1")}})
+	r := rand.New(rand.NewSource(1))
+	paths := []string{"n", "s", "m.a", "l[0]", "#n", "#u", "x.y[1].z", "name", "between", "size"}
+	values := []string{":s", ":n", ":bin", ":el", ":b", ":nul", ":u", ":tN"}
+	funcs := []string{"size", "attribute_exists", "attribute_not_exists", "attribute_type", "begins_with", "contains", "if_not_exists", "whatever", "Size"}
+	call := func(f string, args int, operand func() string) string {
+		var as []string
+		for range args {
+			as = append(as, operand())
+		}
+		return f + "(" + strings.Join(as, ", ") + ")"
+	}
+	var operand func(depth int) string
+	operand = func(depth int) string {
+		k := r.Intn(20)
+		if depth > 2 {
+			k = r.Intn(14)
+		}
+		switch {
+		case k < 6:
+			return paths[r.Intn(len(paths))]
+		case k < 12:
+			return values[r.Intn(len(values))]
+		case k < 14:
+			return "(" + operand(depth+1) + ")"
+		}
+		f, args := funcs[r.Intn(len(funcs))], 1+r.Intn(2)
+		if r.Intn(3) > 0 {
+			f = "size"
+			if r.Intn(4) > 0 {
+				args = 1
+			}
+		}
+		return call(f, args, func() string { return operand(depth + 1) })
+	}
+	var cond func(depth int) string
+	cond = func(depth int) string {
+		k := r.Intn(12)
+		if depth > 2 {
+			k = r.Intn(8)
+		}
+		switch k {
+		case 0, 1, 2:
+			ops := []string{"=", "<>", "<", "<=", ">", ">="}
+			return operand(0) + " " + ops[r.Intn(len(ops))] + " " + operand(0)
+		case 3, 4:
+			return call(funcs[1+r.Intn(len(funcs)-1)], 1+r.Intn(2), func() string { return operand(1) })
+		case 5:
+			return operand(0) + " BETWEEN " + operand(0) + " AND " + operand(0)
+		case 6:
+			return operand(0) + " IN (" + operand(0) + ", " + operand(0) + ")"
+		case 7:
+			return "(" + cond(depth+1) + ")"
+		case 8:
+			return "NOT " + cond(depth+1)
+		}
+		return cond(depth+1) + " " + []string{"AND", "OR"}[r.Intn(2)] + " " + cond(depth+1)
+	}
+	token := regexp.MustCompile(`[A-Za-z_#:][A-Za-z0-9_]*|[0-9]+|<>|<=|>=|\S`)
+	mutate := func(s string) string {
+		toks := token.FindAllString(s, -1)
+		switch r.Intn(6) {
+		case 0:
+			if len(toks) > 1 {
+				i := r.Intn(len(toks))
+				toks = append(toks[:i], toks[i+1:]...)
+			}
+		case 1:
+			i := r.Intn(len(toks))
+			toks = append(toks[:i+1], toks[i:]...)
+		case 2:
+			extra := []string{"(", ")", ",", "AND", "\"", "ü", "[", "]", ".", "1", "=", "between", "#", "in"}
+			i := r.Intn(len(toks) + 1)
+			toks = append(toks[:i], append([]string{extra[r.Intn(len(extra))]}, toks[i:]...)...)
+		}
+		return strings.Join(toks, " ")
+	}
+	typeList := regexp.MustCompile(`operand type: \{[^}]*\}`)
+	ctx := context.Background()
+	diffs := 0
+	for range 1500 {
+		f := mutate(cond(0))
+		var names map[string]string
+		if strings.Contains(f, "#n") {
+			names = map[string]string{"#n": "n"}
+		}
+		var got [2]string
+		for j, d := range targets {
+			_, err := d.c.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(d.table), FilterExpression: aws.String(f),
+				ExpressionAttributeValues: usedValues(f, diffValues), ExpressionAttributeNames: names})
+			got[j] = typeList.ReplaceAllString(diffErr(err), "operand type: {...}")
 		}
 		if got[0] != got[1] {
 			if diffs++; diffs <= 10 {

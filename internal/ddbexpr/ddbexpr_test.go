@@ -109,6 +109,10 @@ func TestParseErrors(t *testing.T) {
 		"foo(a) = :v AND attribute_exists(a) = :v": "Invalid function name; function: foo",
 		"attribute_exists((status)) > :v":          "The function is not allowed to be used this way in an expression; function: attribute_exists",
 		"if_not_exists(a, b) = :v":                 "The function is not allowed in a condition expression; function: if_not_exists",
+		"begins_with(((:v))":                       `Syntax error; token: "<EOF>", near: ")"`,
+		"a > size(b, contains(((c)))":              "The expression has redundant parentheses;",
+		"(((contains(a, b)))":                      `Syntax error; token: "<EOF>", near: ")"`,
+		"((begins_with(a, :v))) . <= :v":           "The expression has redundant parentheses;",
 	}
 	for expr, want := range cases {
 		_, err := ParseCondition(expr)

@@ -9,7 +9,12 @@
 // never modified after parsing. Errors are *SyntaxError (parse),
 // *CheckError (placeholders and operand types, checked before
 // evaluation) and *EvalError (evaluation), whose messages follow
-// DynamoDB's; the engine turns them into ValidationExceptions.
+// DynamoDB's; the engine turns them into ValidationExceptions. Of an
+// expression with several errors, the one DynamoDB names is reported:
+// parsing reports syntax errors and doubled parentheses where DynamoDB's
+// parser meets them, then the first in the order written of reserved
+// words, function names and misused functions; [Condition.Validate]
+// then checks each comparison or function in turn.
 //
 // Numbers are exact decimals ([Number]) of up to 38 significant digits,
 // compared and added without floating point.

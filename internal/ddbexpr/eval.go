@@ -328,11 +328,11 @@ func typeArg(v types.AttributeValue) string {
 
 // Validate checks the condition against the request's names and values
 // before evaluation, as DynamoDB does: each comparison or function in the
-// order written, and in each its placeholders (each must be defined),
-// then its functions' operand counts, then whether its first operand is
-// distinct from the others, then its functions' and its own operand
-// types (DynamoDB Local answers alike; dynalite's suite records
-// DynamoDB's answers).
+// order written, and in each its operands (checkOperand: placeholders
+// and sizes, in the order DynamoDB reads them), then its operand count, then
+// whether its first operand is distinct from the others, then its
+// operands' types (DynamoDB Local answers alike; dynalite's suite
+// records DynamoDB's answers).
 func (c *Condition) Validate(env *Env) error { return env.validate(c.Root) }
 
 func (env *Env) validate(c *Cond) error {
@@ -346,12 +346,7 @@ func (env *Env) validate(c *Cond) error {
 		return env.validate(c.L)
 	}
 	for _, o := range c.Args {
-		if err := env.placeholders(o); err != nil {
-			return err
-		}
-	}
-	for _, o := range c.Args {
-		if err := operandCounts(o); err != nil {
+		if err := env.checkOperand(o); err != nil {
 			return err
 		}
 	}
@@ -361,9 +356,10 @@ func (env *Env) validate(c *Cond) error {
 	return env.checkTypes(c)
 }
 
-// placeholders reports the first placeholder of o, in the order
-// written, that env does not define.
-func (env *Env) placeholders(o *Operand) error {
+// checkOperand checks o as DynamoDB does while it reads it: each
+// placeholder where it is written (it must be defined), and each size
+// where it ends (checkSize).
+func (env *Env) checkOperand(o *Operand) error {
 	switch o.Kind {
 	case OpValue:
 		if _, ok := env.Values[o.Value]; !ok {
@@ -379,9 +375,12 @@ func (env *Env) placeholders(o *Operand) error {
 		}
 	}
 	for _, a := range o.Args {
-		if err := env.placeholders(a); err != nil {
+		if err := env.checkOperand(a); err != nil {
 			return err
 		}
+	}
+	if o.Kind == OpSize {
+		return env.checkSize(o)
 	}
 	return nil
 }
@@ -390,30 +389,12 @@ func operandCountError(fn string, n int) error {
 	return &CheckError{fmt.Sprintf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", fn, n)}
 }
 
-// operandCounts checks the operand count of each size in o, innermost
-// first.
-func operandCounts(o *Operand) error {
-	for _, a := range o.Args {
-		if err := operandCounts(a); err != nil {
-			return err
-		}
-	}
-	if o.Kind == OpSize && len(o.Args) != 1 {
+// checkSize checks a size's operand count, then its operand's type,
+// where a value's or another size's tells it: size takes no number,
+// boolean or null.
+func (env *Env) checkSize(o *Operand) error {
+	if len(o.Args) != 1 {
 		return operandCountError("size", len(o.Args))
-	}
-	return nil
-}
-
-// sizeTypes checks the operand of each size in o, innermost first: size
-// takes no number (another size's included), boolean or null.
-func (env *Env) sizeTypes(o *Operand) error {
-	for _, a := range o.Args {
-		if err := env.sizeTypes(a); err != nil {
-			return err
-		}
-	}
-	if o.Kind != OpSize {
-		return nil
 	}
 	t := env.constType(o.Args[0])
 	if o.Args[0].Kind == OpSize {
@@ -437,29 +418,19 @@ const anyType = "{NS,SS,L,BS,N,M,B,BOOL,NULL,S}"
 
 func (env *Env) constType(o *Operand) string {
 	if o.Kind == OpValue {
-		return TypeName(env.Values[o.Value])
+		if v, ok := env.Values[o.Value]; ok {
+			return TypeName(v)
+		}
 	}
 	return ""
 }
 
 // checkTypes is the last of validate's checks of one comparison or
-// function: distinct operands, then the types of its sizes' operands,
-// then its own operands' types.
+// function: distinct operands, then its own operands' types.
 func (env *Env) checkTypes(c *Cond) error {
-	sizes := func() error {
-		for _, o := range c.Args {
-			if err := env.sizeTypes(o); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	switch c.Kind {
 	case CondCompare:
 		if err := env.checkDistinct(c.Op, c.Args); err != nil {
-			return err
-		}
-		if err := sizes(); err != nil {
 			return err
 		}
 		if c.Op == "=" || c.Op == "<>" {
@@ -471,16 +442,10 @@ func (env *Env) checkTypes(c *Cond) error {
 			}
 		}
 	case CondIn:
-		if err := env.checkDistinct("IN", c.Args); err != nil {
-			return err
-		}
-		return sizes()
+		return env.checkDistinct("IN", c.Args)
 	case CondBetween:
 		// The operands' types before their distinctness, as DynamoDB
 		// Local checks them.
-		if err := sizes(); err != nil {
-			return err
-		}
 		for _, o := range c.Args {
 			if t := env.constType(o); t != "" && t != "S" && t != "N" && t != "B" {
 				return operandTypeError("BETWEEN", t)
@@ -503,9 +468,6 @@ func (env *Env) checkTypes(c *Cond) error {
 			if err := env.checkDistinct(c.Op, c.Args); err != nil {
 				return err
 			}
-		}
-		if err := sizes(); err != nil {
-			return err
 		}
 		switch c.Op {
 		case "attribute_exists", "attribute_not_exists":

@@ -50,7 +50,11 @@ func lex(s string) ([]token, error) {
 				j++
 			}
 			if j == i+1 {
-				return nil, syntaxErrAt(s, string(c), i, toks)
+				// reported where the parser meets it, as any character
+				// no token has
+				toks = append(toks, token{tInvalid, string(c), i})
+				i++
+				continue
 			}
 			k := tName
 			if c == ':' {
@@ -107,34 +111,6 @@ func isIdentStart(c byte) bool {
 
 func isIdentChar(c byte) bool { return isIdentStart(c) || (c >= '0' && c <= '9') }
 
-// syntaxErrAt reports a one-character token at pos that cannot start a
-// token; like DynamoDB, "near" spans the previous token, this one and the
-// next.
-func syntaxErrAt(s, tok string, pos int, before []token) error {
-	start := pos
-	if len(before) > 0 {
-		start = before[len(before)-1].pos
-	}
-	end := pos + len(tok)
-	j := end
-	for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
-		j++
-	}
-	if j < len(s) {
-		k := j + 1
-		switch c := s[j]; {
-		case isIdentChar(c) || c == '#' || c == ':':
-			for k < len(s) && isIdentChar(s[k]) {
-				k++
-			}
-		case (c == '<' || c == '>') && k < len(s) && (s[k] == '=' || s[k] == '>'):
-			k++
-		}
-		end = k
-	}
-	return &SyntaxError{Msg: `Syntax error; token: "` + tok + `", near: "` + s[start:end] + `"`, at: pos}
-}
-
 type parser struct {
 	src   string
 	toks  []token
@@ -161,6 +137,44 @@ type parser struct {
 	cond        bool
 	deferredPos int
 	update      bool // an update expression, whose section keywords are no names either
+	// Doubled parentheses are reported (redundant) where DynamoDB
+	// commits to what they are part of, after a syntax error found on
+	// the way: at once in a comparison's later operands, and in a
+	// condition's first operand (predicting) once a comparison follows
+	// it (redundancy, commit). Where an opening parenthesis may start a
+	// condition or an operand, a quiet parse of each (syntax only; quiet
+	// results memoized by position) tells which to take (parsePrimary).
+	predicting, redundant bool
+	quiet                 bool
+	quietMemo             map[int]quietResult
+}
+
+// quietResult is what a quiet parse of a condition from a position gave:
+// the position after it, or its error.
+type quietResult struct {
+	end int
+	err error
+}
+
+// redundancy reports doubled parentheses: at once, or once committed.
+func (p *parser) redundancy() error {
+	switch {
+	case p.quiet:
+		return nil
+	case p.predicting:
+		p.redundant = true
+		return nil
+	}
+	return errRedundantParens
+}
+
+// commit reports the doubled parentheses met before a commitment.
+func (p *parser) commit() error {
+	if p.redundant && !p.predicting && !p.quiet {
+		p.redundant = false
+		return errRedundantParens
+	}
+	return nil
 }
 
 // fail records a check's error, to report after the parse (deferChecks),
@@ -169,6 +183,9 @@ func (p *parser) fail(err error) bool { return p.failAt(p.peek().pos, err) }
 
 // failAt is fail for a check of the expression at offset pos.
 func (p *parser) failAt(pos int, err error) bool {
+	if p.quiet {
+		return false
+	}
 	if p.cond && p.deferred != nil && pos < p.deferredPos {
 		p.deferred = nil
 	}
@@ -377,7 +394,9 @@ func (p *parser) parsePath() (Path, error) {
 			path = append(path, PathElem{Index: n, IsIndex: true})
 		default:
 			if len(path) > 1 && !slices.Contains(p.nested, path[0].Name) {
-				p.nested = append(p.nested, path[0].Name)
+				if !p.quiet {
+					p.nested = append(p.nested, path[0].Name)
+				}
 			}
 			return path, nil
 		}
@@ -385,7 +404,10 @@ func (p *parser) parsePath() (Path, error) {
 }
 
 func (p *parser) checkReserved(t token) error {
-	if reserved[strings.ToUpper(t.text)] {
+	// SIZE is on DynamoDB's list, but a name all the same in every
+	// expression, as DynamoDB Local answers (nothing records DynamoDB
+	// refusing it).
+	if u := strings.ToUpper(t.text); reserved[u] && u != "SIZE" {
 		if err := (&SyntaxError{Msg: fmt.Sprintf("Attribute name is a reserved keyword; reserved keyword: %s", t.text)}); p.fail(err) {
 			return err
 		}
@@ -394,14 +416,14 @@ func (p *parser) checkReserved(t token) error {
 }
 
 func (p *parser) useName(n string) {
-	if !p.names[n] {
+	if !p.names[n] && !p.quiet {
 		p.names[n] = true
 		p.order = append(p.order, n)
 	}
 }
 
 func (p *parser) useValue(v string) {
-	if !p.vals[v] {
+	if !p.vals[v] && !p.quiet {
 		p.vals[v] = true
 		p.order = append(p.order, v)
 	}
@@ -507,6 +529,9 @@ func parseCondition(s string, legacy bool) (*Condition, error) {
 	c, err := p.parseOr()
 	if err == nil && p.peek().kind != tEOF {
 		err = p.errHere()
+	}
+	if err == nil && p.redundant {
+		err = errRedundantParens
 	}
 	if err != nil {
 		// A syntax error, or redundant parentheses (reported where the
@@ -616,25 +641,77 @@ func (p *parser) parsePrimary() (*Cond, error) {
 	if !p.isPunct("(") {
 		return p.parseSimpleCond()
 	}
-	save, deferred, deferredPos := p.pos, p.deferred, p.deferredPos
-	c, errA := p.parseParenCond()
-	if errA == nil {
-		if p.condFollows() {
-			return c, nil
+	start := p.pos
+	if p.quiet {
+		if r, ok := p.quietMemo[start]; ok {
+			p.pos = r.end
+			return &Cond{}, r.err
 		}
-		errA = p.errHere()
-	} else if !isSyntaxError(errA) {
+	}
+	aWhole := false // the condition in parentheses parsed, but what follows may not follow it
+	parenCond := func() (*Cond, error) {
+		c, err := p.parseParenCond()
+		if err == nil && !p.condFollows() {
+			err, aWhole = p.errHere(), true
+		}
+		return c, err
+	}
+	// Which of the two to parse: the one without a syntax error, else
+	// the one whose syntax error comes later, as DynamoDB commits to it
+	// where the other fails (reporting on the way what it meets, such
+	// as doubled parentheses); where both fail at once, that error.
+	var errA, errB error
+	if p.quiet {
+		_, errA = parenCond()
+	} else {
+		errA = p.quietly(parenCond)
+	}
+	takeA, both := !isSyntaxError(errA), false
+	if !takeA {
+		p.pos = start
+		if p.quiet {
+			_, errB = p.parseSimpleCond()
+		} else {
+			errB = p.quietly(p.parseSimpleCond)
+		}
+		if isSyntaxError(errB) {
+			// Where both read the same tokens (a condition and an
+			// operand in the same parentheses), DynamoDB takes the
+			// condition, and meets its doubled parentheses first.
+			atA, atB := errA.(*SyntaxError).at, errB.(*SyntaxError).at
+			takeA, both = atA > atB || (atA == atB && aWhole), atA == atB && !aWhole
+		}
+	}
+	if p.quiet {
+		err := errA
+		if !takeA {
+			err = errB
+		}
+		p.quietMemo[start] = quietResult{p.pos, err}
+		return &Cond{}, err
+	}
+	p.pos = start
+	switch {
+	case both:
 		return nil, errA
+	case takeA:
+		return parenCond()
 	}
-	p.pos, p.deferred, p.deferredPos = save, deferred, deferredPos
-	c, errB := p.parseSimpleCond()
-	if errB == nil {
-		return c, nil
+	return p.parseSimpleCond()
+}
+
+// quietly runs parse quietly from the current position and returns its
+// error; the position is left where it stopped.
+func (p *parser) quietly(parse func() (*Cond, error)) error {
+	if p.quietMemo == nil {
+		p.quietMemo = map[int]quietResult{}
 	}
-	if isSyntaxError(errB) && errA.(*SyntaxError).at > errB.(*SyntaxError).at {
-		return nil, errA
-	}
-	return nil, errB
+	deferred, deferredPos, redundant, predicting := p.deferred, p.deferredPos, p.redundant, p.predicting
+	p.quiet = true
+	_, err := parse()
+	p.quiet = false
+	p.deferred, p.deferredPos, p.redundant, p.predicting = deferred, deferredPos, redundant, predicting
+	return err
 }
 
 func isSyntaxError(err error) bool {
@@ -666,10 +743,21 @@ func (p *parser) comparisonFollows() bool {
 // BETWEEN or IN that starts with an operand.
 func (p *parser) parseSimpleCond() (*Cond, error) {
 	t := p.peek()
+	// The first operand or call is parsed as DynamoDB predicts what it
+	// starts: a syntax error in it (or, after an operand, in the token
+	// that follows) comes before doubled parentheses in it.
+	p.predicting = true
 	if p.isCall() {
 		name, args, err := p.parseCall(false)
+		p.predicting = false
 		if err != nil {
 			return nil, err
+		}
+		if err := p.commit(); err != nil {
+			return nil, err
+		}
+		if !p.comparisonFollows() && !p.condFollows() {
+			return nil, p.errHere()
 		}
 		if p.comparisonFollows() {
 			if _, ok := condFuncs[name]; ok {
@@ -677,26 +765,21 @@ func (p *parser) parseSimpleCond() (*Cond, error) {
 			}
 			return p.parseAfterOperand(callOperand(name, args))
 		}
-		if !p.condFollows() {
-			return nil, p.errHere()
-		}
 		if name == "size" {
 			p.failAt(t.pos, misusedFunc(name))
 		}
 		return &Cond{Kind: CondFunc, Op: name, Args: args}, nil
 	}
-	// Doubled parentheses around the first operand are reported once a
-	// comparison follows it (before, they could have been a condition's).
-	var redundant bool
-	l, err := p.parseOperand(&redundant)
+	l, err := p.parseOperand()
+	p.predicting = false
 	if err != nil {
 		return nil, err
 	}
 	if !p.comparisonFollows() {
 		return nil, p.errHere()
 	}
-	if redundant {
-		return nil, errRedundantParens
+	if err := p.commit(); err != nil {
+		return nil, err
 	}
 	return p.parseAfterOperand(l)
 }
@@ -729,7 +812,7 @@ func (p *parser) parseCall(operand bool) (string, []*Operand, error) {
 	default:
 		p.failAt(t.pos, &SyntaxError{Msg: "Invalid function name; function: " + t.text})
 	}
-	args, err := p.parseOperands(nil, func() (*Operand, error) { return p.parseOperand(nil) })
+	args, err := p.parseOperands(nil, p.parseOperand)
 	if err != nil {
 		return "", nil, err
 	}
@@ -756,7 +839,9 @@ func (p *parser) parseParenCond() (*Cond, error) {
 		return nil, err
 	}
 	if c.paren {
-		return nil, errRedundantParens
+		if err := p.redundancy(); err != nil {
+			return nil, err
+		}
 	}
 	c.paren = true
 	return c, nil
@@ -765,7 +850,7 @@ func (p *parser) parseParenCond() (*Cond, error) {
 // parseAfterOperand parses the rest of a condition that starts with the
 // operand l: a comparison, BETWEEN or IN.
 func (p *parser) parseAfterOperand(l *Operand) (*Cond, error) {
-	operand := func() (*Operand, error) { return p.parseOperand(nil) }
+	operand := p.parseOperand
 	switch {
 	case p.isKeyword("BETWEEN"):
 		p.next()
@@ -833,13 +918,13 @@ func (p *parser) parseOperands(args []*Operand, operand func() (*Operand, error)
 
 // parseOperand parses an operand of a condition: one in parentheses, a
 // function call, a value or a document path. Doubled parentheses are
-// redundant: reported at once, or set in *redundant if it is not nil.
-func (p *parser) parseOperand(redundant *bool) (*Operand, error) {
+// redundant: reported at once, or (predicting) noted in p.redundant.
+func (p *parser) parseOperand() (*Operand, error) {
 	t := p.peek()
 	switch {
 	case t.kind == tPunct && t.text == "(":
 		p.next()
-		o, err := p.parseOperand(redundant)
+		o, err := p.parseOperand()
 		if err != nil {
 			return nil, err
 		}
@@ -847,10 +932,9 @@ func (p *parser) parseOperand(redundant *bool) (*Operand, error) {
 			return nil, err
 		}
 		if o.paren {
-			if redundant == nil {
-				return nil, errRedundantParens
+			if err := p.redundancy(); err != nil {
+				return nil, err
 			}
-			*redundant = true
 		}
 		o.paren = true
 		return o, nil
