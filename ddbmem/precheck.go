@@ -428,23 +428,21 @@ func (db *DB) missingUpdate(lookupErr error, in *dynamodb.UpdateItemInput) error
 	})
 }
 
-// readViolations are the constraints Query and Scan share.
-func readViolations(v *violations, table, index *string, sel types.Select, limit *int32, attrs []string, consumed types.ReturnConsumedCapacity, condOp types.ConditionalOperator) {
-	v.nonEmptyList("attributesToGet", attrs)
-	v.enum("select", string(sel), setSelect)
-	v.name("indexName", index, false)
-	v.enum("returnConsumedCapacity", string(consumed), setConsumed)
-	v.name("tableName", table, true)
-	v.enum("conditionalOperator", string(condOp), setCondOp)
-	v.atLeast("limit", limit, 1)
-}
-
 // queryConstraints checks the constraints of a Query request's members.
 func queryConstraints(in *dynamodb.QueryInput) error {
+	// DynamoDB lists the members in its own order (that of their names
+	// in a hash table, so Query's and Scan's differ) and stops at ten:
+	// dynalite's suite records which ten.
 	var v violations
-	readViolations(&v, in.TableName, in.IndexName, in.Select, in.Limit, in.AttributesToGet, in.ReturnConsumedCapacity, in.ConditionalOperator)
-	v.conditions("keyConditions", in.KeyConditions)
+	v.enum("select", string(in.Select), setSelect)
+	v.name("indexName", in.IndexName, false)
+	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
 	v.conditions("queryFilter", in.QueryFilter)
+	v.name("tableName", in.TableName, true)
+	v.enum("conditionalOperator", string(in.ConditionalOperator), setCondOp)
+	v.atLeast("limit", in.Limit, 1)
+	v.nonEmptyList("attributesToGet", in.AttributesToGet)
+	v.conditions("keyConditions", in.KeyConditions)
 	return v.err()
 }
 
@@ -494,11 +492,18 @@ func (db *DB) missingQuery(lookupErr error, in *dynamodb.QueryInput) error {
 
 // scanConstraints checks the constraints of a Scan request's members.
 func scanConstraints(in *dynamodb.ScanInput) error {
+	// In DynamoDB's order (see queryConstraints).
 	var v violations
-	readViolations(&v, in.TableName, in.IndexName, in.Select, in.Limit, in.AttributesToGet, in.ReturnConsumedCapacity, in.ConditionalOperator)
+	v.enum("select", string(in.Select), setSelect)
+	v.name("indexName", in.IndexName, false)
+	v.atLeast("totalSegments", in.TotalSegments, 1)
+	v.enum("returnConsumedCapacity", string(in.ReturnConsumedCapacity), setConsumed)
+	v.name("tableName", in.TableName, true)
+	v.enum("conditionalOperator", string(in.ConditionalOperator), setCondOp)
 	v.conditions("scanFilter", in.ScanFilter)
 	v.atLeast("segment", in.Segment, 0)
-	v.atLeast("totalSegments", in.TotalSegments, 1)
+	v.atLeast("limit", in.Limit, 1)
+	v.nonEmptyList("attributesToGet", in.AttributesToGet)
 	return v.err()
 }
 

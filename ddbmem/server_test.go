@@ -280,6 +280,30 @@ func TestServerEmptyComparisonOperator(t *testing.T) {
 	}
 }
 
+// TestServerTenViolations checks which ten of a Query's or Scan's
+// constraint violations are listed: DynamoDB's order of members, as
+// dynalite's suite records it, leaves a Scan's attributesToGet and a
+// Query's second key condition out.
+func TestServerTenViolations(t *testing.T) {
+	srv := serve(t)
+	for _, c := range []struct{ op, body, in, out string }{
+		{"Scan", `{"TableName":"abc;","ReturnConsumedCapacity":"hi","AttributesToGet":[],"IndexName":"abc;","Segment":-1,"TotalSegments":-1,"Select":"hi","Limit":-1,` +
+			`"ScanFilter":{"a":{},"b":{"ComparisonOperator":""}},"ConditionalOperator":"AN"}`, "'totalSegments'", "'attributesToGet'"},
+		{"Query", `{"TableName":"abc;","ReturnConsumedCapacity":"hi","AttributesToGet":[],"IndexName":"abc;","Select":"hi","Limit":-1,` +
+			`"KeyConditions":{"a":{},"b":{"ComparisonOperator":""}},"ConditionalOperator":"AN","QueryFilter":{"a":{},"b":{"ComparisonOperator":""}}}`,
+			"'keyConditions.a.member.comparisonOperator'", "'keyConditions.b.member.comparisonOperator'"},
+	} {
+		_, _, body := rawCall(t, srv.URL(), "POST", "DynamoDB_20120810."+c.op, "application/x-amz-json-1.0", sigV4, c.body)
+		var got struct{ Message string }
+		if err := json.Unmarshal([]byte(body), &got); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(got.Message, "10 validation errors detected: ") || !strings.Contains(got.Message, c.in) || strings.Contains(got.Message, c.out) {
+			t.Errorf("%s: %q, want ten violations with %s and without %s", c.op, got.Message, c.in, c.out)
+		}
+	}
+}
+
 // TestServerManyTypesInPlace checks that an attribute value with two types
 // (or two types, one an N that is no number) is reported where it stands,
 // in the words of its place, on a table that exists, and that nothing is
