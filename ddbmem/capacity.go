@@ -31,7 +31,7 @@ func writeUnits(size int) float64 { return max(1, math.Ceil(float64(size)/1024))
 // the request did not ask for it. kind is 'r' or 'w' for transactions
 // (which also set ReadCapacityUnits or WriteCapacityUnits), 0 otherwise.
 func consumed(rcc types.ReturnConsumedCapacity, table string, units float64, kind byte) *types.ConsumedCapacity {
-	return usage{table: units}.report(rcc, table, true, kind)
+	return usage{table: units}.report(rcc, table, kind)
 }
 
 // consumedList reports per-table units in table-name order.
@@ -118,11 +118,12 @@ func (u *usage) scale(f float64) {
 }
 
 // report returns the ConsumedCapacity of u, or nil when the request did
-// not ask for it. With INDEXES the table's part is listed only when a
-// read touched the table or the request wrote to it. kind is 'r' or 'w'
+// not ask for it. With INDEXES the table's part is always listed, with
+// 0 units for a read of an index alone, as DynamoDB does (dynalite's
+// suite records it; DynamoDB Local leaves it out). kind is 'r' or 'w'
 // for transactions, which also report every part as ReadCapacityUnits
 // or WriteCapacityUnits, 0 otherwise.
-func (u usage) report(rcc types.ReturnConsumedCapacity, table string, tablePart bool, kind byte) *types.ConsumedCapacity {
+func (u usage) report(rcc types.ReturnConsumedCapacity, table string, kind byte) *types.ConsumedCapacity {
 	if !wantCapacity(rcc) {
 		return nil
 	}
@@ -149,10 +150,8 @@ func (u usage) report(rcc types.ReturnConsumedCapacity, table string, tablePart 
 	if rcc != types.ReturnConsumedCapacityIndexes {
 		return c
 	}
-	if tablePart || u.table > 0 {
-		tc := capacity(u.table)
-		c.Table = &tc
-	}
+	tc := capacity(u.table)
+	c.Table = &tc
 	if len(u.gsi) > 0 {
 		c.GlobalSecondaryIndexes = map[string]types.Capacity{}
 		for n, v := range u.gsi {
@@ -268,7 +267,7 @@ func (t *table) writeCapacity(rcc types.ReturnConsumedCapacity, pk, sk string, o
 		nwSize = nwRec.size
 	}
 	flat := rcc != types.ReturnConsumedCapacityIndexes
-	return t.writeUsageSized(pk, sk, oldRec.get(), nwRec.get(), oldSize, nwSize, flat).report(rcc, t.name, true, 0)
+	return t.writeUsageSized(pk, sk, oldRec.get(), nwRec.get(), oldSize, nwSize, flat).report(rcc, t.name, 0)
 }
 
 // readCapacity is the ConsumedCapacity of a Query or Scan, or nil when
@@ -277,7 +276,7 @@ func readCapacity(rcc types.ReturnConsumedCapacity, table string, src *source, s
 	if !wantCapacity(rcc) {
 		return nil
 	}
-	return readUsage(src, size, fetched, consistent).report(rcc, table, src.ix == nil, 0)
+	return readUsage(src, size, fetched, consistent).report(rcc, table, 0)
 }
 
 // usageList reports per-table usage in table-name order; kind is as for
@@ -293,7 +292,7 @@ func usageList(rcc types.ReturnConsumedCapacity, usages map[string]*usage, kind 
 	sort.Strings(names)
 	out := make([]types.ConsumedCapacity, 0, len(names))
 	for _, n := range names {
-		out = append(out, *usages[n].report(rcc, n, true, kind))
+		out = append(out, *usages[n].report(rcc, n, kind))
 	}
 	return out
 }

@@ -53,3 +53,25 @@ func TestConsumedCapacity(t *testing.T) {
 		t.Error("capacity reported without being asked for")
 	}
 }
+
+// TestIndexReadTablePart checks that, with INDEXES, a read of an index
+// alone lists the table's part with 0 units, as DynamoDB does
+// (dynalite's suite records it; DynamoDB Local leaves it out).
+func TestIndexReadTablePart(t *testing.T) {
+	db := newTable(t)
+	it := key("a", "1")
+	it["gpk"], it["gsk"] = s("g"), &types.AttributeValueMemberN{Value: "1"}
+	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: it}); err != nil {
+		t.Fatal(err)
+	}
+	q, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("tbl"), IndexName: aws.String("gsi"),
+		KeyConditionExpression: aws.String("gpk = :g"), ExpressionAttributeValues: map[string]av{":g": s("g")},
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := q.ConsumedCapacity
+	if c == nil || c.Table == nil || aws.ToFloat64(c.Table.CapacityUnits) != 0 || aws.ToFloat64(c.GlobalSecondaryIndexes["gsi"].CapacityUnits) != 0.5 {
+		t.Errorf("index query capacity %+v, want the table's 0 units and the index's 0.5", c)
+	}
+}

@@ -43,8 +43,9 @@
 // is reported when asked for, with DynamoDB's on-demand arithmetic (4 KB
 // reads, half for eventually consistent ones; 1 KB writes; index writes,
 // transactional ones included, and LSI fetches from the table included,
-// per index with INDEXES; transactions count every read and write
-// twice), but capacity is never enforced: there is no throttling unless
+// per index with INDEXES, where the table's part is listed even at 0
+// units for a read of an index alone; transactions count every read and
+// write twice), but capacity is never enforced: there is no throttling unless
 // injected (see [Fault]).
 //
 // # Semantics and limits
