@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -141,5 +142,33 @@ func TestUpdateTableIndexes(t *testing.T) {
 	wantErr("query a deleted index", err, "ValidationException", "The table does not have the specified index: byG")
 	if err := put("p7", n("8")); err != nil {
 		t.Errorf("a write once the index is gone: %v", err)
+	}
+}
+
+// TestUpdateTableSameThroughput checks that setting a table's throughput
+// to what it is already is refused, with DynamoDB's text (dynalite's
+// suite records it; DynamoDB Local says "The requested throughput value
+// equals the current value"), and that a change is taken.
+func TestUpdateTableSameThroughput(t *testing.T) {
+	db := ddbmem.New()
+	pt := func(r, w int64) *types.ProvisionedThroughput {
+		return &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(r), WriteCapacityUnits: aws.Int64(w)}
+	}
+	if _, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("tput"), ProvisionedThroughput: pt(5, 6),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("a"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("a"), KeyType: types.KeyTypeHash}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("tput"), ProvisionedThroughput: pt(5, 6)})
+	want := "The provisioned throughput for the table will not change. The requested value equals the current value. " +
+		"Current ReadCapacityUnits provisioned for the table: 5. Requested ReadCapacityUnits: 5. " +
+		"Current WriteCapacityUnits provisioned for the table: 6. Requested WriteCapacityUnits: 6. " +
+		"Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits."
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("same throughput: %v, want %q", err, want)
+	}
+	out, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("tput"), ProvisionedThroughput: pt(5, 7)})
+	if err != nil || aws.ToInt64(out.TableDescription.ProvisionedThroughput.WriteCapacityUnits) != 7 {
+		t.Errorf("changed throughput: %v", err)
 	}
 }

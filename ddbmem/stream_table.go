@@ -81,6 +81,17 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 		t.mu.Unlock()
 		return nil, validation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
 	}
+	if pt, cur := in.ProvisionedThroughput, t.prov; pt != nil && cur != nil && in.BillingMode == "" && in.StreamSpecification == nil && len(in.GlobalSecondaryIndexUpdates) == 0 &&
+		aws.ToInt64(pt.ReadCapacityUnits) == aws.ToInt64(cur.ReadCapacityUnits) && aws.ToInt64(pt.WriteCapacityUnits) == aws.ToInt64(cur.WriteCapacityUnits) {
+		// DynamoDB's text (dynalite's suite records it); DynamoDB Local
+		// says "The requested throughput value equals the current value".
+		t.mu.Unlock()
+		r, w := aws.ToInt64(cur.ReadCapacityUnits), aws.ToInt64(cur.WriteCapacityUnits)
+		return nil, validationf("The provisioned throughput for the table will not change. The requested value equals the current value. "+
+			"Current ReadCapacityUnits provisioned for the table: %d. Requested ReadCapacityUnits: %d. "+
+			"Current WriteCapacityUnits provisioned for the table: %d. Requested WriteCapacityUnits: %d. "+
+			"Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.", r, r, w, w)
+	}
 	if spec := in.StreamSpecification; spec != nil {
 		switch {
 		case view != "" && t.stream != nil:
