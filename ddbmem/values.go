@@ -585,13 +585,14 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 }
 
 // checkUpdate checks the parsed update expression against the request's
-// names and values: its placeholders, overlapping paths, operand types,
+// names and values, in DynamoDB's order (see package ddbexpr): the names
+// of the paths written, overlapping paths, each action from the last,
 // then operand counts.
 func (x *exprs) checkUpdate() error {
 	for _, check := range []func() error{
-		func() error { return x.update.Check(&x.env) },
+		func() error { return x.update.CheckTargets(&x.env) },
 		func() error { return x.update.CheckPaths(&x.env) },
-		func() error { return x.update.CheckOperandTypes(&x.env) },
+		func() error { return x.update.CheckActions(&x.env) },
 		x.update.CheckOperandCounts,
 	} {
 		if err := check(); err != nil {

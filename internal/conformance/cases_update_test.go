@@ -49,6 +49,31 @@ var updateCases = []tc{
 	// then, after the names, values, paths and operand types, operand
 	// counts. An operand of the wrong type is reported before a later
 	// one that refers to a missing attribute.
+	// Found by random invalid updates against DynamoDB Local: doubled
+	// parentheses around a SET operand are refused (where met; in a
+	// function's operands once the outermost call is whole); after the
+	// parse, the names of the paths written, then overlapping paths,
+	// then each action from the last written: its placeholders, then its
+	// operands' types; a path through a missing attribute is refused
+	// after the values are computed, one through a value of the wrong
+	// kind before.
+	updCase("order of an update's checks by action",
+		failMsg(eValid, upd(uk, "SET a = ((:v))", vals{":v": N("1")})),
+		failMsg(eValid, upd(uk, "SET a = ((n + :v))", vals{":v": N("1")})),
+		failMsg(eValid, upd(uk, "SET a = if_not_exists(((n)), :v)", vals{":v": N("1")})),
+		failMsg(eValid, upd(uk, "SET a = ((:v)) REMOVE a", vals{":v": N("1")})),
+		failMsg(eValid, upd(uk, "SET a = if_not_exists(((n)), n - s", vals{":v": N("1")})),
+		failMsg(eValid, upd(uk, "SET a = :u1, b = :u2", nil)),
+		failMsg(eValid, upd(uk, "SET a = #u1 REMOVE #u2", nil)),
+		failMsg(eValid, upd(uk, "SET a = :u ADD c :l", vals{":l": L()})),
+		failMsg(eValid, upd(uk, "SET a = :u, b = n + :l", vals{":l": L()})),
+		failMsg(eValid, upd(uk, "SET a = :u, a = :w", nil)),
+		failMsg(eValid, upd(uk, "ADD a :u REMOVE a", nil)),
+		failMsg(eValid, upd(uk, "SET x = if_not_exists(:c)", nil)),
+		failMsg(eValid, upd(uk, "SET m.a = nope, q.y = :n", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET m.a = nope, n.y = :n", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET q.y = :n", vals{":n": N("1")})),
+	),
 	updCase("order of an update expression's checks",
 		failMsg(eValid, upd(uk, "SET abort = :n + ", vals{":n": N("1")})),
 		failMsg(eValid, upd(uk, "SET n = :n ADD m :n ADD abort :n", vals{":n": N("1")})),

@@ -653,9 +653,10 @@ func (u *Update) Apply(old Item, env *Env) (Item, error) {
 // so the path it names may hold nothing, or another element, in the new
 // item; UpdateItem's UPDATED_NEW returns what is there, as DynamoDB does.
 func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
-	// Every action's path must reach into the item before any value is
-	// computed (DynamoDB reports a path an update cannot reach before an
-	// operand that does not evaluate). Then the values are computed from
+	// No action's path may go through a value of the wrong kind before
+	// any value is computed (DynamoDB Local reports such a path before an
+	// operand that does not evaluate; a path through a missing attribute
+	// after it). Then the values are computed from
 	// the old item and the actions applied: SET, ADD, DELETE (so that
 	// elements appended past the end of a list land in that order), and
 	// REMOVE last, so that every action's list indexes refer to the old
@@ -742,16 +743,19 @@ func (u *Update) reachable(it Item, env *Env) bool {
 	return true
 }
 
-// reachable reports whether an update can reach p in it, as modify walks
-// it: every element but the last exists, and each is a map where p
-// names a key in it and a list where p indexes it.
+// reachable reports whether p may reach into it before the update's
+// values are computed: no element of p but the last is a value of the
+// wrong kind (a map where p indexes, a list where p names a key, a
+// scalar). A path through a missing attribute, key or list element is
+// refused later, when the action applies (modify), after the values are
+// computed, as DynamoDB Local answers.
 func (env *Env) reachable(it Item, p Path) bool {
 	if len(p) == 1 {
 		return !p[0].IsIndex
 	}
 	cur, ok := it[env.name(p[0].Name)]
 	if !ok {
-		return false
+		return true
 	}
 	for i := 1; i < len(p); i++ {
 		e := p[i]
@@ -764,7 +768,7 @@ func (env *Env) reachable(it Item, p Path) bool {
 				return true
 			}
 			if cur, ok = x.Value[env.name(e.Name)]; !ok {
-				return false
+				return true
 			}
 		case *types.AttributeValueMemberL:
 			if !e.IsIndex {
@@ -774,7 +778,7 @@ func (env *Env) reachable(it Item, p Path) bool {
 				return true
 			}
 			if e.Index >= len(x.Value) {
-				return false
+				return true
 			}
 			cur = x.Value[e.Index]
 		default:
@@ -1284,15 +1288,101 @@ var longTypeNames = map[string]string{
 	"L": "LIST", "M": "MAP", "SS": "STRING_SET", "NS": "NUMBER_SET", "BS": "BINARY_SET",
 }
 
-// CheckOperandTypes rejects constant operands of the wrong type for ADD,
-// DELETE, + and -, and list_append, as DynamoDB does before evaluation.
-func (u *Update) CheckOperandTypes(env *Env) error {
+// An update's checks after parsing come in DynamoDB Local's order (and,
+// where dynalite's suite records it, DynamoDB's): the names in the paths
+// its actions write (CheckTargets), overlapping paths (CheckPaths), then
+// each action from the last written to the first (CheckActions): its
+// operand's placeholders, in the order written, then its operands'
+// types; then operand counts (CheckOperandCounts).
+
+// updateAction is one action of an update: its keyword, the path it
+// writes, and its operand (a SET's) or value placeholder (ADD's, DELETE's).
+type updateAction struct {
+	kw    string
+	path  Path
+	set   *Operand
+	value string
+}
+
+// written returns u's actions in the order written.
+func (u *Update) written() []updateAction {
+	acts := make([]updateAction, 0, u.actions())
+	for _, kw := range u.sections {
+		switch kw {
+		case "SET":
+			for _, a := range u.Set {
+				acts = append(acts, updateAction{kw: kw, path: a.Path, set: a.Value})
+			}
+		case "REMOVE":
+			for _, p := range u.Remove {
+				acts = append(acts, updateAction{kw: kw, path: p})
+			}
+		case "ADD":
+			for _, a := range u.Add {
+				acts = append(acts, updateAction{kw: kw, path: a.Path, value: a.Value})
+			}
+		case "DELETE":
+			for _, a := range u.Delete {
+				acts = append(acts, updateAction{kw: kw, path: a.Path, value: a.Value})
+			}
+		}
+	}
+	return acts
+}
+
+// CheckTargets reports the first undefined name in the paths the
+// update's actions write, the last action written first.
+func (u *Update) CheckTargets(env *Env) error {
+	acts := u.written()
+	for i := len(acts) - 1; i >= 0; i-- {
+		if err := env.placeholders(&Operand{Kind: OpPath, Path: acts[i].path}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// placeholders reports the first placeholder of o, in the order
+// written, that env does not define.
+func (env *Env) placeholders(o *Operand) error {
+	switch o.Kind {
+	case OpValue:
+		// (A value with no name stands for a call whose operands
+		// CheckOperandCounts refuses.)
+		if _, ok := env.Values[o.Value]; !ok && o.Value != "" {
+			return undefinedValue(o.Value)
+		}
+	case OpPath:
+		for _, e := range o.Path {
+			if !e.IsIndex && e.Name[0] == '#' {
+				if _, ok := env.Names[e.Name]; !ok {
+					return undefinedName(e.Name)
+				}
+			}
+		}
+	}
+	for _, a := range o.Args {
+		if err := env.placeholders(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckActions checks each action, the last written first: its
+// operand's placeholders, then constant operands of the wrong type for
+// ADD, DELETE, + and -, and list_append, as DynamoDB does before
+// evaluation.
+func (u *Update) CheckActions(env *Env) error {
 	var walk func(o *Operand) error
 	walk = func(o *Operand) error {
 		if o.Kind == OpIfNotExists {
 			if err := env.checkDistinct("if_not_exists", o.Args); err != nil {
 				return err
 			}
+		}
+		if o.Kind == OpValue {
+			return nil // a value, or a stand-in for a call of the wrong operand count
 		}
 		want, name := "", ""
 		switch o.Kind {
@@ -1304,8 +1394,6 @@ func (u *Update) CheckOperandTypes(env *Env) error {
 			want, name = "L", "list_append"
 		}
 		for _, a := range o.Args {
-			// (A value with no name stands for a call whose operands
-			// CheckOperandCounts refuses.)
 			if want != "" && a.Kind == OpValue && a.Value != "" {
 				if t := TypeName(env.Values[a.Value]); t != want {
 					return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", name, t)}
@@ -1317,37 +1405,32 @@ func (u *Update) CheckOperandTypes(env *Env) error {
 		}
 		return nil
 	}
-	valueErr := func(kw string, a ValueAction, allowed ...string) error {
-		t := TypeName(env.Values[a.Value])
+	valueErr := func(kw, v string, allowed ...string) error {
+		if _, ok := env.Values[v]; !ok {
+			return undefinedValue(v)
+		}
+		t := TypeName(env.Values[v])
 		if slices.Contains(allowed, t) {
 			return nil
 		}
 		return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator: %s, operand type: %s, typeSet: ALLOWED_FOR_%s_OPERAND", kw, longTypeNames[t], kw)}
 	}
-	// Each action reports its first wrong operand; of the actions, the
-	// last one written with a wrong operand is reported, as DynamoDB
-	// Local reports it.
-	var last error
-	keep := func(err error) {
-		if err != nil {
-			last = err
-		}
-	}
-	for _, kw := range u.sections {
-		switch kw {
+	acts := u.written()
+	for i := len(acts) - 1; i >= 0; i-- {
+		var err error
+		switch a := acts[i]; a.kw {
 		case "SET":
-			for _, a := range u.Set {
-				keep(walk(a.Value))
+			if err = env.placeholders(a.set); err == nil {
+				err = walk(a.set)
 			}
 		case "ADD":
-			for _, a := range u.Add {
-				keep(valueErr("ADD", a, "N", "SS", "NS", "BS"))
-			}
+			err = valueErr("ADD", a.value, "N", "SS", "NS", "BS")
 		case "DELETE":
-			for _, a := range u.Delete {
-				keep(valueErr("DELETE", a, "SS", "NS", "BS"))
-			}
+			err = valueErr("DELETE", a.value, "SS", "NS", "BS")
+		}
+		if err != nil {
+			return err
 		}
 	}
-	return last
+	return nil
 }

@@ -145,6 +145,7 @@ type parser struct {
 	// condition or an operand, a quiet parse of each (syntax only; quiet
 	// results memoized by position) tells which to take (parsePrimary).
 	predicting, redundant bool
+	calls                 int // an update's function calls being parsed
 	quiet                 bool
 	quietMemo             map[int]quietResult
 }
@@ -212,7 +213,7 @@ func (p *parser) record(slot *error, err error) bool {
 // (nil if it completed): a syntax error, else the first of the walk's
 // deferred checks (p.later is the caller's).
 func (p *parser) finish(err error) error {
-	if err != nil && strings.HasPrefix(err.Error(), "Syntax error;") {
+	if err != nil && (strings.HasPrefix(err.Error(), "Syntax error;") || err == errRedundantParens) {
 		return err
 	}
 	if p.deferred != nil {
@@ -1249,6 +1250,16 @@ func (p *parser) parseSetOperand(inner bool) (*Operand, error) {
 		if err := p.expectPunct(")"); err != nil {
 			return nil, err
 		}
+		if v.paren {
+			// reported where met, before a later syntax error, or, in
+			// a function's operands, once the outermost call is whole
+			// (after a syntax error in it), as DynamoDB Local answers
+			if p.calls == 0 {
+				return nil, errRedundantParens
+			}
+			p.redundant = true
+		}
+		v.paren = true
 		return v, nil
 	}
 	t := p.peek()
@@ -1276,9 +1287,15 @@ func (p *parser) parseSetOperand(inner bool) (*Operand, error) {
 			}
 			p.next()
 			p.next()
+			p.calls++
 			args, err := p.parseOperands(nil, func() (*Operand, error) { return p.parseSetOperand(true) })
+			p.calls--
 			if err != nil {
 				return nil, err
+			}
+			if p.calls == 0 && p.redundant {
+				p.redundant = false
+				return nil, errRedundantParens
 			}
 			if bad != nil {
 				return &Operand{Kind: OpValue}, nil // reported by finish
@@ -1288,7 +1305,9 @@ func (p *parser) parseSetOperand(inner bool) (*Operand, error) {
 				if p.failLater(err) {
 					return nil, err
 				}
-				return &Operand{Kind: OpValue}, nil
+				// A stand-in for the call (CheckOperandCounts reports
+				// it), whose operands' placeholders are checked before.
+				return &Operand{Kind: OpValue, Args: args}, nil
 			}
 			if t.text == "if_not_exists" {
 				if args[0].Kind != OpPath {
