@@ -585,15 +585,13 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 }
 
 // checkUpdate checks the parsed update expression against the request's
-// names and values, in DynamoDB's order (see package ddbexpr): the names
-// of the paths written, overlapping paths, each action from the last,
-// then operand counts.
+// names and values, in DynamoDB's order (see package ddbexpr): the
+// paths written (names, overlaps), then each action's operands (operand
+// counts included), each from the last action.
 func (x *exprs) checkUpdate() error {
 	for _, check := range []func() error{
 		func() error { return x.update.CheckTargets(&x.env) },
-		func() error { return x.update.CheckPaths(&x.env) },
 		func() error { return x.update.CheckActions(&x.env) },
-		x.update.CheckOperandCounts,
 	} {
 		if err := check(); err != nil {
 			return validationf("Invalid UpdateExpression: %s", err.Error())

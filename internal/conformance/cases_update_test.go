@@ -73,6 +73,37 @@ var updateCases = []tc{
 		failMsg(eValid, upd(uk, "SET m.a = nope, q.y = :n", vals{":n": N("1")})),
 		failMsg(eValid, upd(uk, "SET m.a = nope, n.y = :n", vals{":n": N("1")})),
 		failMsg(eValid, upd(uk, "SET q.y = :n", vals{":n": N("1")})),
+		// Of several actions that fail on the item, DynamoDB Local
+		// reports the last in the order of a Java hash map of their
+		// paths' names, level by level (the order written within a
+		// bucket): "a" and "q" share a bucket, "s" comes after "q".
+		failMsg(eValid, upd(uk, "SET a = nope, q.y = :n", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET q.y = :n, a = nope", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET s = nope, q.y = :n", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET zz = nope, q.y = :n", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET m.k.x = :n, m.q.r = nope", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "ADD q.y :n, s :n", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "REMOVE q.y SET a = nope", nil)),
+		failMsg(eValid, upd(uk, "SET a = nope REMOVE q.y", nil)),
+		// The paths written, from the last action: its undefined names,
+		// then its overlap with a later path (a path with an undefined
+		// name overlaps nothing). DynamoDB Local names as the second path
+		// of an overlap the first one written of the later paths that
+		// comes last in a Java hash map of them by the element where the
+		// two paths part.
+		failMsg(eValid, upd(uk, "DELETE #u :n, x.y :n SET x.y = :n", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET #u = :n, #u = :n", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "ADD l[0] :l REMOVE l[0], #u", vals{":l": L()})),
+		failMsg(eValid, upd(uk, "REMOVE s, s ADD l[5] :n, x.y :n", vals{":n": N("1")})),
+		failMsg(eValid, updN(uk, "REMOVE l[0], #n DELETE n :n, l[0] :n", names{"#n": "n"}, vals{":n": NS("1")})),
+		failMsg(eValid, upd(uk, "ADD l[0] :n, l[0] :n REMOVE l[5], s", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET m.a = :n, q = :n REMOVE m.a, n", vals{":n": N("1")})),
+		// A function's operand count and if_not_exists's path with the
+		// other checks of its action, in the order written.
+		failMsg(eValid, upd(uk, "SET a = if_not_exists(:s, :n) + :u", vals{":s": S("x"), ":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET a = if_not_exists(:s, :n), b = list_append(:n)", vals{":s": S("x"), ":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET b = list_append(:n), a = if_not_exists(:s, :n)", vals{":s": S("x"), ":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET a = :s + if_not_exists(:s, :n)", vals{":s": S("x"), ":n": N("1")})),
 	),
 	updCase("order of an update expression's checks",
 		failMsg(eValid, upd(uk, "SET abort = :n + ", vals{":n": N("1")})),

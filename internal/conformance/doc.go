@@ -21,13 +21,14 @@
 //     (CONFORMANCE_SEQUENCES overrides the count); go test -fuzz
 //     FuzzDifferential explores more.
 //   - TestDifferentialFilters, TestDifferentialMalformedFilters,
-//     TestDifferentialUpdates and TestDifferentialQueries: random
-//     expressions from fixed seeds, sent to the engine in process and to
-//     DynamoDB Local: 1,500 filters (items kept, or the error's code and
-//     text), 1,500 mostly invalid filters (the whole error message, so
-//     which of several errors is named), 1,500 updates (old and new item,
-//     or that both fail) and 300 key conditions per sort key type (every
-//     page).
+//     TestDifferentialUpdates, TestDifferentialMalformedUpdates and
+//     TestDifferentialQueries: random expressions from fixed seeds, sent
+//     to the engine in process and to DynamoDB Local: 1,500 filters
+//     (items kept, or the error's code and text), 1,500 mostly invalid
+//     filters and 1,500 mostly invalid updates (the whole error message,
+//     so which of several errors is named), 1,500 updates (old and new
+//     item, or that both fail) and 300 key conditions per sort key type
+//     (every page).
 //
 // Every case and sequence also runs on a second engine served over HTTP
 // (ddbmem.Serve) and called through the SDK's client, whose results must

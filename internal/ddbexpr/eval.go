@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -56,9 +57,21 @@ func undefinedValue(v string) error {
 
 func (env *Env) name(s string) string {
 	if len(s) > 0 && s[0] == '#' {
-		return env.Names[s]
+		if n, ok := env.Names[s]; ok {
+			return n
+		}
+		// undefined (reported apart): the placeholder stands for itself
 	}
 	return s
+}
+
+// undefined reports whether e is a name placeholder env does not define.
+func (env *Env) undefined(e PathElem) bool {
+	if e.IsIndex || e.Name == "" || e.Name[0] != '#' {
+		return false
+	}
+	_, ok := env.Names[e.Name]
+	return !ok
 }
 
 // Resolve returns the path with placeholders replaced by names.
@@ -653,10 +666,17 @@ func (u *Update) Apply(old Item, env *Env) (Item, error) {
 // so the path it names may hold nothing, or another element, in the new
 // item; UpdateItem's UPDATED_NEW returns what is there, as DynamoDB does.
 func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
+	it, eff, err := u.applyEffective(old, env)
+	if err != nil {
+		return nil, nil, u.reported(old, env, err)
+	}
+	return it, eff, nil
+}
+
+func (u *Update) applyEffective(old Item, env *Env) (Item, []Path, error) {
 	// No action's path may go through a value of the wrong kind before
-	// any value is computed (DynamoDB Local reports such a path before an
-	// operand that does not evaluate; a path through a missing attribute
-	// after it). Then the values are computed from
+	// any value is computed. (Which error an update that fails reports is
+	// worked out apart: reported.) Then the values are computed from
 	// the old item and the actions applied: SET, ADD, DELETE (so that
 	// elements appended past the end of a list land in that order), and
 	// REMOVE last, so that every action's list indexes refer to the old
@@ -718,6 +738,114 @@ func (u *Update) ApplyEffective(old Item, env *Env) (Item, []Path, error) {
 		}
 	}
 	return it, eff, nil
+}
+
+// reported returns the error an update that failed with err reports,
+// as DynamoDB Local picks it: it takes the actions as a tree of their
+// paths, each level a Java hash map of the path's names (the order of
+// their hash codes' buckets, then the order written), checks each
+// action on the old item (its path, then a SET's value), and reports the
+// last action's error. err stands when no action fails on its own.
+func (u *Update) reported(old Item, env *Env, err error) error {
+	acts := u.written()
+	var last error
+	for _, i := range hashOrder(acts, env) {
+		if e := env.actionErr(old, acts[i]); e != nil {
+			last = e
+		}
+	}
+	if last == nil {
+		return err
+	}
+	return last
+}
+
+// actionErr is the error of applying one action alone to a copy of old.
+func (env *Env) actionErr(old Item, a updateAction) error {
+	scratch := CopyRoom(old, 1)
+	switch a.kw {
+	case "SET":
+		if err := env.set(scratch, a.path, &types.AttributeValueMemberNULL{Value: true}); err != nil {
+			return err
+		}
+		_, err := env.setOperand(old, a.set)
+		return err
+	case "REMOVE":
+		return env.remove(scratch, a.path)
+	case "ADD":
+		return env.add(scratch, ValueAction{Path: a.path, Value: a.value})
+	case "DELETE":
+		return env.del(scratch, ValueAction{Path: a.path, Value: a.value})
+	}
+	return nil
+}
+
+// hashOrder returns the indexes of acts in the order of a walk of the
+// tree of their paths whose every level is a Java HashMap keyed by the
+// path elements' names (list indexes by their digits), as DynamoDB Local
+// walks an update's actions.
+func hashOrder(acts []updateAction, env *Env) []int {
+	type node struct {
+		keys []string
+		kids map[string]*node
+		act  int
+	}
+	newNode := func() *node { return &node{kids: map[string]*node{}, act: -1} }
+	root := newNode()
+	for i, a := range acts {
+		n := root
+		for _, e := range a.path {
+			k := strconv.Itoa(e.Index)
+			if !e.IsIndex {
+				k = env.name(e.Name)
+			}
+			c, ok := n.kids[k]
+			if !ok {
+				c = newNode()
+				n.kids[k] = c
+				n.keys = append(n.keys, k)
+			}
+			n = c
+		}
+		n.act = i
+	}
+	var out []int
+	var walk func(n *node)
+	walk = func(n *node) {
+		if n.act >= 0 {
+			out = append(out, n.act)
+		}
+		for _, k := range javaMapOrder(n.keys) {
+			walk(n.kids[k])
+		}
+	}
+	walk(root)
+	return out
+}
+
+// javaMapOrder returns keys (distinct, in insertion order) in the order
+// a java.util.HashMap holding them iterates: by bucket of the spread
+// String hash code in a table of 16 entries, doubled while more than
+// three quarters full, then in insertion order.
+func javaMapOrder(keys []string) []string {
+	if len(keys) < 2 {
+		return keys
+	}
+	size := 16
+	for len(keys) > size*3/4 {
+		size *= 2
+	}
+	bucket := func(k string) int {
+		var h int32
+		for _, r := range utf16.Encode([]rune(k)) {
+			h = 31*h + int32(r)
+		}
+		x := uint32(h)
+		return int((x ^ x>>16) & uint32(size-1))
+	}
+	out := slices.Clone(keys)
+	slices.SortStableFunc(out, func(a, b string) int { return bucket(a) - bucket(b) })
+	return out
 }
 
 // reachable reports whether every action's path reaches into it
@@ -1289,11 +1417,12 @@ var longTypeNames = map[string]string{
 }
 
 // An update's checks after parsing come in DynamoDB Local's order (and,
-// where dynalite's suite records it, DynamoDB's): the names in the paths
-// its actions write (CheckTargets), overlapping paths (CheckPaths), then
-// each action from the last written to the first (CheckActions): its
-// operand's placeholders, in the order written, then its operands'
-// types; then operand counts (CheckOperandCounts).
+// where dynalite's suite records it, DynamoDB's): the paths its actions
+// write, from the last action, their names and overlaps (CheckTargets),
+// then each action from the last written to the first (CheckActions):
+// its operand as written, placeholders, functions' operand counts and
+// paths, and operand types. (CheckOperandCounts is for a caller that
+// makes no other check.)
 
 // updateAction is one action of an update: its keyword, the path it
 // writes, and its operand (a SET's) or value placeholder (ADD's, DELETE's).
@@ -1330,12 +1459,21 @@ func (u *Update) written() []updateAction {
 	return acts
 }
 
-// CheckTargets reports the first undefined name in the paths the
-// update's actions write, the last action written first.
+// CheckTargets checks the paths the update's actions write, the last
+// action written first: an undefined name in it, then whether it
+// overlaps or conflicts with a path written after it (overlapLater; a
+// path with an undefined name overlaps nothing).
 func (u *Update) CheckTargets(env *Env) error {
 	acts := u.written()
+	paths := make([]Path, len(acts))
+	for i, a := range acts {
+		paths[i] = a.path
+	}
 	for i := len(acts) - 1; i >= 0; i-- {
-		if err := env.placeholders(&Operand{Kind: OpPath, Path: acts[i].path}); err != nil {
+		if err := env.placeholders(&Operand{Kind: OpPath, Path: paths[i]}); err != nil {
+			return err
+		}
+		if err := overlapLater(paths, i, env); err != nil {
 			return err
 		}
 	}
@@ -1369,20 +1507,36 @@ func (env *Env) placeholders(o *Operand) error {
 	return nil
 }
 
-// CheckActions checks each action, the last written first: its
-// operand's placeholders, then constant operands of the wrong type for
-// ADD, DELETE, + and -, and list_append, as DynamoDB does before
-// evaluation.
+// CheckActions checks each action, the last written first, as DynamoDB
+// Local does: its operand as written, each placeholder where it stands
+// and each function once its operands are checked (its operand count,
+// if_not_exists's path, and the types of the constant operands of +, -
+// and list_append), then an ADD's or DELETE's value and its type.
 func (u *Update) CheckActions(env *Env) error {
 	var walk func(o *Operand) error
 	walk = func(o *Operand) error {
-		if o.Kind == OpIfNotExists {
-			if err := env.checkDistinct("if_not_exists", o.Args); err != nil {
+		switch o.Kind {
+		case OpValue:
+			if o.Value != "" {
+				if _, ok := env.Values[o.Value]; !ok {
+					return undefinedValue(o.Value)
+				}
+			}
+		case OpPath:
+			if err := env.placeholders(o); err != nil {
 				return err
 			}
 		}
-		if o.Kind == OpValue {
-			return nil // a value, or a stand-in for a call of the wrong operand count
+		for _, a := range o.Args {
+			if err := walk(a); err != nil {
+				return err
+			}
+		}
+		if o.err != nil {
+			return o.err
+		}
+		if o.Kind == OpIfNotExists {
+			return env.checkDistinct("if_not_exists", o.Args)
 		}
 		want, name := "", ""
 		switch o.Kind {
@@ -1392,15 +1546,14 @@ func (u *Update) CheckActions(env *Env) error {
 			want, name = "N", "-"
 		case OpListAppend:
 			want, name = "L", "list_append"
+		default:
+			return nil
 		}
 		for _, a := range o.Args {
-			if want != "" && a.Kind == OpValue && a.Value != "" {
+			if a.Kind == OpValue && a.Value != "" {
 				if t := TypeName(env.Values[a.Value]); t != want {
 					return &CheckError{fmt.Sprintf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", name, t)}
 				}
-			}
-			if err := walk(a); err != nil {
-				return err
 			}
 		}
 		return nil
@@ -1420,9 +1573,7 @@ func (u *Update) CheckActions(env *Env) error {
 		var err error
 		switch a := acts[i]; a.kw {
 		case "SET":
-			if err = env.placeholders(a.set); err == nil {
-				err = walk(a.set)
-			}
+			err = walk(a.set)
 		case "ADD":
 			err = valueErr("ADD", a.value, "N", "SS", "NS", "BS")
 		case "DELETE":

@@ -145,7 +145,6 @@ type parser struct {
 	// condition or an operand, a quiet parse of each (syntax only; quiet
 	// results memoized by position) tells which to take (parsePrimary).
 	predicting, redundant bool
-	calls                 int // an update's function calls being parsed
 	quiet                 bool
 	quietMemo             map[int]quietResult
 }
@@ -450,7 +449,8 @@ const (
 
 // Operand is a value-producing term.
 type Operand struct {
-	paren bool // written in parentheses
+	paren bool  // written in parentheses
+	err   error // an update's error of this call (operand count, path), checked with its action
 	Kind  OperandKind
 	Path  Path
 	Value string // placeholder, for OpValue
@@ -1064,7 +1064,7 @@ func (p *parser) parseUpdate() (*Update, error) {
 				if err := p.expectPunct("="); err != nil {
 					return nil, err
 				}
-				v, err := p.parseSetValue()
+				v, err := p.parseSetValue(true)
 				if err != nil {
 					return nil, err
 				}
@@ -1170,30 +1170,93 @@ func (u *Update) actions() int {
 // is compared: paths that do not overlap, the usual case, cost no
 // resolved copies.
 func checkOverlap(paths []Path, env *Env) error {
-	for i := range paths {
-		for j := i + 1; j < len(paths); j++ {
-			a, b := paths[i], paths[j]
-			if len(b) < len(a) {
-				a, b = b, a
-			}
-			prefix := true
-			for k := range a {
-				if env.resolveElem(a[k]) != env.resolveElem(b[k]) {
-					prefix = false
-					if a[k].IsIndex != b[k].IsIndex {
-						// d[0] and d.a: one path takes d for a list, the
-						// other for a map.
-						return &CheckError{fmt.Sprintf("Two document paths conflict with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(env.Resolve(paths[i])), bracketPath(env.Resolve(paths[j])))}
-					}
-					break
-				}
-			}
-			if prefix {
-				return &CheckError{fmt.Sprintf("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(env.Resolve(paths[i])), bracketPath(env.Resolve(paths[j])))}
-			}
+	for i := len(paths) - 1; i >= 0; i-- {
+		if err := overlapLater(paths, i, env); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// overlapLater reports whether paths[i] overlaps or conflicts with a
+// path written after it, as DynamoDB Local finds it (the callers take i
+// from the last path back): a conflict names the two paths; an overlap
+// names paths[i] and, of the later paths that share the two's common
+// prefix but its last element, the one of the last entry of a Java
+// HashMap by that element.
+func overlapLater(paths []Path, i int, env *Env) error {
+	var err error
+	j := i + 1
+	for ; j < len(paths); j++ {
+		if err = overlap(paths[i], paths[j], env); err != nil {
+			break
+		}
+	}
+	if err == nil || strings.Contains(err.Error(), "conflict") {
+		return err
+	}
+	// The later paths that share the two's common prefix but its last
+	// element, in a map by that element, filled from the last path back
+	// (a key's value is its earliest path, the keys in the order met).
+	d := min(len(paths[i]), len(paths[j])) - 1
+	key := func(e PathElem) string {
+		if e.IsIndex {
+			return strconv.Itoa(e.Index)
+		}
+		return env.name(e.Name)
+	}
+	var keys []string
+	first := map[string]int{}
+	for k := len(paths) - 1; k > i; k-- {
+		p := paths[k]
+		if len(p) <= d || !samePrefix(p, paths[i], d, env) {
+			continue
+		}
+		kk := key(p[d])
+		if _, ok := first[kk]; !ok {
+			keys = append(keys, kk)
+		}
+		first[kk] = k
+	}
+	order := javaMapOrder(keys)
+	last := paths[first[order[len(order)-1]]]
+	return &CheckError{fmt.Sprintf("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(env.Resolve(paths[i])), bracketPath(env.Resolve(last)))}
+}
+
+// samePrefix reports whether a and b have the same first n elements.
+func samePrefix(a, b Path, n int, env *Env) bool {
+	for k := range n {
+		if env.resolveElem(a[k]) != env.resolveElem(b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// overlap reports whether the paths one and two (written in that order)
+// overlap (one is a prefix of the other) or conflict (one takes an
+// attribute for a list, the other for a map), with DynamoDB's message.
+func overlap(one, two Path, env *Env) error {
+	a, b := one, two
+	if len(b) < len(a) {
+		a, b = b, a
+	}
+	for k := range a {
+		if env.undefined(a[k]) || env.undefined(b[k]) {
+			// A path with an undefined name (reported apart) overlaps
+			// nothing, as DynamoDB Local compares.
+			return nil
+		}
+		if env.resolveElem(a[k]) != env.resolveElem(b[k]) {
+			if a[k].IsIndex != b[k].IsIndex {
+				// d[0] and d.a: one path takes d for a list, the other
+				// for a map.
+				return &CheckError{fmt.Sprintf("Two document paths conflict with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(env.Resolve(one)), bracketPath(env.Resolve(two)))}
+			}
+			return nil
+		}
+	}
+	return &CheckError{fmt.Sprintf("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(env.Resolve(one)), bracketPath(env.Resolve(two)))}
 }
 
 func bracketPath(p Path) string {
@@ -1212,10 +1275,35 @@ func (p *parser) isSectionKeyword() bool {
 	return p.isKeyword("SET") || p.isKeyword("REMOVE") || p.isKeyword("ADD") || p.isKeyword("DELETE")
 }
 
-func (p *parser) parseSetValue() (*Operand, error) {
-	l, err := p.parseSetOperand(false)
+// parseSetValue parses a SET value: an operand, or two joined by + or
+// -. Only the whole value (top), or the whole value in parentheses, may
+// be a sum or difference: an operand in parentheses elsewhere (of + or
+// -, of a function) is a single operand, as DynamoDB Local parses it.
+func (p *parser) parseSetValue(top bool) (*Operand, error) {
+	// The first operand is parsed as DynamoDB predicts what the value
+	// is: its doubled parentheses are reported once a token that may
+	// follow it is seen.
+	inParen := p.pos > 0 && p.toks[p.pos-1].kind == tPunct && p.toks[p.pos-1].text == "("
+	outer := p.predicting
+	p.predicting = true
+	l, err := p.parseSetOperandIn(false, top)
+	p.predicting = outer
 	if err != nil {
 		return nil, err
+	}
+	switch t := p.peek(); {
+	case p.isPunct("+") || p.isPunct("-"):
+	case p.isPunct(")"):
+	case !inParen && (t.kind == tEOF || p.isPunct(",") || p.isSectionKeyword()):
+	default:
+		return nil, p.errHere()
+	}
+	if p.redundant {
+		p.redundant = false
+		return nil, errRedundantParens
+	}
+	if (p.isPunct("+") || p.isPunct("-")) && (l.Kind == OpPlus || l.Kind == OpMinus) {
+		return nil, p.errHere() // ((a + b)) - c
 	}
 	if p.isPunct("+") || p.isPunct("-") {
 		if l.Kind == OpListAppend { // (list_append(...)) + ...
@@ -1241,9 +1329,21 @@ func (p *parser) parseSetValue() (*Operand, error) {
 // be the whole value: not a function's argument (inner) nor an operand
 // of + or -, which DynamoDB refuses before it looks inside the call.
 func (p *parser) parseSetOperand(inner bool) (*Operand, error) {
+	return p.parseSetOperandIn(inner, false)
+}
+
+// parseSetOperandIn is parseSetOperand; top: the operand starts the
+// whole SET value, whose parentheses may hold a sum or difference.
+func (p *parser) parseSetOperandIn(inner, top bool) (*Operand, error) {
 	if p.isPunct("(") {
 		p.next()
-		v, err := p.parseSetValue()
+		var v *Operand
+		var err error
+		if top {
+			v, err = p.parseSetValue(true)
+		} else {
+			v, err = p.parseSetOperandIn(inner, false)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -1251,10 +1351,10 @@ func (p *parser) parseSetOperand(inner bool) (*Operand, error) {
 			return nil, err
 		}
 		if v.paren {
-			// reported where met, before a later syntax error, or, in
-			// a function's operands, once the outermost call is whole
-			// (after a syntax error in it), as DynamoDB Local answers
-			if p.calls == 0 {
+			// In a value's first operand, reported once what follows it
+			// is seen (parseSetValue), after a syntax error in it; at
+			// once elsewhere, as DynamoDB Local answers.
+			if !p.predicting {
 				return nil, errRedundantParens
 			}
 			p.redundant = true
@@ -1271,6 +1371,9 @@ func (p *parser) parseSetOperand(inner bool) (*Operand, error) {
 	case tName:
 		return p.pathOperand()
 	case tIdent:
+		if p.keywordName(t) {
+			return nil, p.errHere() // SET (...) is no call
+		}
 		if p.toks[p.pos+1].kind == tPunct && p.toks[p.pos+1].text == "(" {
 			n, ok := updateFuncs[t.text]
 			var bad error
@@ -1287,15 +1390,9 @@ func (p *parser) parseSetOperand(inner bool) (*Operand, error) {
 			}
 			p.next()
 			p.next()
-			p.calls++
 			args, err := p.parseOperands(nil, func() (*Operand, error) { return p.parseSetOperand(true) })
-			p.calls--
 			if err != nil {
 				return nil, err
-			}
-			if p.calls == 0 && p.redundant {
-				p.redundant = false
-				return nil, errRedundantParens
 			}
 			if bad != nil {
 				return &Operand{Kind: OpValue}, nil // reported by finish
@@ -1305,18 +1402,19 @@ func (p *parser) parseSetOperand(inner bool) (*Operand, error) {
 				if p.failLater(err) {
 					return nil, err
 				}
-				// A stand-in for the call (CheckOperandCounts reports
-				// it), whose operands' placeholders are checked before.
-				return &Operand{Kind: OpValue, Args: args}, nil
+				// A stand-in for the call, whose operands' placeholders
+				// are checked before its count (Update.CheckActions).
+				return &Operand{Kind: OpValue, Args: args, err: err}, nil
 			}
 			if t.text == "if_not_exists" {
+				o := &Operand{Kind: OpIfNotExists, Args: args}
 				if args[0].Kind != OpPath {
-					err := &SyntaxError{Msg: "Operator or function requires a document path; operator or function: if_not_exists"}
-					if p.failLater(err) {
-						return nil, err
+					o.err = &SyntaxError{Msg: "Operator or function requires a document path; operator or function: if_not_exists"}
+					if p.failLater(o.err) {
+						return nil, o.err
 					}
 				}
-				return &Operand{Kind: OpIfNotExists, Args: args}, nil
+				return o, nil
 			}
 			return &Operand{Kind: OpListAppend, Args: args}, nil
 		}
