@@ -66,6 +66,30 @@ func diffTargets(t *testing.T, skType types.ScalarAttributeType, items []I) []di
 	return targets
 }
 
+// diffCount counts the expressions on which the engine and DynamoDB
+// Local answer differently, reporting the first ten.
+type diffCount struct {
+	t    *testing.T
+	what string // "filter", "update"
+	n    int
+}
+
+func (d *diffCount) compare(expr string, got [2]string) {
+	d.t.Helper()
+	if got[0] != got[1] {
+		if d.n++; d.n <= 10 {
+			d.t.Errorf("%s %s:\n  engine:         %s\n  DynamoDB Local: %s", d.what, expr, got[0], got[1])
+		}
+	}
+}
+
+func (d *diffCount) done(total string) {
+	d.t.Helper()
+	if d.n > 10 {
+		d.t.Errorf("%d %ss of %s differ", d.n, d.what, total)
+	}
+}
+
 // diffErr renders an error by its code and message.
 func diffErr(err error) string {
 	info := normErr(err, true, newNameMap())
@@ -207,7 +231,7 @@ func TestDifferentialFilters(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	diffs := 0
+	diffs := &diffCount{t: t, what: "filter"}
 	for i := 0; i < 1500; i++ {
 		f := cond(0)
 		var names map[string]string
@@ -229,15 +253,9 @@ func TestDifferentialFilters(t *testing.T) {
 			sort.Strings(keys)
 			got[j] = strings.Join(keys, ",")
 		}
-		if got[0] != got[1] {
-			if diffs++; diffs <= 10 {
-				t.Errorf("filter %s:\n  engine:         %s\n  DynamoDB Local: %s", f, got[0], got[1])
-			}
-		}
+		diffs.compare(f, got)
 	}
-	if diffs > 10 {
-		t.Errorf("%d filters of 1,500 differ", diffs)
-	}
+	diffs.done("1,500")
 }
 
 // TestDifferentialMalformedFilters compares the errors of 1,500 random
@@ -328,7 +346,7 @@ func TestDifferentialMalformedFilters(t *testing.T) {
 	}
 	typeList := regexp.MustCompile(`operand type: \{[^}]*\}`)
 	ctx := context.Background()
-	diffs := 0
+	diffs := &diffCount{t: t, what: "filter"}
 	for range 1500 {
 		f := mutate(cond(0))
 		var names map[string]string
@@ -341,15 +359,9 @@ func TestDifferentialMalformedFilters(t *testing.T) {
 				ExpressionAttributeValues: usedValues(f, diffValues), ExpressionAttributeNames: names})
 			got[j] = typeList.ReplaceAllString(diffErr(err), "operand type: {...}")
 		}
-		if got[0] != got[1] {
-			if diffs++; diffs <= 10 {
-				t.Errorf("filter %s:\n  engine:         %s\n  DynamoDB Local: %s", f, got[0], got[1])
-			}
-		}
+		diffs.compare(f, got)
 	}
-	if diffs > 10 {
-		t.Errorf("%d filters of 1,500 differ", diffs)
-	}
+	diffs.done("1,500")
 }
 
 // TestDifferentialMalformedUpdates compares the errors of 1,500 random
@@ -428,7 +440,7 @@ func TestDifferentialMalformedUpdates(t *testing.T) {
 		return strings.Join(toks, " ")
 	}
 	ctx := context.Background()
-	diffs, n := 0, 0
+	diffs, n := &diffCount{t: t, what: "update"}, 0
 	for n < 1500 {
 		u := section()
 		if r.Intn(2) == 0 {
@@ -452,23 +464,17 @@ func TestDifferentialMalformedUpdates(t *testing.T) {
 				ExpressionAttributeNames: names, ExpressionAttributeValues: usedValues(u, diffValues)})
 			got[j] = diffErr(err)
 		}
-		if got[0] != got[1] {
-			if diffs++; diffs <= 10 {
-				t.Errorf("update %s:\n  engine:         %s\n  DynamoDB Local: %s", u, got[0], got[1])
-			}
-		}
+		diffs.compare(u, got)
 	}
-	if diffs > 10 {
-		t.Errorf("%d updates of 1,500 differ", diffs)
-	}
+	diffs.done("1,500")
 }
 
 // TestDifferentialUpdates compares 1,500 random update expressions
 // (SET with if_not_exists, list_append, + and -; REMOVE; ADD; DELETE;
 // paths into maps, lists and past a list's end) on a fresh copy of one
 // item: the old and new item when both succeed, and that both fail
-// otherwise. Which error an update with several errors reports is not
-// compared: DynamoDB Local's order among them is not the engine's.
+// otherwise. (Which error an update reports, TestDifferentialMalformedUpdates
+// compares.)
 func TestDifferentialUpdates(t *testing.T) {
 	targets := diffTargets(t, "", nil)
 	base := I{"n": N("5"), "s": S("hello"), "l": L(N("1"), M(I{"x": S("in")})), "m": M(I{"a": N("1"), "l": L(S("q"))}),
@@ -537,7 +543,7 @@ func TestDifferentialUpdates(t *testing.T) {
 		return strings.Join(clauses, " ")
 	}
 	ctx := context.Background()
-	diffs := 0
+	diffs := &diffCount{t: t, what: "update"}
 	for i := 0; i < 1500; i++ {
 		expr := update()
 		rv := []types.ReturnValue{types.ReturnValueAllNew, types.ReturnValueAllOld}[r.Intn(2)]
@@ -563,15 +569,9 @@ func TestDifferentialUpdates(t *testing.T) {
 			}
 			got[j] = itemText(out.Attributes) + " => " + itemText(g.Item)
 		}
-		if got[0] != got[1] {
-			if diffs++; diffs <= 10 {
-				t.Errorf("update %s (%s):\n  engine:         %s\n  DynamoDB Local: %s", expr, rv, got[0], got[1])
-			}
-		}
+		diffs.compare(fmt.Sprintf("%s (%s)", expr, rv), got)
 	}
-	if diffs > 10 {
-		t.Errorf("%d updates of 1,500 differ", diffs)
-	}
+	diffs.done("1,500")
 }
 
 // TestDifferentialQueries compares 300 random key conditions per sort

@@ -373,19 +373,8 @@ func (env *Env) validate(c *Cond) error {
 // placeholder where it is written (it must be defined), and each size
 // where it ends (checkSize).
 func (env *Env) checkOperand(o *Operand) error {
-	switch o.Kind {
-	case OpValue:
-		if _, ok := env.Values[o.Value]; !ok {
-			return undefinedValue(o.Value)
-		}
-	case OpPath:
-		for _, e := range o.Path {
-			if !e.IsIndex && e.Name[0] == '#' {
-				if _, ok := env.Names[e.Name]; !ok {
-					return undefinedName(e.Name)
-				}
-			}
-		}
+	if err := env.undefinedIn(o); err != nil {
+		return err
 	}
 	for _, a := range o.Args {
 		if err := env.checkOperand(a); err != nil {
@@ -1483,25 +1472,31 @@ func (u *Update) CheckTargets(env *Env) error {
 // placeholders reports the first placeholder of o, in the order
 // written, that env does not define.
 func (env *Env) placeholders(o *Operand) error {
+	if err := env.undefinedIn(o); err != nil {
+		return err
+	}
+	for _, a := range o.Args {
+		if err := env.placeholders(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// undefinedIn reports a placeholder of o itself (not of its operands)
+// that env does not define. (A value with no name stands for a call of
+// the wrong operand count.)
+func (env *Env) undefinedIn(o *Operand) error {
 	switch o.Kind {
 	case OpValue:
-		// (A value with no name stands for a call whose operands
-		// CheckOperandCounts refuses.)
 		if _, ok := env.Values[o.Value]; !ok && o.Value != "" {
 			return undefinedValue(o.Value)
 		}
 	case OpPath:
 		for _, e := range o.Path {
-			if !e.IsIndex && e.Name[0] == '#' {
-				if _, ok := env.Names[e.Name]; !ok {
-					return undefinedName(e.Name)
-				}
+			if env.undefined(e) {
+				return undefinedName(e.Name)
 			}
-		}
-	}
-	for _, a := range o.Args {
-		if err := env.placeholders(a); err != nil {
-			return err
 		}
 	}
 	return nil
@@ -1515,17 +1510,8 @@ func (env *Env) placeholders(o *Operand) error {
 func (u *Update) CheckActions(env *Env) error {
 	var walk func(o *Operand) error
 	walk = func(o *Operand) error {
-		switch o.Kind {
-		case OpValue:
-			if o.Value != "" {
-				if _, ok := env.Values[o.Value]; !ok {
-					return undefinedValue(o.Value)
-				}
-			}
-		case OpPath:
-			if err := env.placeholders(o); err != nil {
-				return err
-			}
+		if err := env.undefinedIn(o); err != nil {
+			return err
 		}
 		for _, a := range o.Args {
 			if err := walk(a); err != nil {
