@@ -1448,17 +1448,23 @@ func (u *Update) written() []updateAction {
 	return acts
 }
 
-// CheckTargets checks the paths the update's actions write, the last
-// action written first: an undefined name in it, then whether it
-// overlaps or conflicts with a path written after it (overlapLater; a
-// path with an undefined name overlaps nothing).
-func (u *Update) CheckTargets(env *Env) error {
+// writtenPaths returns the paths of u's actions in the order written.
+func (u *Update) writtenPaths() []Path {
 	acts := u.written()
 	paths := make([]Path, len(acts))
 	for i, a := range acts {
 		paths[i] = a.path
 	}
-	for i := len(acts) - 1; i >= 0; i-- {
+	return paths
+}
+
+// CheckTargets checks the paths the update's actions write, the last
+// action written first: an undefined name in it, then whether it
+// overlaps or conflicts with a path written after it (overlapLater; a
+// path with an undefined name overlaps nothing).
+func (u *Update) CheckTargets(env *Env) error {
+	paths := u.writtenPaths()
+	for i := len(paths) - 1; i >= 0; i-- {
 		if err := env.placeholders(&Operand{Kind: OpPath, Path: paths[i]}); err != nil {
 			return err
 		}

@@ -1098,31 +1098,10 @@ func (p *parser) parseUpdate() (*Update, error) {
 	return u, nil
 }
 
-// CheckPaths reports overlapping document paths, after resolving names.
-func (u *Update) CheckPaths(env *Env) error {
-	// In the order written: of two paths that conflict, DynamoDB names
-	// the one written first first.
-	paths := make([]Path, 0, u.actions())
-	for _, kw := range u.sections {
-		switch kw {
-		case "SET":
-			for _, a := range u.Set {
-				paths = append(paths, a.Path)
-			}
-		case "REMOVE":
-			paths = append(paths, u.Remove...)
-		case "ADD":
-			for _, a := range u.Add {
-				paths = append(paths, a.Path)
-			}
-		case "DELETE":
-			for _, a := range u.Delete {
-				paths = append(paths, a.Path)
-			}
-		}
-	}
-	return checkOverlap(paths, env)
-}
+// CheckPaths reports overlapping document paths, after resolving names,
+// the paths taken in the order written. (The engine checks them with
+// their names, action by action: CheckTargets.)
+func (u *Update) CheckPaths(env *Env) error { return checkOverlap(u.writtenPaths(), env) }
 
 // Paths returns the document paths the update writes: those of its SET,
 // REMOVE, ADD and DELETE actions, in that order.
