@@ -66,9 +66,15 @@
 // does not project is a ValidationException, as in DynamoDB; a Scan of
 // a global secondary index filters what the index holds, so attributes
 // it does not project are missing.
-// Scan order is the order of a hash of the partition key, stable while
-// the table is unchanged; it is not DynamoDB's order (nor DynamoDB
-// Local's), so code and tests must not depend on it, as with DynamoDB.
+// Scan order is DynamoDB's own: partitions in the order of an MD5 digest
+// of their key, and a parallel scan's Segment s of TotalSegments t holds
+// the partitions whose digest's first 12 bits b have b×t/4096 = s. Items
+// that share the key of an index come in the order of the same digest
+// of their table key. AWS does not document these orders: they are what
+// AWS returns, as recorded by the tests of dynalite (an independent
+// emulator), and the engine's tests check them against those records.
+// DynamoDB Local orders otherwise, so code should still not depend on
+// them; a test that does sees what it would see on AWS.
 //
 // # Copies
 //

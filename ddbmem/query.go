@@ -3,7 +3,6 @@ package ddbmem
 import (
 	"context"
 	"math"
-	"math/bits"
 	"sort"
 	"strings"
 
@@ -871,8 +870,9 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	return out, nil
 }
 
-// Scan reads every item of a table or index, in the order of a hash of
-// the partition key, optionally one segment of a parallel scan.
+// Scan reads every item of a table or index, in DynamoDB's order of
+// partitions (see the package doc), optionally one segment of a parallel
+// scan.
 func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
 	if err := db.begin(ctx, "Scan"); err != nil {
 		return nil, err
@@ -945,10 +945,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 			p.items, p.recs = make([]item, 0, n), make([]*record, 0, n)
 		}
 	}
-	segOf := func(h uint64) int {
-		hi, _ := bits.Mul64(h, uint64(total))
-		return int(hi)
-	}
+	segOf := func(h uint64) int { return segmentOf(h, total) }
 	t.mu.RLock()
 	parts := src.data.sorted()
 	start := sort.Search(len(parts), func(i int) bool { return segOf(parts[i].hash) >= seg })
@@ -956,7 +953,7 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	hasESK := in.ExclusiveStartKey != nil
 	if hasESK {
 		eskPK, eskSK = src.startKey(in.ExclusiveStartKey)
-		h := hashKey(eskPK)
+		h := partitionHash(eskPK, src.data.typ)
 		if segOf(h) != seg {
 			t.mu.RUnlock()
 			// DynamoDB's text (dynalite's suite records it); DynamoDB

@@ -201,8 +201,10 @@ func (p *partition) remove(sk string) *record {
 }
 
 // store is an ordered collection of partitions: the table itself or one
-// secondary index. Scans walk partitions in (hash, key) order.
+// secondary index. Scans walk partitions in (hash, key) order, the hash
+// being DynamoDB's (partitionHash) of keys of type typ.
 type store struct {
+	typ   types.ScalarAttributeType
 	parts map[string]*partition
 
 	orderMu sync.Mutex
@@ -210,15 +212,19 @@ type store struct {
 	dirty   bool
 }
 
-func newStore() *store { return &store{parts: map[string]*partition{}} }
+func newStore(typ types.ScalarAttributeType) *store {
+	return &store{typ: typ, parts: map[string]*partition{}}
+}
 
+// hashKey is a fast hash of s, for spreading keys (stream shards), not
+// for scan order.
 func hashKey(s string) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
 		h *= 1099511628211
 	}
-	// finalize so that similar keys spread across segments
+	// finalize so that similar keys spread
 	h ^= h >> 33
 	h *= 0xff51afd7ed558ccd
 	h ^= h >> 33
@@ -229,7 +235,7 @@ func hashKey(s string) uint64 {
 func (s *store) put(pk, sk string, r *record) {
 	p := s.parts[pk]
 	if p == nil {
-		p = &partition{key: pk, hash: hashKey(pk)}
+		p = &partition{key: pk, hash: partitionHash(pk, s.typ)}
 		s.parts[pk] = p
 		s.orderMu.Lock()
 		s.dirty = true

@@ -2,6 +2,7 @@ package ddbmem
 
 import (
 	"context"
+	"encoding/binary"
 	"regexp"
 	"sort"
 	"strings"
@@ -24,6 +25,7 @@ type index struct {
 	name    string
 	local   bool
 	pk, sk  keyAttr
+	tk      [2]keyAttr // the table's partition and sort key
 	proj    types.ProjectionType
 	include map[string]bool
 	desc    types.Projection
@@ -136,9 +138,10 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 		}
 		return pk, sk
 	}
-	t := &table{name: *in.TableName, created: db.now(), data: newStore(), attrs: in.AttributeDefinitions}
+	t := &table{name: *in.TableName, created: db.now(), attrs: in.AttributeDefinitions}
 	ixs := &indexSet{byName: map[string]*index{}}
 	t.pk, t.sk = keys(in.KeySchema)
+	t.data = newStore(t.pk.typ)
 	t.src = &source{t: t, pk: t.pk, sk: t.sk, data: t.data}
 	t.billing = in.BillingMode
 	if t.billing == "" {
@@ -183,7 +186,8 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 
 // newIndex returns an empty index of t.
 func (t *table) newIndex(name string, pk, sk keyAttr, proj *types.Projection, local bool) *index {
-	ix := &index{name: name, local: local, pk: pk, sk: sk, proj: proj.ProjectionType, data: newStore(), desc: *proj}
+	ix := &index{name: name, local: local, pk: pk, sk: sk, tk: [2]keyAttr{t.pk, t.sk},
+		proj: proj.ProjectionType, data: newStore(pk.typ), desc: *proj}
 	if proj.ProjectionType == types.ProjectionTypeInclude {
 		ix.include = map[string]bool{}
 		for _, a := range proj.NonKeyAttributes {
@@ -420,7 +424,9 @@ func (t *table) indexKey(ix *index, it item) (string, string, bool) {
 }
 
 // indexKeyAt is indexKey for an item whose encoded table key (tableKey)
-// the caller already has.
+// the caller already has. The entry key is the index sort key, then
+// DynamoDB's hash of the table key (tableKeyHash), which orders entries
+// that share their index key as DynamoDB does, then the table key.
 func indexKeyAt(ix *index, it item, tpk, tsk string) (string, string, bool) {
 	pv, ok := it[ix.pk.name]
 	if !ok {
@@ -435,6 +441,7 @@ func indexKeyAt(ix *index, it item, tpk, tsk string) (string, string, bool) {
 		}
 		b = appendComponent(b, keyEnc(sv))
 	}
+	b = binary.BigEndian.AppendUint64(b, tableKeyHash(it, ix.tk[0], ix.tk[1]))
 	b = appendComponent(b, tpk)
 	b = append(b, tsk...)
 	return keyEnc(pv), string(b), true

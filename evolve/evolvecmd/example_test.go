@@ -51,8 +51,8 @@ func Example() {
 	//
 	// | segment | owner | fence | done | scanned | changed |
 	// |---:|---|---:|---|---:|---:|
-	// | 0 | (none) | 1 | true | 0 | 0 |
+	// | 0 | (none) | 1 | true | 3 | 3 |
 	// | 1 | (none) | 1 | true | 0 | 0 |
-	// | 2 | (none) | 1 | true | 3 | 3 |
+	// | 2 | (none) | 1 | true | 0 | 0 |
 	// | 3 | (none) | 1 | true | 0 | 0 |
 }

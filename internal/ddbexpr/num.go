@@ -288,6 +288,67 @@ func (n Number) AppendKey(b []byte) []byte {
 	return append(b, 0xFF)
 }
 
+// KeyNumber decodes AppendKey's encoding, reporting false for bytes
+// AppendKey does not produce.
+func KeyNumber(enc string) (Number, bool) {
+	if enc == "\x02" {
+		return Number{}, true
+	}
+	if len(enc) < 4 || (enc[0] != 0x01 && enc[0] != 0x03) {
+		return Number{}, false
+	}
+	e := int(enc[1])<<8 | int(enc[2])
+	if enc[0] == 0x03 {
+		return Number{Digits: enc[3:], Exp: e - numberKeyExpBias}, true
+	}
+	if enc[len(enc)-1] != 0xFF {
+		return Number{}, false
+	}
+	d := []byte(enc[3 : len(enc)-1])
+	for i := range d {
+		d[i] = '9' - d[i] + '0'
+	}
+	return Number{Neg: true, Digits: string(d), Exp: 0xFFFF - e - numberKeyExpBias}, true
+}
+
+// AppendStored appends n in DynamoDB's own byte form of a number, the
+// bytes its partitioner hashes: an exponent byte (base 100, biased by
+// 64, bits inverted for a negative number), then the significant digits
+// two to a byte (the pair's value plus one; for a negative number, 101
+// less the value, and a final 102 when there are fewer than 20 such
+// bytes). Zero is the single byte 0x80.
+func (n Number) AppendStored(b []byte) []byte {
+	if n.IsZero() {
+		return append(b, 0x80)
+	}
+	d, e := n.Digits, n.Exp
+	if e%2 != 0 { // a leading zero digit makes the exponent even
+		d, e = "0"+d, e+1
+	}
+	head := byte(e/2 - 64)
+	if n.Neg {
+		head = ^head
+	}
+	b = append(b, head)
+	pairs := 0
+	for i := 0; i < len(d); i += 2 {
+		v := int(d[i]-'0') * 10
+		if i+1 < len(d) {
+			v += int(d[i+1] - '0')
+		}
+		if n.Neg {
+			b = append(b, byte(101-v))
+		} else {
+			b = append(b, byte(v+1))
+		}
+		pairs++
+	}
+	if n.Neg && pairs < 20 {
+		b = append(b, 102)
+	}
+	return b
+}
+
 // NormalizeNumber returns the canonical form of s, or an error.
 func NormalizeNumber(s string) (string, error) {
 	n, err := ParseNumber(s)
