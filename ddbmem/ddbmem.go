@@ -124,7 +124,8 @@
 // view type, SizeBytes (the keys and images, in DynamoDB's item-size
 // arithmetic), increasing SequenceNumbers of 21 digits,
 // ApproximateCreationDateTime on Options.Now rounded down to the second,
-// eventSource aws:dynamodb, eventVersion 1.1, awsRegion ddblocal.
+// eventSource aws:dynamodb, eventVersion 1.1, awsRegion Options.Region
+// (default ddblocal).
 // Batches and transactions append one record per item they change; a
 // write that changes nothing (a failed condition, a cancelled
 // transaction, a delete of a missing item, or a put or update that
@@ -188,7 +189,9 @@
 // documentation, the engine follows the documentation (the suite lists
 // each case). ItemCollectionMetrics is never returned; UnprocessedKeys and
 // UnprocessedItems are always empty; tables
-// are ACTIVE at once. A partition is a sorted slice: appending in key
+// are ACTIVE at once, unless Options.Lifecycle makes them CREATING,
+// UPDATING and DELETING for a while as DynamoDB does (their descriptions
+// carry a TableId either way). A partition is a sorted slice: appending in key
 // order is cheap, while inserting into the middle of a partition of n
 // items costs O(n).
 //
@@ -263,6 +266,7 @@ package ddbmem
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -290,6 +294,14 @@ type Options struct {
 	// Stream configures the tables' DynamoDB Streams (shards, rollover,
 	// retention); see [StreamOptions] for the defaults.
 	Stream StreamOptions
+	// Lifecycle makes tables CREATING, UPDATING and DELETING for a
+	// while, as on DynamoDB; see [Lifecycle]. Default: every change is
+	// immediate.
+	Lifecycle Lifecycle
+	// Region is the region of the ARNs of tables, indexes and streams
+	// and of stream records' awsRegion, for code that reads them as it
+	// would on AWS. Default "ddblocal", as DynamoDB Local names it.
+	Region string
 }
 
 // DB is an in-memory DynamoDB. It is safe for concurrent use. The zero
@@ -315,6 +327,10 @@ type DB struct {
 	rng       *rand.Rand
 
 	streams streamSet // DynamoDB Streams: stream.go
+
+	life    Lifecycle     // lifecycle.go
+	region  string        // Options.Region
+	created atomic.Uint64 // tables created, for their TableId
 }
 
 // CopiesInput marks db as an entity.InputCopier: it keeps nothing of a
@@ -334,6 +350,11 @@ func New(optFns ...func(*Options)) *DB {
 		tokens: map[string]txToken{},
 		faults: map[string]Fault{},
 		rng:    rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)),
+		life:   o.Lifecycle,
+		region: o.Region,
+	}
+	if db.region == "" {
+		db.region = defaultRegion
 	}
 	db.nanos = func() int64 { return db.now().UnixNano() }
 	if db.now == nil {
@@ -350,13 +371,23 @@ func New(optFns ...func(*Options)) *DB {
 	return db
 }
 
+// table returns the table named name for a read or a write: a table
+// CREATING or DELETING (Options.Lifecycle) is not found, as on DynamoDB.
 func (db *DB) table(name *string) (*table, error) {
+	t, err := db.anyTable(name)
+	if err == nil && t.nanos != nil && !t.serving() {
+		return nil, notFound()
+	}
+	return t, err
+}
+
+// anyTable returns the table named name in whatever state it is, for the
+// operations on the table itself (describe, delete, update).
+func (db *DB) anyTable(name *string) (*table, error) {
 	if name == nil || *name == "" {
 		return nil, validation("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")
 	}
-	db.mu.RLock()
-	t := db.tables[*name]
-	db.mu.RUnlock()
+	t := db.lookup(*name)
 	if t == nil {
 		if err := checkTableName(*name); err != nil {
 			return nil, err
@@ -399,6 +430,9 @@ func (db *DB) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, optF
 		names = append(names, n)
 	}
 	db.mu.RUnlock()
+	if db.life.enabled() {
+		names = slices.DeleteFunc(names, func(n string) bool { return db.lookup(n) == nil })
+	}
 	sort.Strings(names)
 	if in.ExclusiveStartTableName != nil {
 		i := sort.SearchStrings(names, *in.ExclusiveStartTableName)

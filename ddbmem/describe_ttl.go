@@ -20,7 +20,7 @@ func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeT
 	if err := tableOnlyConstraints(in.TableName); err != nil {
 		return nil, err
 	}
-	t, err := db.table(in.TableName)
+	t, err := db.anyTable(in.TableName)
 	if err != nil {
 		return nil, missingTableOnly(err, in.TableName)
 	}

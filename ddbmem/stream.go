@@ -61,9 +61,10 @@ func (o StreamOptions) withDefaults() StreamOptions {
 	return o
 }
 
-// streamRegion is the awsRegion of stream records and the region of the
-// engine's ARNs, as DynamoDB Local names it.
-const streamRegion = "ddblocal"
+// defaultRegion is the awsRegion of stream records and the region of the
+// engine's ARNs unless Options.Region names another, as DynamoDB Local
+// names it.
+const defaultRegion = "ddblocal"
 
 // Record kinds (eventName).
 const (
@@ -111,6 +112,7 @@ type stream struct {
 	opts              *StreamOptions
 	now               func() time.Time
 	nanos             func() int64 // now in Unix nanoseconds (DB.nanos)
+	region            string       // its table's (Options.Region)
 
 	shards    []*shard    // in creation order
 	open      []*shard    // the open shards, by hash range
@@ -237,7 +239,7 @@ func (db *DB) enableStream(t *table, view types.StreamViewType) {
 	s := &stream{
 		arn: t.arn() + "/stream/" + label, label: label, table: t.name,
 		keys: keySchema(t.pk, t.sk), pk: t.pk.name, sk: t.sk.name,
-		view: view, created: now, opts: &ss.opts, now: db.now, nanos: db.nanos, next: 1,
+		view: view, created: now, opts: &ss.opts, now: db.now, nanos: db.nanos, next: 1, region: t.region,
 	}
 	ss.all = append(ss.all, s)
 	ss.mu.Unlock()

@@ -474,7 +474,7 @@ func (x *stream) record(r *recView) st.Record {
 		sr.NewImage = n.streamItem(false, "", "")
 	}
 	rec := st.Record{
-		AwsRegion:    aws.String(streamRegion),
+		AwsRegion:    aws.String(x.region),
 		Dynamodb:     sr,
 		EventID:      aws.String(fmt.Sprintf("%016x%016x", hashKey(x.arn), r.seq)),
 		EventName:    eventNames[r.kind],

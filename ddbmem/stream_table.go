@@ -44,9 +44,12 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 	if err := updateTableConstraints(in); err != nil {
 		return nil, err
 	}
-	t, err := db.table(in.TableName)
+	t, err := db.anyTable(in.TableName)
 	if err != nil {
 		return nil, missingUpdateTable(err, in)
+	}
+	if err := inUse(t); err != nil {
+		return nil, err
 	}
 	if len(in.ReplicaUpdates) > 0 || in.SSESpecification != nil ||
 		in.TableClass != "" || in.DeletionProtectionEnabled != nil || in.OnDemandThroughput != nil ||
@@ -124,6 +127,9 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 		} else {
 			t.disableStream()
 		}
+	}
+	if db.life.Update > 0 {
+		t.updatingUntil.Store(db.nanos() + int64(db.life.Update))
 	}
 	t.mu.Unlock()
 	return &dynamodb.UpdateTableOutput{TableDescription: t.describe()}, nil

@@ -49,6 +49,15 @@ type table struct {
 	bytes   int64
 	ttlAttr string
 	tags    map[string]string // tags.go
+	id      string            // TableId
+	region  string            // of its ARN (Options.Region)
+
+	// Options.Lifecycle (lifecycle.go): the engine's clock (nil when
+	// every change is immediate), the ends of the CREATING and UPDATING
+	// states and the time a deleted table is gone, in its Unix
+	// nanoseconds (0: none).
+	nanos                          func() int64
+	readyAt, updatingUntil, goneAt atomic.Int64
 
 	// DynamoDB Streams (stream.go): the enabled stream (nil if none),
 	// the latest stream's ARN and label, the view type CreateTable asked
@@ -94,6 +103,17 @@ func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, op
 	if err != nil {
 		return nil, err
 	}
+	t.id = tableID(t.name, db.created.Add(1))
+	if db.life.enabled() {
+		t.nanos = db.nanos
+		t.readyAt.Store(db.nanos() + int64(db.life.Create))
+	}
+	if old := db.lookup(t.name); old != nil {
+		if old.status() == types.TableStatusDeleting {
+			return nil, inUse(old)
+		}
+		return nil, &types.ResourceInUseException{Message: aws.String("Cannot create preexisting table")}
+	}
 	db.mu.Lock()
 	if _, ok := db.tables[t.name]; ok {
 		db.mu.Unlock()
@@ -104,9 +124,7 @@ func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, op
 		db.enableStream(t, t.streamView) // streams: stream.go
 	}
 	db.mu.Unlock()
-	d := t.describe()
-	d.TableStatus = types.TableStatusActive
-	return &dynamodb.CreateTableOutput{TableDescription: d}, nil
+	return &dynamodb.CreateTableOutput{TableDescription: t.describe()}, nil
 }
 
 func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
@@ -138,7 +156,7 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 		}
 		return pk, sk
 	}
-	t := &table{name: *in.TableName, created: db.now(), attrs: in.AttributeDefinitions}
+	t := &table{name: *in.TableName, created: db.now(), attrs: in.AttributeDefinitions, region: db.region}
 	ixs := &indexSet{byName: map[string]*index{}}
 	t.pk, t.sk = keys(in.KeySchema)
 	t.data = newStore(t.pk.typ)
@@ -231,7 +249,7 @@ func keySchema(pk, sk keyAttr) []types.KeySchemaElement {
 	return ks
 }
 
-func (t *table) arn() string { return "arn:aws:dynamodb:ddblocal:000000000000:table/" + t.name }
+func (t *table) arn() string { return "arn:aws:dynamodb:" + t.region + ":000000000000:table/" + t.name }
 
 // describe returns the table's description; the caller need not hold
 // the lock (counts are read under it).
@@ -241,7 +259,8 @@ func (t *table) describe() *types.TableDescription {
 	d := &types.TableDescription{
 		TableName:            aws.String(t.name),
 		TableArn:             aws.String(t.arn()),
-		TableStatus:          types.TableStatusActive,
+		TableId:              aws.String(t.id),
+		TableStatus:          t.status(),
 		CreationDateTime:     aws.Time(t.created),
 		KeySchema:            keySchema(t.pk, t.sk),
 		AttributeDefinitions: append([]types.AttributeDefinition(nil), t.attrs...),
@@ -256,6 +275,10 @@ func (t *table) describe() *types.TableDescription {
 	d.ProvisionedThroughput = pt
 	if t.billing == types.BillingModePayPerRequest {
 		d.BillingModeSummary = &types.BillingModeSummary{BillingMode: t.billing, LastUpdateToPayPerRequestDateTime: aws.Time(t.created)}
+	}
+	ixStatus := types.IndexStatusActive
+	if d.TableStatus == types.TableStatusCreating {
+		ixStatus = types.IndexStatusCreating // its global indexes are created with it
 	}
 	for _, ix := range t.indexes() {
 		n := 0
@@ -272,7 +295,7 @@ func (t *table) describe() *types.TableDescription {
 		}
 		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
 			IndexName: aws.String(ix.name), KeySchema: keySchema(ix.pk, ix.sk), Projection: &proj,
-			IndexStatus: types.IndexStatusActive, IndexArn: aws.String(t.arn() + "/index/" + ix.name),
+			IndexStatus: ixStatus, IndexArn: aws.String(t.arn() + "/index/" + ix.name),
 			ItemCount: aws.Int64(int64(n)), IndexSizeBytes: aws.Int64(0),
 			ProvisionedThroughput: &types.ProvisionedThroughputDescription{ReadCapacityUnits: aws.Int64(0), WriteCapacityUnits: aws.Int64(0), NumberOfDecreasesToday: aws.Int64(0)},
 		})
@@ -293,7 +316,7 @@ func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput
 	if err := tableOnlyConstraints(in.TableName); err != nil {
 		return nil, err
 	}
-	t, err := db.table(in.TableName)
+	t, err := db.anyTable(in.TableName)
 	if err != nil {
 		return nil, missingTableOnly(err, in.TableName)
 	}
@@ -312,16 +335,25 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, op
 	if err := tableOnlyConstraints(in.TableName); err != nil {
 		return nil, err
 	}
-	t, err := db.table(in.TableName)
+	t, err := db.anyTable(in.TableName)
 	if err != nil {
 		return nil, missingTableOnly(err, in.TableName)
+	}
+	if !t.serving() {
+		return nil, inUse(t)
 	}
 	db.mu.Lock()
 	if db.tables[t.name] != t {
 		db.mu.Unlock()
 		return nil, notFound()
 	}
-	delete(db.tables, t.name)
+	if db.life.Delete > 0 {
+		// DELETING until then (lifecycle.go); its reads and writes are
+		// refused from now on.
+		t.goneAt.Store(db.nanos() + int64(db.life.Delete))
+	} else {
+		delete(db.tables, t.name)
+	}
 	db.mu.Unlock()
 	t.mu.Lock()
 	t.disableStream() // streams: its records stay readable (stream.go)
@@ -343,7 +375,7 @@ func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiv
 	if err := tableOnlyConstraints(in.TableName); err != nil {
 		return nil, err
 	}
-	t, err := db.table(in.TableName)
+	t, err := db.anyTable(in.TableName)
 	if err != nil {
 		return nil, missingTableOnly(err, in.TableName)
 	}

@@ -15,9 +15,10 @@ import (
 // ListTagsOfResource, checked as DynamoDB checks them.
 //
 // A resource is named by its table's ARN. The engine's tables have ARNs
-// in region "ddblocal" and account 000000000000, as DynamoDB Local's do
-// (see DescribeTable), but any region and account name the table: a
-// client configured for another region builds its ARNs with it.
+// in region "ddblocal" (or Options.Region) and account 000000000000, as
+// DynamoDB Local's do (see DescribeTable), but any region and account
+// name the table: a client configured for another region builds its ARNs
+// with it.
 
 // maxTags is the most tags a table holds (DynamoDB's quota).
 const maxTags = 50
@@ -59,9 +60,7 @@ func (db *DB) taggedTable(action string, arn *string, check func() error) (*tabl
 	if parts[0] != "arn" || !strings.HasPrefix(parts[1], "aws") || parts[2] != "dynamodb" || !ok || checkTableName(name) != nil {
 		return nil, validation("Invalid TableArn: Invalid ResourceArn provided as input " + *arn)
 	}
-	db.mu.RLock()
-	t := db.tables[name]
-	db.mu.RUnlock()
+	t := db.lookup(name)
 	if t == nil {
 		return nil, nil
 	}

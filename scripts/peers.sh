@@ -10,7 +10,8 @@
 #         not changed. The suite is not part of this repository.
 # TARGET  dynalite   dynalite itself (the npm package), started on a free port
 #         local      DynamoDB Local (fetched like scripts/test.sh does)
-#         engine     the engine's HTTP endpoint (go run ./cmd/ddbmem -port N)
+#         engine     the engine's HTTP endpoint (go run ./cmd/ddbmem -port N),
+#                    tables 500 ms in each of CREATING, UPDATING, DELETING
 #         http://... a server that is already running (the other targets
 #                    get a fresh server per test file)
 # FILE    test file names (query, scan, ...); default: every file but bench
@@ -170,7 +171,11 @@ start_target_once() {
     ;;
   engine)
     PORT=$(free_port)
-    "$RUN/ddbmem" -port "$PORT" >"$RUN/server.log" 2>&1 &
+    # Tables take time to change, as on DynamoDB and as dynalite's own
+    # server does by default (500 ms in each state): ddbmem.Lifecycle.
+    # ARNs in the region the suite signs for.
+    "$RUN/ddbmem" -port "$PORT" -create-delay 500ms -delete-delay 500ms -update-delay 500ms \
+      -region "${AWS_REGION:-us-east-1}" >"$RUN/server.log" 2>&1 &
     SERVER=$!
     ENDPOINT=http://127.0.0.1:$PORT
     wait_http "$ENDPOINT" "$SERVER" "the engine" "$RUN/server.log" || return 1

@@ -13,6 +13,11 @@
 //	-port  TCP port (default 8000; 0 picks a free port)
 //	-stream-shards         open shards per DynamoDB stream (default 1)
 //	-stream-shard-records  records after which a shard rolls over (default 10000)
+//	-region  region of the ARNs of tables and streams and of stream
+//	         records' awsRegion (default ddblocal, as DynamoDB Local)
+//	-create-delay, -delete-delay, -update-delay
+//	       how long a table stays CREATING, DELETING or UPDATING, as on
+//	       DynamoDB (ddbmem.Lifecycle; default 0: every change is immediate)
 //
 // The DynamoDB Streams API is served on the same port, as DynamoDB Local
 // serves it.
@@ -50,11 +55,18 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 	port := fs.Int("port", 8000, "TCP port (0 picks a free port)")
 	shards := fs.Int("stream-shards", 1, "open shards per DynamoDB stream")
 	shardRecords := fs.Int("stream-shard-records", 10_000, "records after which a stream shard rolls over")
+	region := fs.String("region", "", "region of ARNs and stream records (default ddblocal)")
+	var life ddbmem.Lifecycle
+	fs.DurationVar(&life.Create, "create-delay", 0, "how long a new table is CREATING")
+	fs.DurationVar(&life.Delete, "delete-delay", 0, "how long a deleted table is DELETING")
+	fs.DurationVar(&life.Update, "update-delay", 0, "how long an updated table is UPDATING")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	db := ddbmem.New(func(o *ddbmem.Options) {
 		o.Stream.Shards, o.Stream.ShardRecords = *shards, *shardRecords
+		o.Lifecycle = life
+		o.Region = *region
 	})
 	srv, err := ddbmem.Serve(db, net.JoinHostPort(*host, strconv.Itoa(*port)))
 	if err != nil {

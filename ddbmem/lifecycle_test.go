@@ -1,0 +1,203 @@
+package ddbmem_test
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/ddbmem"
+)
+
+// fakeClock is a clock a test moves by hand.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// TestLifecycle walks a table through CREATING, ACTIVE, UPDATING,
+// DELETING and gone on a clock the test moves, checking what each state
+// allows: DynamoDB's answers (ResourceNotFoundException for the reads
+// and writes of a table that is not ACTIVE or UPDATING,
+// ResourceInUseException for changing one).
+func TestLifecycle(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}
+	db := ddbmem.New(func(o *ddbmem.Options) {
+		o.Now = clock.Now
+		o.Lifecycle = ddbmem.Lifecycle{Create: time.Second, Delete: 2 * time.Second, Update: 3 * time.Second}
+	})
+	name := aws.String("life")
+	create := &dynamodb.CreateTableInput{
+		TableName: name, BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byPk"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}},
+	}
+	status := func() types.TableStatus {
+		t.Helper()
+		out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Table.TableStatus
+	}
+	put := func() error {
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: name, Item: map[string]av{"pk": s("a")}})
+		return err
+	}
+	notFound := func(what string, err error) {
+		t.Helper()
+		var nf *types.ResourceNotFoundException
+		if !errors.As(err, &nf) || aws.ToString(nf.Message) != "Requested resource not found" {
+			t.Fatalf("%s: %v, want ResourceNotFoundException: Requested resource not found", what, err)
+		}
+	}
+	inUse := func(what string, err error, state string) {
+		t.Helper()
+		var iu *types.ResourceInUseException
+		want := "Attempt to change a resource which is still in use: Table is being " + state + ": life"
+		if !errors.As(err, &iu) || aws.ToString(iu.Message) != want {
+			t.Fatalf("%s: %v, want ResourceInUseException: %s", what, err, want)
+		}
+	}
+
+	out, err := db.CreateTable(ctx, create)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.TableDescription.TableStatus != types.TableStatusCreating {
+		t.Fatalf("CreateTable answered %s, want CREATING", out.TableDescription.TableStatus)
+	}
+	if s := out.TableDescription.GlobalSecondaryIndexes[0].IndexStatus; s != types.IndexStatusCreating {
+		t.Fatalf("CreateTable answered index status %s, want CREATING", s)
+	}
+	if id := aws.ToString(out.TableDescription.TableId); !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(id) {
+		t.Fatalf("TableId %q is not a version 4 UUID", id)
+	}
+	notFound("PutItem while CREATING", put())
+	_, err = db.Query(ctx, &dynamodb.QueryInput{TableName: name, KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: map[string]av{":p": s("a")}})
+	notFound("Query while CREATING", err)
+	_, err = db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: name})
+	inUse("DeleteTable while CREATING", err, "created")
+	_, err = db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: name, StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly}})
+	inUse("UpdateTable while CREATING", err, "created")
+	if l, _ := db.ListTables(ctx, &dynamodb.ListTablesInput{}); len(l.TableNames) != 1 {
+		t.Fatalf("ListTables while CREATING: %v", l.TableNames)
+	}
+
+	clock.Add(time.Second)
+	if s := status(); s != types.TableStatusActive {
+		t.Fatalf("after Create: %s, want ACTIVE", s)
+	}
+	if err := put(); err != nil {
+		t.Fatal(err)
+	}
+
+	up, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: name, StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if up.TableDescription.TableStatus != types.TableStatusUpdating || up.TableDescription.StreamSpecification == nil {
+		t.Fatalf("UpdateTable answered %s with stream %v, want UPDATING with the stream on", up.TableDescription.TableStatus, up.TableDescription.StreamSpecification)
+	}
+	if err := put(); err != nil {
+		t.Fatalf("PutItem while UPDATING: %v", err)
+	}
+	_, err = db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: name, StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}})
+	inUse("UpdateTable while UPDATING", err, "updated")
+	clock.Add(3 * time.Second)
+	if s := status(); s != types.TableStatusActive {
+		t.Fatalf("after Update: %s, want ACTIVE", s)
+	}
+
+	del, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if del.TableDescription.TableStatus != types.TableStatusDeleting || status() != types.TableStatusDeleting {
+		t.Fatalf("DeleteTable answered %s, want DELETING, described so", del.TableDescription.TableStatus)
+	}
+	notFound("PutItem while DELETING", put())
+	_, err = db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: name})
+	inUse("DeleteTable while DELETING", err, "deleted")
+	_, err = db.CreateTable(ctx, create)
+	inUse("CreateTable while DELETING", err, "deleted")
+
+	clock.Add(2 * time.Second)
+	_, err = db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: name})
+	var nf *types.ResourceNotFoundException
+	if !errors.As(err, &nf) {
+		t.Fatalf("DescribeTable once gone: %v, want ResourceNotFoundException", err)
+	}
+	if l, _ := db.ListTables(ctx, &dynamodb.ListTablesInput{}); len(l.TableNames) != 0 {
+		t.Fatalf("ListTables once gone: %v", l.TableNames)
+	}
+	again, err := db.CreateTable(ctx, create)
+	if err != nil {
+		t.Fatalf("CreateTable of the name once gone: %v", err)
+	}
+	if aws.ToString(again.TableDescription.TableId) == aws.ToString(out.TableDescription.TableId) {
+		t.Fatal("a new table of the same name has the old one's TableId")
+	}
+}
+
+// TestLifecycleOff checks the default: every change is immediate.
+func TestLifecycleOff(t *testing.T) {
+	db := ddbmem.New()
+	out, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName: aws.String("now"), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	})
+	if err != nil || out.TableDescription.TableStatus != types.TableStatusActive {
+		t.Fatalf("CreateTable: %v, %v; want ACTIVE", err, out)
+	}
+	if _, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("now")}); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := db.ListTables(ctx, &dynamodb.ListTablesInput{}); len(l.TableNames) != 0 {
+		t.Fatalf("ListTables after DeleteTable: %v", l.TableNames)
+	}
+}
+
+// TestRegion checks that Options.Region names the region of the ARNs of
+// tables, indexes and streams.
+func TestRegion(t *testing.T) {
+	for _, c := range []struct{ region, want string }{{"", "ddblocal"}, {"eu-west-1", "eu-west-1"}} {
+		db := ddbmem.New(func(o *ddbmem.Options) { o.Region = c.region })
+		out, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+			TableName: aws.String("arns"), BillingMode: types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byPk"),
+				KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}},
+			StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := out.TableDescription
+		prefix := "arn:aws:dynamodb:" + c.want + ":000000000000:table/arns"
+		for _, arn := range []string{aws.ToString(d.TableArn), aws.ToString(d.GlobalSecondaryIndexes[0].IndexArn), aws.ToString(d.LatestStreamArn)} {
+			if !strings.HasPrefix(arn, prefix) {
+				t.Errorf("Region %q: ARN %s, want it to start %s", c.region, arn, prefix)
+			}
+		}
+	}
+}
