@@ -201,3 +201,68 @@ func TestRegion(t *testing.T) {
 		}
 	}
 }
+
+// TestLifecycleConcurrentChanges counts the winners of concurrent changes
+// of one table: while UPDATING or DELETING takes time, exactly one of
+// many concurrent UpdateTable calls, and then one of many DeleteTable
+// calls, succeeds; the others are ResourceInUseException.
+func TestLifecycleConcurrentChanges(t *testing.T) {
+	db := ddbmem.New(func(o *ddbmem.Options) {
+		o.Lifecycle = ddbmem.Lifecycle{Delete: time.Hour, Update: time.Hour}
+	})
+	name := aws.String("race")
+	if _, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName: name, BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	count := func(call func() error) (won, inUse int) {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for range 32 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := call()
+				var iu *types.ResourceInUseException
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					won++
+				case errors.As(err, &iu):
+					inUse++
+				default:
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		return won, inUse
+	}
+	won, busy := count(func() error {
+		_, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: name,
+			StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly}})
+		return err
+	})
+	if won != 1 || busy != 31 {
+		t.Fatalf("UpdateTable: %d succeeded, %d in use; want 1 and 31", won, busy)
+	}
+	db2 := ddbmem.New(func(o *ddbmem.Options) { o.Lifecycle = ddbmem.Lifecycle{Delete: time.Hour} })
+	if _, err := db2.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName: name, BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	won, busy = count(func() error {
+		_, err := db2.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: name})
+		return err
+	})
+	if won != 1 || busy != 31 {
+		t.Fatalf("DeleteTable: %d succeeded, %d in use; want 1 and 31", won, busy)
+	}
+}

@@ -48,9 +48,6 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 	if err != nil {
 		return nil, missingUpdateTable(err, in)
 	}
-	if err := inUse(t); err != nil {
-		return nil, err
-	}
 	if len(in.ReplicaUpdates) > 0 || in.SSESpecification != nil ||
 		in.TableClass != "" || in.DeletionProtectionEnabled != nil || in.OnDemandThroughput != nil ||
 		in.WarmThroughput != nil || in.MultiRegionConsistency != "" || len(in.GlobalTableWitnessUpdates) > 0 {
@@ -72,6 +69,10 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 		return nil, validationf("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
 	}
 	t.mu.Lock()
+	if err := inUse(t); err != nil { // under the lock: one change at a time
+		t.mu.Unlock()
+		return nil, err
+	}
 	billing := t.billing
 	if in.BillingMode != "" {
 		billing = in.BillingMode

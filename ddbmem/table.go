@@ -347,6 +347,10 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, op
 		db.mu.Unlock()
 		return nil, notFound()
 	}
+	if t.goneAt.Load() != 0 { // another DeleteTable came first
+		db.mu.Unlock()
+		return nil, inUse(t)
+	}
 	if db.life.Delete > 0 {
 		// DELETING until then (lifecycle.go); its reads and writes are
 		// refused from now on.
