@@ -115,9 +115,17 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 		t.ixs.Store(ixs)
 		t.attrs = defs
 	}
+	for _, u := range in.GlobalSecondaryIndexUpdates {
+		if u.Update == nil || u.Update.ProvisionedThroughput == nil {
+			continue
+		}
+		if ix := t.index(*u.Update.IndexName); ix != nil {
+			ix.prov = copyThroughput(u.Update.ProvisionedThroughput)
+		}
+	}
 	t.billing = billing
 	if in.ProvisionedThroughput != nil {
-		t.prov = in.ProvisionedThroughput
+		t.prov = copyThroughput(in.ProvisionedThroughput)
 	}
 	if billing == types.BillingModePayPerRequest {
 		t.prov = nil

@@ -25,7 +25,8 @@ type index struct {
 	name    string
 	local   bool
 	pk, sk  keyAttr
-	tk      [2]keyAttr // the table's partition and sort key
+	tk      [2]keyAttr                   // the table's partition and sort key
+	prov    *types.ProvisionedThroughput // a global index's own, as given
 	proj    types.ProjectionType
 	include map[string]bool
 	desc    types.Projection
@@ -166,16 +167,17 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 		t.billing = types.BillingModeProvisioned
 	}
 	if t.billing == types.BillingModeProvisioned {
-		t.prov = in.ProvisionedThroughput
+		t.prov = copyThroughput(in.ProvisionedThroughput)
 	}
-	addIndex := func(name string, ks []types.KeySchemaElement, proj *types.Projection, local bool) {
+	addIndex := func(name string, ks []types.KeySchemaElement, proj *types.Projection, local bool) *index {
 		pk, sk := keys(ks)
 		ix := t.newIndex(name, pk, sk, proj, local)
 		ixs.byName[ix.name] = ix
 		ixs.list = append(ixs.list, ix)
+		return ix
 	}
 	for _, g := range in.GlobalSecondaryIndexes {
-		addIndex(*g.IndexName, g.KeySchema, g.Projection, false)
+		addIndex(*g.IndexName, g.KeySchema, g.Projection, false).prov = copyThroughput(g.ProvisionedThroughput)
 	}
 	for _, l := range in.LocalSecondaryIndexes {
 		addIndex(*l.IndexName, l.KeySchema, l.Projection, true)
@@ -214,6 +216,25 @@ func (t *table) newIndex(name string, pk, sk keyAttr, proj *types.Projection, lo
 	}
 	ix.src = &source{t: t, ix: ix, pk: ix.pk, sk: ix.sk, data: ix.data}
 	return ix
+}
+
+// throughput describes a global index's provisioned throughput: its own
+// as created or last updated, 0 under PAY_PER_REQUEST.
+func (ix *index) throughput(billing types.BillingMode) *types.ProvisionedThroughputDescription {
+	d := &types.ProvisionedThroughputDescription{ReadCapacityUnits: aws.Int64(0), WriteCapacityUnits: aws.Int64(0), NumberOfDecreasesToday: aws.Int64(0)}
+	if p := ix.prov; p != nil && billing != types.BillingModePayPerRequest {
+		d.ReadCapacityUnits, d.WriteCapacityUnits = aws.Int64(aws.ToInt64(p.ReadCapacityUnits)), aws.Int64(aws.ToInt64(p.WriteCapacityUnits))
+	}
+	return d
+}
+
+// copyThroughput copies a request's throughput (nil stays nil), so that
+// the caller may change what it passed in.
+func copyThroughput(p *types.ProvisionedThroughput) *types.ProvisionedThroughput {
+	if p == nil {
+		return nil
+	}
+	return &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(aws.ToInt64(p.ReadCapacityUnits)), WriteCapacityUnits: aws.Int64(aws.ToInt64(p.WriteCapacityUnits))}
 }
 
 func keyNames(ks []types.KeySchemaElement) string {
@@ -269,8 +290,8 @@ func (t *table) describe() *types.TableDescription {
 	}
 	pt := &types.ProvisionedThroughputDescription{ReadCapacityUnits: aws.Int64(0), WriteCapacityUnits: aws.Int64(0), NumberOfDecreasesToday: aws.Int64(0)}
 	if t.prov != nil {
-		pt.ReadCapacityUnits = t.prov.ReadCapacityUnits
-		pt.WriteCapacityUnits = t.prov.WriteCapacityUnits
+		pt.ReadCapacityUnits = aws.Int64(aws.ToInt64(t.prov.ReadCapacityUnits))
+		pt.WriteCapacityUnits = aws.Int64(aws.ToInt64(t.prov.WriteCapacityUnits))
 	}
 	d.ProvisionedThroughput = pt
 	if t.billing == types.BillingModePayPerRequest {
@@ -297,7 +318,7 @@ func (t *table) describe() *types.TableDescription {
 			IndexName: aws.String(ix.name), KeySchema: keySchema(ix.pk, ix.sk), Projection: &proj,
 			IndexStatus: ixStatus, IndexArn: aws.String(t.arn() + "/index/" + ix.name),
 			ItemCount: aws.Int64(int64(n)), IndexSizeBytes: aws.Int64(0),
-			ProvisionedThroughput: &types.ProvisionedThroughputDescription{ReadCapacityUnits: aws.Int64(0), WriteCapacityUnits: aws.Int64(0), NumberOfDecreasesToday: aws.Int64(0)},
+			ProvisionedThroughput: ix.throughput(t.billing),
 		})
 	}
 	t.describeStream(d) // streams: stream_table.go

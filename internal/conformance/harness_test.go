@@ -188,6 +188,17 @@ func withGSI(in *dynamodb.CreateTableInput, name string, hash, rng attr, p *type
 	return in
 }
 
+// provisioned makes a table spec PROVISIONED: 3 read and 4 write units
+// for the table, 5 and 6 for each global index.
+func provisioned(in *dynamodb.CreateTableInput) *dynamodb.CreateTableInput {
+	in.BillingMode = types.BillingModeProvisioned
+	in.ProvisionedThroughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(3), WriteCapacityUnits: aws.Int64(4)}
+	for i := range in.GlobalSecondaryIndexes {
+		in.GlobalSecondaryIndexes[i].ProvisionedThroughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(5), WriteCapacityUnits: aws.Int64(6)}
+	}
+	return in
+}
+
 // withLSI adds an LSI (same hash key as the table) to the table spec.
 func withLSI(in *dynamodb.CreateTableInput, name string, rng attr, p *types.Projection) *dynamodb.CreateTableInput {
 	hash := attr{aws.ToString(in.KeySchema[0].AttributeName), ""}
@@ -315,6 +326,10 @@ func (n *nameMap) rewrite(in any) any {
 		c := *v
 		c.TableName = n.ptr(v.TableName)
 		return &c
+	case *dynamodb.UpdateTableInput:
+		c := *v
+		c.TableName = n.ptr(v.TableName)
+		return &c
 	case *dynamodb.DescribeTableInput:
 		c := *v
 		c.TableName = n.ptr(v.TableName)
@@ -436,6 +451,14 @@ func call(ctx context.Context, c entity.Client, in any) (out any, err error) {
 			return nil, fmt.Errorf("conformance: %T has no DescribeTimeToLive", c)
 		}
 		return d.DescribeTimeToLive(ctx, v)
+	case *dynamodb.UpdateTableInput:
+		u, ok := c.(interface {
+			UpdateTable(context.Context, *dynamodb.UpdateTableInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error)
+		})
+		if !ok {
+			return nil, fmt.Errorf("conformance: %T has no UpdateTable", c)
+		}
+		return u.UpdateTable(ctx, v)
 	case *dynamodb.BatchGetItemInput:
 		return c.BatchGetItem(ctx, v)
 	case *dynamodb.BatchWriteItemInput:
@@ -730,12 +753,14 @@ var skipFields = map[string]bool{
 }
 
 // keepFields whitelists the fields of description structs: ARNs, times,
-// sizes, counts, throughput and billing summaries are not compared.
+// sizes, counts, the table's throughput and billing summaries are not
+// compared; a global index's read and write units are.
 var keepFields = map[reflect.Type]map[string]bool{
 	reflect.TypeOf(types.TableDescription{}): set("TableName", "KeySchema", "AttributeDefinitions",
 		"GlobalSecondaryIndexes", "LocalSecondaryIndexes", "TableStatus"),
-	reflect.TypeOf(types.GlobalSecondaryIndexDescription{}): set("IndexName", "KeySchema", "Projection", "IndexStatus"),
-	reflect.TypeOf(types.LocalSecondaryIndexDescription{}):  set("IndexName", "KeySchema", "Projection"),
+	reflect.TypeOf(types.GlobalSecondaryIndexDescription{}):  set("IndexName", "KeySchema", "Projection", "IndexStatus", "ProvisionedThroughput"),
+	reflect.TypeOf(types.ProvisionedThroughputDescription{}): set("ReadCapacityUnits", "WriteCapacityUnits"),
+	reflect.TypeOf(types.LocalSecondaryIndexDescription{}):   set("IndexName", "KeySchema", "Projection"),
 }
 
 func set(s ...string) map[string]bool {
@@ -765,7 +790,7 @@ func normOut(out any, n *nameMap) any {
 				}
 			}
 		}
-	case *dynamodb.DescribeTableOutput, *dynamodb.CreateTableOutput:
+	case *dynamodb.DescribeTableOutput, *dynamodb.CreateTableOutput, *dynamodb.UpdateTableOutput:
 		sortDescription(m)
 	case *dynamodb.DeleteTableOutput:
 		sortDescription(m)
