@@ -28,7 +28,11 @@ type Lifecycle struct {
 	Delete time.Duration
 	// Update is how long a table is UPDATING after an UpdateTable. Its
 	// reads and writes go on; another UpdateTable is a
-	// ResourceInUseException. The change itself applies at once.
+	// ResourceInUseException. The change itself applies at once, but a
+	// global index the UpdateTable creates is CREATING (Backfilling)
+	// meanwhile, and a Query or Scan of it is a ValidationException
+	// ("Cannot read from backfilling global secondary index: NAME"), as
+	// on DynamoDB.
 	Update time.Duration
 }
 
@@ -68,6 +72,12 @@ func (t *table) status() types.TableStatus {
 func (t *table) serving() bool {
 	s := t.status()
 	return s != types.TableStatusCreating && s != types.TableStatusDeleting
+}
+
+// backfilling reports whether ix, created by UpdateTable, is still
+// CREATING: described with Backfilling, and not readable.
+func (ix *index) backfilling() bool {
+	return ix.nanos != nil && ix.nanos() < ix.readyAt.Load()
 }
 
 // lookup returns the table named name in any state but gone, dropping it

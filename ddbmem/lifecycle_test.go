@@ -266,3 +266,62 @@ func TestLifecycleConcurrentChanges(t *testing.T) {
 		t.Fatalf("DeleteTable: %d succeeded, %d in use; want 1 and 31", won, busy)
 	}
 }
+
+// TestLifecycleIndexBackfill checks a global index that UpdateTable
+// creates under Lifecycle.Update: CREATING with Backfilling, its reads a
+// ValidationException, then ACTIVE and readable, with the table's items.
+func TestLifecycleIndexBackfill(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}
+	db := ddbmem.New(func(o *ddbmem.Options) {
+		o.Now = clock.Now
+		o.Lifecycle = ddbmem.Lifecycle{Update: time.Minute}
+	})
+	name := aws.String("fill")
+	if _, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName: name, BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: name, Item: map[string]av{"pk": s("a"), "g": s("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	up, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: name,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: "S"}},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName: aws.String("byG"), KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := up.TableDescription.GlobalSecondaryIndexes[0]
+	if up.TableDescription.TableStatus != types.TableStatusUpdating || g.IndexStatus != types.IndexStatusCreating || !aws.ToBool(g.Backfilling) {
+		t.Fatalf("UpdateTable answered table %s, index %s backfilling %v; want UPDATING, CREATING, true", up.TableDescription.TableStatus, g.IndexStatus, aws.ToBool(g.Backfilling))
+	}
+	query := func() (*dynamodb.QueryOutput, error) {
+		return db.Query(ctx, &dynamodb.QueryInput{TableName: name, IndexName: aws.String("byG"), KeyConditionExpression: aws.String("g = :g"),
+			ExpressionAttributeValues: map[string]av{":g": s("x")}})
+	}
+	_, err = query()
+	var ve interface{ ErrorCode() string }
+	if !errors.As(err, &ve) || ve.ErrorCode() != "ValidationException" || !strings.Contains(err.Error(), "Cannot read from backfilling global secondary index: byG") {
+		t.Fatalf("Query while backfilling: %v, want ValidationException: Cannot read from backfilling global secondary index: byG", err)
+	}
+	_, err = db.Scan(ctx, &dynamodb.ScanInput{TableName: name, IndexName: aws.String("byG")})
+	if err == nil {
+		t.Fatal("Scan while backfilling succeeded")
+	}
+	clock.Add(time.Minute)
+	out, err := query()
+	if err != nil || len(out.Items) != 1 {
+		t.Fatalf("Query once ACTIVE: %v, %v", out, err)
+	}
+	d, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := d.Table.GlobalSecondaryIndexes[0]; g.IndexStatus != types.IndexStatusActive || g.Backfilling != nil || d.Table.TableStatus != types.TableStatusActive {
+		t.Fatalf("once done: table %s, index %s backfilling %v; want ACTIVE, ACTIVE, absent", d.Table.TableStatus, g.IndexStatus, g.Backfilling)
+	}
+}

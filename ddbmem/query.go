@@ -43,6 +43,9 @@ func (t *table) readSource(name *string, consistent *bool) (*source, error) {
 	if src.ix != nil && !src.ix.local && aws.ToBool(consistent) {
 		return nil, validation("Consistent reads are not supported on global secondary indexes")
 	}
+	if src.ix != nil && src.ix.backfilling() { // Options.Lifecycle
+		return nil, validation("Cannot read from backfilling global secondary index: " + src.ix.name)
+	}
 	return src, nil
 }
 

@@ -112,6 +112,13 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 		return nil, err
 	}
 	if ixs != nil {
+		for _, u := range in.GlobalSecondaryIndexUpdates {
+			if u.Create != nil && db.life.Update > 0 {
+				ix := ixs.byName[*u.Create.IndexName]
+				ix.nanos = db.nanos
+				ix.readyAt.Store(db.nanos() + int64(db.life.Update))
+			}
+		}
 		t.ixs.Store(ixs)
 		t.attrs = defs
 	}

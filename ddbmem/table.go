@@ -22,11 +22,15 @@ type keyAttr struct {
 }
 
 type index struct {
-	name    string
-	local   bool
-	pk, sk  keyAttr
-	tk      [2]keyAttr                   // the table's partition and sort key
-	prov    *types.ProvisionedThroughput // a global index's own, as given
+	name   string
+	local  bool
+	pk, sk keyAttr
+	tk     [2]keyAttr                   // the table's partition and sort key
+	prov   *types.ProvisionedThroughput // a global index's own, as given
+	// Options.Lifecycle (lifecycle.go): for an index UpdateTable created,
+	// the engine's clock and the end of its backfill (nil, 0: none).
+	nanos   func() int64
+	readyAt atomic.Int64
 	proj    types.ProjectionType
 	include map[string]bool
 	desc    types.Projection
@@ -297,10 +301,7 @@ func (t *table) describe() *types.TableDescription {
 	if t.billing == types.BillingModePayPerRequest {
 		d.BillingModeSummary = &types.BillingModeSummary{BillingMode: t.billing, LastUpdateToPayPerRequestDateTime: aws.Time(t.created)}
 	}
-	ixStatus := types.IndexStatusActive
-	if d.TableStatus == types.TableStatusCreating {
-		ixStatus = types.IndexStatusCreating // its global indexes are created with it
-	}
+	tableCreating := d.TableStatus == types.TableStatusCreating // its global indexes are created with it
 	for _, ix := range t.indexes() {
 		n := 0
 		for _, p := range ix.data.parts {
@@ -314,12 +315,19 @@ func (t *table) describe() *types.TableDescription {
 			})
 			continue
 		}
-		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
+		g := types.GlobalSecondaryIndexDescription{
 			IndexName: aws.String(ix.name), KeySchema: keySchema(ix.pk, ix.sk), Projection: &proj,
-			IndexStatus: ixStatus, IndexArn: aws.String(t.arn() + "/index/" + ix.name),
+			IndexStatus: types.IndexStatusActive, IndexArn: aws.String(t.arn() + "/index/" + ix.name),
 			ItemCount: aws.Int64(int64(n)), IndexSizeBytes: aws.Int64(0),
 			ProvisionedThroughput: ix.throughput(t.billing),
-		})
+		}
+		switch {
+		case ix.backfilling():
+			g.IndexStatus, g.Backfilling = types.IndexStatusCreating, aws.Bool(true)
+		case tableCreating:
+			g.IndexStatus = types.IndexStatusCreating
+		}
+		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, g)
 	}
 	t.describeStream(d) // streams: stream_table.go
 	return d

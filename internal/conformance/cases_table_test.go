@@ -54,18 +54,6 @@ var tableCases = []tc{
 		steps: []step{do(describe("T"))},
 	},
 	{
-		name: "DescribeTable/provisioned GSI throughput",
-		tables: tables(provisioned(withGSI(withGSI(tPKSK(), "gsi1", hs("gpk", "S"), attr{}, projection(types.ProjectionTypeAll)),
-			"gsi2", hs("g2", "N"), attr{}, projection(types.ProjectionTypeKeysOnly)))),
-		steps: []step{
-			do(describe("T")),
-			do(&dynamodb.UpdateTableInput{TableName: str("T"), GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{
-				Update: &types.UpdateGlobalSecondaryIndexAction{IndexName: str("gsi2"),
-					ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(7), WriteCapacityUnits: aws.Int64(8)}}}}}),
-			do(describe("T")),
-		},
-	},
-	{
 		name:  "DescribeTable/missing",
 		steps: []step{fail(eNotFound, describe("Missing"))},
 	},

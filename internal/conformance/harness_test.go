@@ -188,17 +188,6 @@ func withGSI(in *dynamodb.CreateTableInput, name string, hash, rng attr, p *type
 	return in
 }
 
-// provisioned makes a table spec PROVISIONED: 3 read and 4 write units
-// for the table, 5 and 6 for each global index.
-func provisioned(in *dynamodb.CreateTableInput) *dynamodb.CreateTableInput {
-	in.BillingMode = types.BillingModeProvisioned
-	in.ProvisionedThroughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(3), WriteCapacityUnits: aws.Int64(4)}
-	for i := range in.GlobalSecondaryIndexes {
-		in.GlobalSecondaryIndexes[i].ProvisionedThroughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(5), WriteCapacityUnits: aws.Int64(6)}
-	}
-	return in
-}
-
 // withLSI adds an LSI (same hash key as the table) to the table spec.
 func withLSI(in *dynamodb.CreateTableInput, name string, rng attr, p *types.Projection) *dynamodb.CreateTableInput {
 	hash := attr{aws.ToString(in.KeySchema[0].AttributeName), ""}
