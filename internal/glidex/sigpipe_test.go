@@ -46,6 +46,14 @@ func TestSurvivesValkeyDeathUnderLoad(t *testing.T) {
 				t.Logf("unprotected child: %v %s", err, lastLine(out, "sigpipe child done"))
 			}
 			out, err := runChild(t, mode, false)
+			for attempt := 1; err != nil && attempt < 3 && glideCallbackCrash(out); attempt++ {
+				// Not SIGPIPE (which would fail the test here): a crash
+				// inside valkey-glide's own result callback, upstream's bug
+				// (see glideCallbackCrash). Seen once in many CI runs; the
+				// proof is run again so that it stays a proof about SIGPIPE.
+				t.Logf("child %d crashed in valkey-glide's callback, not by SIGPIPE; running it again:\n%s", attempt, tail(out))
+				out, err = runChild(t, mode, false)
+			}
 			if err != nil {
 				t.Fatalf("child died: %v\n%s", err, tail(out))
 			}
@@ -65,6 +73,19 @@ func runChild(t *testing.T, mode string, raw bool) (string, error) {
 	}
 	b, err := cmd.CombinedOutput()
 	return string(b), err
+}
+
+// glideCallbackCrash reports whether a child died of the Go runtime's
+// fatal error inside valkey-glide v2.5.3's result callbacks
+// (callbacks.go, failureCallback or successCallback): the Rust core calls
+// back with a pointer to a result channel after the Go side has let it
+// go, and the send finds a freed channel ("send on synctest channel from
+// outside bubble" is how Go 1.26 reports the garbage it reads). It is a
+// crash of glide's, under connections dying mid-request, and not the
+// SIGPIPE death this proof is about.
+func glideCallbackCrash(out string) bool {
+	return strings.Contains(out, "fatal error:") && strings.Contains(out, "valkey-glide/go/v2") &&
+		(strings.Contains(out, "failureCallback") || strings.Contains(out, "successCallback"))
 }
 
 func tail(s string) string {
