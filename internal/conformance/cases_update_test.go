@@ -50,8 +50,8 @@ var updateCases = []tc{
 	// counts. An operand of the wrong type is reported before a later
 	// one that refers to a missing attribute.
 	// Found by random invalid updates against DynamoDB Local: doubled
-	// parentheses around a SET operand are refused (where met; in a
-	// function's operands once the outermost call is whole); after the
+	// parentheses around a SET operand are refused (where met; in the
+	// value's first operand once it is whole); after the
 	// parse, the names of the paths written, then overlapping paths,
 	// then each action from the last written: its placeholders, then its
 	// operands' types; a path through a missing attribute is refused
@@ -63,6 +63,24 @@ var updateCases = []tc{
 		failMsg(eValid, upd(uk, "SET a = if_not_exists(((n)), :v)", vals{":v": N("1")})),
 		failMsg(eValid, upd(uk, "SET a = ((:v)) REMOVE a", vals{":v": N("1")})),
 		failMsg(eValid, upd(uk, "SET a = if_not_exists(((n)), n - s", vals{":v": N("1")})),
+		// The whole value's first operand is known where it ends: its
+		// doubled parentheses are reported whatever token follows it (a
+		// call's too); inside a parenthesized value, only before "+",
+		// "-" or ")", after a syntax error there.
+		failMsg(eValid, upd(uk, "SET a = ((n)) x", nil)),
+		failMsg(eValid, upd(uk, "SET a = ((n)) :v", vals{":v": N("1")})),
+		failMsg(eValid, upd(uk, "SET a = if_not_exists(((n)), :v) x", vals{":v": N("1")})),
+		failMsg(eValid, upd(uk, "SET a = ((if_not_exists(n, :v))) x", vals{":v": N("1")})),
+		failMsg(eValid, upd(uk, "SET a = (((n)) x)", nil)),
+		failMsg(eValid, upd(uk, "SET a = (if_not_exists(((n)), :v) x)", vals{":v": N("1")})),
+		failMsg(eValid, upd(uk, "SET a = (if_not_exists(((n)), :v)) x", vals{":v": N("1")})),
+		// A value in parentheses within it: once a + or - follows (before
+		// an operand is missing), else once the outermost is whole (after
+		// a parenthesis left open); after + or -, at once.
+		failMsg(eValid, upd(uk, "SET a = ((((n))), b = n", nil)),
+		failMsg(eValid, upd(uk, "SET a = (((((n))) + n), b = n", nil)),
+		failMsg(eValid, upd(uk, "SET a = (((n)) + )", nil)),
+		failMsg(eValid, upd(uk, "SET a = (n - ((n)), b = n", nil)),
 		failMsg(eValid, upd(uk, "SET a = :u1, b = :u2", nil)),
 		failMsg(eValid, upd(uk, "SET a = #u1 REMOVE #u2", nil)),
 		failMsg(eValid, upd(uk, "SET a = :u ADD c :l", vals{":l": L()})),

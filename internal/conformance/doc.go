@@ -28,7 +28,10 @@
 //     filters and 1,500 mostly invalid updates (the whole error message,
 //     so which of several errors is named), 1,500 updates (old and new
 //     item, or that both fail) and 300 key conditions per sort key type
-//     (every page).
+//     (every page). TABLEKIT_DIFF_SEED=N runs them from seed N instead,
+//     to look beyond the fixed seeds.
+//   - TestIndexThroughput: a PROVISIONED table's global index throughput,
+//     as created and as UpdateTable sets it.
 //
 // Every case and sequence also runs on a second engine served over HTTP
 // (ddbmem.Serve) and called through the SDK's client, whose results must

@@ -1260,8 +1260,9 @@ func (p *parser) isSectionKeyword() bool {
 // -, of a function) is a single operand, as DynamoDB Local parses it.
 func (p *parser) parseSetValue(top bool) (*Operand, error) {
 	// The first operand is parsed as DynamoDB predicts what the value
-	// is: its doubled parentheses are reported once a token that may
-	// follow it is seen.
+	// is: doubled parentheses in it (in its own parentheses, in a value
+	// in them, in a call's arguments) are reported once the whole
+	// value's first operand is whole, after a syntax error in it.
 	inParen := p.pos > 0 && p.toks[p.pos-1].kind == tPunct && p.toks[p.pos-1].text == "("
 	outer := p.predicting
 	p.predicting = true
@@ -1270,16 +1271,23 @@ func (p *parser) parseSetValue(top bool) (*Operand, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The whole value's first operand is known where it ends, whatever
+	// follows; that of a value in parentheses within it once a + or -
+	// follows it, or else once all of the whole value's first operand is.
+	if p.redundant && !outer {
+		p.redundant = false
+		return nil, errRedundantParens
+	}
 	switch t := p.peek(); {
 	case p.isPunct("+") || p.isPunct("-"):
+		if p.redundant {
+			p.redundant = false
+			return nil, errRedundantParens
+		}
 	case p.isPunct(")"):
 	case !inParen && (t.kind == tEOF || p.isPunct(",") || p.isSectionKeyword()):
 	default:
 		return nil, p.errHere()
-	}
-	if p.redundant {
-		p.redundant = false
-		return nil, errRedundantParens
 	}
 	if (p.isPunct("+") || p.isPunct("-")) && (l.Kind == OpPlus || l.Kind == OpMinus) {
 		return nil, p.errHere() // ((a + b)) - c
@@ -1291,7 +1299,11 @@ func (p *parser) parseSetValue(top bool) (*Operand, error) {
 			}
 		}
 		op := p.next().text
+		// The operand after + or -: its doubled parentheses are
+		// reported at once.
+		p.predicting = false
 		r, err := p.parseSetOperand(true)
+		p.predicting = outer
 		if err != nil {
 			return nil, err
 		}
@@ -1330,9 +1342,9 @@ func (p *parser) parseSetOperandIn(inner, top bool) (*Operand, error) {
 			return nil, err
 		}
 		if v.paren {
-			// In a value's first operand, reported once what follows it
-			// is seen (parseSetValue), after a syntax error in it; at
-			// once elsewhere, as DynamoDB Local answers.
+			// In a value's first operand, reported once it is whole
+			// (parseSetValue), after a syntax error in it; at once
+			// elsewhere, as DynamoDB Local answers.
 			if !p.predicting {
 				return nil, errRedundantParens
 			}
