@@ -136,30 +136,26 @@ func TestScanHashSegments(t *testing.T) {
 		}
 		return -1
 	}
-	t.Run("S", func(t *testing.T) {
-		db := hashTable(t, "S", false)
-		want := map[string]int32{"3635": 0, "228": 0, "1668": 1, "3435": 4}
-		for k := range want {
-			putAll(t, db, map[string]av{"a": s(k)})
-		}
-		for k, seg := range want {
-			if got := segmentOf(t, db, 4096, s(k)); got != seg {
-				t.Errorf("%q in segment %d of 4096, want %d", k, got, seg)
+	for _, c := range []struct {
+		typ  types.ScalarAttributeType
+		val  func(string) av
+		want map[string]int32
+	}{
+		{"S", s, map[string]int32{"3635": 0, "228": 0, "1668": 1, "3435": 4}},
+		{"N", n, map[string]int32{"251": 1, "2388": 4095}},
+	} {
+		t.Run(string(c.typ), func(t *testing.T) {
+			db := hashTable(t, c.typ, false)
+			for k := range c.want {
+				putAll(t, db, map[string]av{"a": c.val(k)})
 			}
-		}
-	})
-	t.Run("N", func(t *testing.T) {
-		db := hashTable(t, "N", false)
-		want := map[string]int32{"251": 1, "2388": 4095}
-		for k := range want {
-			putAll(t, db, map[string]av{"a": n(k)})
-		}
-		for k, seg := range want {
-			if got := segmentOf(t, db, 4096, n(k)); got != seg {
-				t.Errorf("%s in segment %d of 4096, want %d", k, got, seg)
+			for k, seg := range c.want {
+				if got := segmentOf(t, db, 4096, c.val(k)); got != seg {
+					t.Errorf("%q in segment %d of 4096, want %d", k, got, seg)
+				}
 			}
-		}
-	})
+		})
+	}
 	t.Run("split", func(t *testing.T) {
 		db := hashTable(t, "S", false)
 		for i := range 300 {

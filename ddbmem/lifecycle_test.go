@@ -40,14 +40,7 @@ func TestLifecycle(t *testing.T) {
 		o.Lifecycle = ddbmem.Lifecycle{Create: time.Second, Delete: 2 * time.Second, Update: 3 * time.Second}
 	})
 	name := aws.String("life")
-	create := &dynamodb.CreateTableInput{
-		TableName: name, BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byPk"),
-			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}},
-	}
+	create := withPkIndex(pkTable(name))
 	status := func() types.TableStatus {
 		t.Helper()
 		out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: name})
@@ -159,11 +152,7 @@ func TestLifecycle(t *testing.T) {
 // TestLifecycleOff checks the default: every change is immediate.
 func TestLifecycleOff(t *testing.T) {
 	db := ddbmem.New()
-	out, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName: aws.String("now"), BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-	})
+	out, err := db.CreateTable(ctx, pkTable(aws.String("now")))
 	if err != nil || out.TableDescription.TableStatus != types.TableStatusActive {
 		t.Fatalf("CreateTable: %v, %v; want ACTIVE", err, out)
 	}
@@ -180,15 +169,9 @@ func TestLifecycleOff(t *testing.T) {
 func TestRegion(t *testing.T) {
 	for _, c := range []struct{ region, want string }{{"", "ddblocal"}, {"eu-west-1", "eu-west-1"}} {
 		db := ddbmem.New(func(o *ddbmem.Options) { o.Region = c.region })
-		out, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
-			TableName: aws.String("arns"), BillingMode: types.BillingModePayPerRequest,
-			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}},
-			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byPk"),
-				KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}},
-			StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly},
-		})
+		in := withPkIndex(pkTable(aws.String("arns")))
+		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly}
+		out, err := db.CreateTable(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,11 +194,7 @@ func TestLifecycleConcurrentChanges(t *testing.T) {
 		o.Lifecycle = ddbmem.Lifecycle{Delete: time.Hour, Update: time.Hour}
 	})
 	name := aws.String("race")
-	if _, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName: name, BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-	}); err != nil {
+	if _, err := db.CreateTable(ctx, pkTable(name)); err != nil {
 		t.Fatal(err)
 	}
 	count := func(call func() error) (won, inUse int) {
@@ -251,11 +230,7 @@ func TestLifecycleConcurrentChanges(t *testing.T) {
 		t.Fatalf("UpdateTable: %d succeeded, %d in use; want 1 and 31", won, busy)
 	}
 	db2 := ddbmem.New(func(o *ddbmem.Options) { o.Lifecycle = ddbmem.Lifecycle{Delete: time.Hour} })
-	if _, err := db2.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName: name, BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-	}); err != nil {
+	if _, err := db2.CreateTable(ctx, pkTable(name)); err != nil {
 		t.Fatal(err)
 	}
 	won, busy = count(func() error {
@@ -277,11 +252,7 @@ func TestLifecycleIndexBackfill(t *testing.T) {
 		o.Lifecycle = ddbmem.Lifecycle{Update: time.Minute}
 	})
 	name := aws.String("fill")
-	if _, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName: name, BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-	}); err != nil {
+	if _, err := db.CreateTable(ctx, pkTable(name)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: name, Item: map[string]av{"pk": s("a"), "g": s("x")}}); err != nil {
@@ -324,4 +295,12 @@ func TestLifecycleIndexBackfill(t *testing.T) {
 	if g := d.Table.GlobalSecondaryIndexes[0]; g.IndexStatus != types.IndexStatusActive || g.Backfilling != nil || d.Table.TableStatus != types.TableStatusActive {
 		t.Fatalf("once done: table %s, index %s backfilling %v; want ACTIVE, ACTIVE, absent", d.Table.TableStatus, g.IndexStatus, g.Backfilling)
 	}
+}
+
+// withPkIndex adds a KEYS_ONLY global index "byPk" keyed by pk.
+func withPkIndex(in *dynamodb.CreateTableInput) *dynamodb.CreateTableInput {
+	in.GlobalSecondaryIndexes = []types.GlobalSecondaryIndex{{IndexName: aws.String("byPk"),
+		KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}
+	return in
 }
