@@ -170,7 +170,7 @@ func (t *table) indexToCreate(c *types.CreateGlobalSecondaryIndexAction, defs []
 		sk = keyAttr{*c.KeySchema[1].AttributeName, defTypes[*c.KeySchema[1].AttributeName]}
 	}
 	ix := t.newIndex(name, pk, sk, c.Projection, false)
-	ix.prov = copyThroughput(c.ProvisionedThroughput)
+	ix.prov.units = copyThroughput(c.ProvisionedThroughput)
 	for tpk, part := range t.data.parts {
 		for i := 0; i < part.len(); i++ {
 			e := part.at(i)

@@ -28,11 +28,18 @@ type Lifecycle struct {
 	Delete time.Duration
 	// Update is how long a table is UPDATING after an UpdateTable. Its
 	// reads and writes go on; another UpdateTable is a
-	// ResourceInUseException. The change itself applies at once, but a
-	// global index the UpdateTable creates is CREATING (Backfilling)
-	// meanwhile, and a Query or Scan of it is a ValidationException
-	// ("Cannot read from backfilling global secondary index: NAME"), as
-	// on DynamoDB.
+	// ResourceInUseException. The change itself applies at once, with
+	// two exceptions, as on DynamoDB:
+	//   - a global index the UpdateTable creates is CREATING
+	//     (Backfilling) meanwhile, and a Query or Scan of it is a
+	//     ValidationException ("Cannot read from backfilling global
+	//     secondary index: NAME");
+	//   - a change of provisioned throughput (the table's or an
+	//     index's, which is UPDATING meanwhile) is pending: the old
+	//     units are described, dated by the request as the last
+	//     increase or decrease, until the update ends; then the new
+	//     units are, dated by its end, and a decrease is counted in
+	//     NumberOfDecreasesToday.
 	Update time.Duration
 }
 

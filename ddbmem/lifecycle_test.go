@@ -82,6 +82,12 @@ func TestLifecycle(t *testing.T) {
 	if id := aws.ToString(out.TableDescription.TableId); !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(id) {
 		t.Fatalf("TableId %q is not a version 4 UUID", id)
 	}
+	// DynamoDB dates a PAY_PER_REQUEST table's billing summary once it
+	// is ACTIVE (by its creation).
+	if b := out.TableDescription.BillingModeSummary; b == nil || b.BillingMode != types.BillingModePayPerRequest || b.LastUpdateToPayPerRequestDateTime != nil {
+		t.Fatalf("CreateTable answered billing summary %+v, want PAY_PER_REQUEST without a time", b)
+	}
+	created := aws.ToTime(out.TableDescription.CreationDateTime)
 	notFound("PutItem while CREATING", put())
 	_, err = db.Query(ctx, &dynamodb.QueryInput{TableName: name, KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: map[string]av{":p": s("a")}})
 	notFound("Query while CREATING", err)
@@ -96,6 +102,9 @@ func TestLifecycle(t *testing.T) {
 	clock.Add(time.Second)
 	if s := status(); s != types.TableStatusActive {
 		t.Fatalf("after Create: %s, want ACTIVE", s)
+	}
+	if d, _ := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: name}); !aws.ToTime(d.Table.BillingModeSummary.LastUpdateToPayPerRequestDateTime).Equal(created) {
+		t.Fatalf("ACTIVE: billing summary %+v, want it dated by the creation, %v", d.Table.BillingModeSummary, created)
 	}
 	if err := put(); err != nil {
 		t.Fatal(err)

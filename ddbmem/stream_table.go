@@ -73,6 +73,8 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 		t.mu.Unlock()
 		return nil, err
 	}
+	now := db.nanos()
+	t.settle(now)
 	billing := t.billing
 	if in.BillingMode != "" {
 		billing = in.BillingMode
@@ -85,7 +87,7 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 		t.mu.Unlock()
 		return nil, validation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
 	}
-	if pt, cur := in.ProvisionedThroughput, t.prov; pt != nil && cur != nil && in.BillingMode == "" && in.StreamSpecification == nil && len(in.GlobalSecondaryIndexUpdates) == 0 &&
+	if pt, cur := in.ProvisionedThroughput, t.prov.units; pt != nil && cur != nil && in.BillingMode == "" && in.StreamSpecification == nil && len(in.GlobalSecondaryIndexUpdates) == 0 &&
 		aws.ToInt64(pt.ReadCapacityUnits) == aws.ToInt64(cur.ReadCapacityUnits) && aws.ToInt64(pt.WriteCapacityUnits) == aws.ToInt64(cur.WriteCapacityUnits) {
 		// DynamoDB's text (dynalite's suite records it); DynamoDB Local
 		// says "The requested throughput value equals the current value".
@@ -127,15 +129,15 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 			continue
 		}
 		if ix := t.index(*u.Update.IndexName); ix != nil {
-			ix.prov = copyThroughput(u.Update.ProvisionedThroughput)
+			ix.prov.change(u.Update.ProvisionedThroughput, now, db.life.Update)
 		}
+	}
+	if billing == types.BillingModePayPerRequest && t.billing != billing {
+		t.billed(now + int64(db.life.Update))
 	}
 	t.billing = billing
 	if in.ProvisionedThroughput != nil {
-		t.prov = copyThroughput(in.ProvisionedThroughput)
-	}
-	if billing == types.BillingModePayPerRequest {
-		t.prov = nil
+		t.prov.change(in.ProvisionedThroughput, now, db.life.Update)
 	}
 	if in.StreamSpecification != nil {
 		if view != "" {

@@ -25,8 +25,8 @@ type index struct {
 	name   string
 	local  bool
 	pk, sk keyAttr
-	tk     [2]keyAttr                   // the table's partition and sort key
-	prov   *types.ProvisionedThroughput // a global index's own, as given
+	tk     [2]keyAttr  // the table's partition and sort key
+	prov   provisioned // a global index's own (throughput.go)
 	// Options.Lifecycle (lifecycle.go): for an index UpdateTable created,
 	// the engine's clock and the end of its backfill (nil, 0: none).
 	nanos   func() int64
@@ -46,16 +46,21 @@ type table struct {
 	pk, sk  keyAttr
 	attrs   []types.AttributeDefinition
 	billing types.BillingMode
-	prov    *types.ProvisionedThroughput
-	ixs     atomic.Pointer[indexSet] // the secondary indexes
-	data    *store
-	src     *source // what reads of the table read
-	count   int
-	bytes   int64
-	ttlAttr string
-	tags    map[string]string // tags.go
-	id      string            // TableId
-	region  string            // of its ARN (Options.Region)
+	prov    provisioned  // throughput.go
+	clock   func() int64 // the engine's clock (DB.nanos)
+	// payAt and payPrev are the ends of the last two switches to
+	// PAY_PER_REQUEST, or its creation with it (Unix nanoseconds; 0:
+	// none): see billingSummary.
+	payAt, payPrev int64
+	ixs            atomic.Pointer[indexSet] // the secondary indexes
+	data           *store
+	src            *source // what reads of the table read
+	count          int
+	bytes          int64
+	ttlAttr        string
+	tags           map[string]string // tags.go
+	id             string            // TableId
+	region         string            // of its ARN (Options.Region)
 
 	// Options.Lifecycle (lifecycle.go): the engine's clock (nil when
 	// every change is immediate), the ends of the CREATING and UPDATING
@@ -161,7 +166,7 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 		}
 		return pk, sk
 	}
-	t := &table{name: *in.TableName, created: db.now(), attrs: in.AttributeDefinitions, region: db.region}
+	t := &table{name: *in.TableName, created: db.now(), attrs: in.AttributeDefinitions, region: db.region, clock: db.nanos}
 	ixs := &indexSet{byName: map[string]*index{}}
 	t.pk, t.sk = keys(in.KeySchema)
 	t.data = newStore(t.pk.typ)
@@ -171,7 +176,9 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 		t.billing = types.BillingModeProvisioned
 	}
 	if t.billing == types.BillingModeProvisioned {
-		t.prov = copyThroughput(in.ProvisionedThroughput)
+		t.prov.units = copyThroughput(in.ProvisionedThroughput)
+	} else {
+		t.payAt = t.created.UnixNano()
 	}
 	addIndex := func(name string, ks []types.KeySchemaElement, proj *types.Projection, local bool) *index {
 		pk, sk := keys(ks)
@@ -181,7 +188,7 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 		return ix
 	}
 	for _, g := range in.GlobalSecondaryIndexes {
-		addIndex(*g.IndexName, g.KeySchema, g.Projection, false).prov = copyThroughput(g.ProvisionedThroughput)
+		addIndex(*g.IndexName, g.KeySchema, g.Projection, false).prov.units = copyThroughput(g.ProvisionedThroughput)
 	}
 	for _, l := range in.LocalSecondaryIndexes {
 		addIndex(*l.IndexName, l.KeySchema, l.Projection, true)
@@ -220,25 +227,6 @@ func (t *table) newIndex(name string, pk, sk keyAttr, proj *types.Projection, lo
 	}
 	ix.src = &source{t: t, ix: ix, pk: ix.pk, sk: ix.sk, data: ix.data}
 	return ix
-}
-
-// throughput describes a global index's provisioned throughput: its own
-// as created or last updated, 0 under PAY_PER_REQUEST.
-func (ix *index) throughput(billing types.BillingMode) *types.ProvisionedThroughputDescription {
-	d := &types.ProvisionedThroughputDescription{ReadCapacityUnits: aws.Int64(0), WriteCapacityUnits: aws.Int64(0), NumberOfDecreasesToday: aws.Int64(0)}
-	if p := ix.prov; p != nil && billing != types.BillingModePayPerRequest {
-		d.ReadCapacityUnits, d.WriteCapacityUnits = aws.Int64(aws.ToInt64(p.ReadCapacityUnits)), aws.Int64(aws.ToInt64(p.WriteCapacityUnits))
-	}
-	return d
-}
-
-// copyThroughput copies a request's throughput (nil stays nil), so that
-// the caller may change what it passed in.
-func copyThroughput(p *types.ProvisionedThroughput) *types.ProvisionedThroughput {
-	if p == nil {
-		return nil
-	}
-	return &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(aws.ToInt64(p.ReadCapacityUnits)), WriteCapacityUnits: aws.Int64(aws.ToInt64(p.WriteCapacityUnits))}
 }
 
 func keyNames(ks []types.KeySchemaElement) string {
@@ -292,15 +280,9 @@ func (t *table) describe() *types.TableDescription {
 		ItemCount:            aws.Int64(int64(t.count)),
 		TableSizeBytes:       aws.Int64(t.bytes),
 	}
-	pt := &types.ProvisionedThroughputDescription{ReadCapacityUnits: aws.Int64(0), WriteCapacityUnits: aws.Int64(0), NumberOfDecreasesToday: aws.Int64(0)}
-	if t.prov != nil {
-		pt.ReadCapacityUnits = aws.Int64(aws.ToInt64(t.prov.ReadCapacityUnits))
-		pt.WriteCapacityUnits = aws.Int64(aws.ToInt64(t.prov.WriteCapacityUnits))
-	}
-	d.ProvisionedThroughput = pt
-	if t.billing == types.BillingModePayPerRequest {
-		d.BillingModeSummary = &types.BillingModeSummary{BillingMode: t.billing, LastUpdateToPayPerRequestDateTime: aws.Time(t.created)}
-	}
+	now := t.clock()
+	d.ProvisionedThroughput = t.prov.describe(now, t.billing)
+	d.BillingModeSummary = t.billingSummary(now, d.TableStatus)
 	tableCreating := d.TableStatus == types.TableStatusCreating // its global indexes are created with it
 	for _, ix := range t.indexes() {
 		n := 0
@@ -319,9 +301,11 @@ func (t *table) describe() *types.TableDescription {
 			IndexName: aws.String(ix.name), KeySchema: keySchema(ix.pk, ix.sk), Projection: &proj,
 			IndexStatus: types.IndexStatusActive, IndexArn: aws.String(t.arn() + "/index/" + ix.name),
 			ItemCount: aws.Int64(int64(n)), IndexSizeBytes: aws.Int64(0),
-			ProvisionedThroughput: ix.throughput(t.billing),
+			ProvisionedThroughput: ix.prov.describe(now, t.billing),
 		}
 		switch {
+		case ix.prov.pending(now):
+			g.IndexStatus = types.IndexStatusUpdating
 		case ix.backfilling():
 			g.IndexStatus, g.Backfilling = types.IndexStatusCreating, aws.Bool(true)
 		case tableCreating:
