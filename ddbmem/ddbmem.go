@@ -175,7 +175,13 @@
 //
 // Query and Scan pages end when Limit items have been read (before the
 // filter) or when the items read reach 1 MB (the item that reaches it is
-// included). LastEvaluatedKey holds the table key, plus the index key when
+// included). The 1 MB counts each item's stored size, as DynamoDB does,
+// not its item size: its attribute names count one byte each, its values
+// some bytes more (a string's length, for one), and the item some bytes
+// for each 3 KB (AWS does not document it; the engine counts as the
+// formula dynalite fitted to AWS's answers, internal/itemsize.Stored); an
+// index entry that does not hold the whole item counts its size.
+// LastEvaluatedKey holds the table key, plus the index key when
 // reading an index, and is returned whenever a page ends that way, even
 // if nothing follows, except, as DynamoDB Local does, when a Query page
 // ends exactly on an inclusive sort-key bound (<=, >=, BETWEEN) or reads

@@ -239,6 +239,44 @@ func TestOneMegabytePages(t *testing.T) {
 	}
 }
 
+// TestPageStoredSize: the 1 MB page counts an item's stored size, which
+// is not its item size (an attribute name counts 1 byte, a value its
+// length's bytes too, and the item some bytes per 3 KB). The items are
+// those of dynalite's "just under" and "just over" limit Query tests, whose
+// byte counts were recorded against AWS: 25 items whose last is one byte
+// longer reach 1 MB with the 25th, so the page ends there with a
+// LastEvaluatedKey although no item is left.
+func TestPageStoredSize(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		attr      string
+		last      int // the 25th item's value length
+		lastEvKey bool
+	}{
+		{"just under, long attribute name", strings.Repeat("e", 255), 41645, false},
+		{"just over", "e", 41646, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := newTable(t)
+			for i := 0; i < 25; i++ {
+				n := 41645
+				if i == 24 {
+					n = tc.last
+				}
+				put(t, db, map[string]av{"pk": s("AAAA0.1234"), "sk": s(fmt.Sprintf("%02d", i)), tc.attr: s(strings.Repeat("e", n))})
+			}
+			out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("tbl"), KeyConditionExpression: aws.String("pk = :p"),
+				ExpressionAttributeValues: map[string]av{":p": s("AAAA0.1234")}, Select: types.SelectCount, Limit: aws.Int32(26)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Count != 25 || out.ScannedCount != 25 || (out.LastEvaluatedKey != nil) != tc.lastEvKey {
+				t.Fatalf("Count %d, ScannedCount %d, LastEvaluatedKey %v; want 25, 25 and one: %v", out.Count, out.ScannedCount, out.LastEvaluatedKey, tc.lastEvKey)
+			}
+		})
+	}
+}
+
 func TestIndexProjections(t *testing.T) {
 	db := ddbmem.New()
 	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{

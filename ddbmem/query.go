@@ -10,9 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/tablekit/tablekit/internal/ddbexpr"
+	"github.com/tablekit/tablekit/internal/itemsize"
 )
-
-const pageBytes = 1 << 20
 
 // source is what a Query or Scan reads: the table or one of its indexes.
 type source struct {
@@ -545,7 +544,11 @@ type page struct {
 	scanned int
 	last    item
 	lastSK  string
-	size    int
+	size    int // the items' sizes, for the capacity consumed
+	// stored counts the page against its 1 MB: the items' stored sizes
+	// (record.storedSize), or the size of an index entry that does not
+	// hold the whole item.
+	stored  int
 	fetched float64 // table reads of an LSI fetch, in 4 KB units
 	full    bool    // stopped by Limit or the 1 MB page
 	// later, when set, collects the records of full-item reads in recs
@@ -576,13 +579,17 @@ func (r *readOpts) visit(p *page, e *entry) (bool, error) {
 	switch {
 	case r.src.ix == nil || r.src.ix.proj == types.ProjectionTypeAll:
 		p.size += e.rec.size
+		p.stored += e.rec.storedSize(r.src.t.sk.name)
 	default:
 		// the index holds only the projection
+		n := 0
 		if r.project {
-			p.size += ddbexpr.ItemSize(out)
+			n = ddbexpr.ItemSize(out)
 		} else {
-			p.size += r.src.ix.entrySize(it, e.rec.size)
+			n = r.src.ix.entrySize(it, e.rec.size)
 		}
+		p.size += n
+		p.stored += n
 		if r.fetch {
 			p.fetched += math.Ceil(float64(e.rec.size) / 4096)
 		}
@@ -616,7 +623,7 @@ func (r *readOpts) visit(p *page, e *entry) (bool, error) {
 			}
 		}
 	}
-	if (r.limit > 0 && p.scanned >= r.limit) || p.size >= pageBytes {
+	if (r.limit > 0 && p.scanned >= r.limit) || p.stored >= itemsize.PageMax {
 		p.last = it
 		p.lastSK = e.sk
 		p.full = true

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablekit/tablekit/internal/itemsize"
 )
 
 type item = map[string]types.AttributeValue
@@ -22,10 +24,13 @@ type entry struct {
 type record struct {
 	item  item
 	attrs []attr // the item's attributes, for fast copying
-	size  int    // DynamoDB size of item, counted against the 1 MB page
-	nS    int    // number of top-level S attributes
-	nN    int    // number of top-level N attributes
-	nDeep int    // number of top-level B, set, list and map attributes
+	size  int    // DynamoDB size of item
+	// stored is its stored size (itemsize.Stored), counted against the
+	// 1 MB page: 0 until the first read that counts it.
+	stored atomic.Int32
+	nS     int // number of top-level S attributes
+	nN     int // number of top-level N attributes
+	nDeep  int // number of top-level B, set, list and map attributes
 	// out is the template full reads clone, built by the second one
 	// (see outTemplate); nil until then.
 	out atomic.Pointer[outTemplate]
@@ -50,6 +55,17 @@ func (r *record) get() item {
 		return nil
 	}
 	return r.item
+}
+
+// storedSize returns the record's stored size, sortKey the name of its
+// table's sort key ("" for none).
+func (r *record) storedSize(sortKey string) int {
+	if n := r.stored.Load(); n != 0 {
+		return int(n)
+	}
+	n := itemsize.Stored(r.item, sortKey)
+	r.stored.Store(int32(n))
+	return n
 }
 
 func newRecord(it item, size int) *record {
