@@ -22,7 +22,8 @@ type Lifecycle struct {
 	// answer ResourceInUseException, as on DynamoDB.
 	Create time.Duration
 	// Delete is how long a deleted table is DELETING before it is gone:
-	// described and listed, its reads and writes a
+	// described (without its global indexes, as DynamoDB describes it
+	// from DeleteTable's answer on) and listed, its reads and writes a
 	// ResourceNotFoundException, a DeleteTable, UpdateTable or
 	// CreateTable of its name a ResourceInUseException.
 	Delete time.Duration

@@ -134,6 +134,13 @@ func TestLifecycle(t *testing.T) {
 	if del.TableDescription.TableStatus != types.TableStatusDeleting || status() != types.TableStatusDeleting {
 		t.Fatalf("DeleteTable answered %s, want DELETING, described so", del.TableDescription.TableStatus)
 	}
+	// DynamoDB describes a DELETING table without its global indexes.
+	if g := del.TableDescription.GlobalSecondaryIndexes; g != nil {
+		t.Fatalf("DeleteTable answered global indexes %v, want none", g)
+	}
+	if d, _ := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: name}); d.Table.GlobalSecondaryIndexes != nil {
+		t.Fatalf("DescribeTable while DELETING: global indexes %v, want none", d.Table.GlobalSecondaryIndexes)
+	}
 	notFound("PutItem while DELETING", put())
 	_, err = db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: name})
 	inUse("DeleteTable while DELETING", err, "deleted")
