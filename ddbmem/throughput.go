@@ -68,24 +68,19 @@ func (p *provisioned) pending(now int64) bool { return p.next != nil && now < p.
 // p must be settled at now.
 func (p *provisioned) change(u *types.ProvisionedThroughput, now int64, delay time.Duration) {
 	u = copyThroughput(u)
+	up, down := unitChange(p.units, u)
+	if up {
+		p.inc = now
+	}
 	if delay <= 0 || p.units == nil { // from none (PAY_PER_REQUEST): at once
-
-		up, down := unitChange(p.units, u)
-		if up {
-			p.inc = now
-		}
 		if down {
 			p.count(now)
 		}
 		p.units = u
 		return
 	}
-	// DynamoDB dates the change by its request while it is pending
-	// and by its end once it is done; it counts a decrease when done.
-	up, down := unitChange(p.units, u)
-	if up {
-		p.inc = now
-	}
+	// DynamoDB dates a pending change by its request, then by its end
+	// (settled), and counts a decrease once it is done.
 	if down {
 		p.dated(now)
 	}
