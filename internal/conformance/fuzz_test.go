@@ -66,9 +66,10 @@ func FuzzDifferential(f *testing.F) {
 }
 
 // fuzzTable has a string hash key, a sort key of type skType (chosen by
-// the seed) and a GSI on g/u.
+// the seed), a GSI on g/u and an LSI on n.
 func fuzzTable(skType string) *dynamodb.CreateTableInput {
 	t := table("T", hs("pk", "S"), hs("sk", skType))
+	t = withLSI(t, "byN", hs("n", "N"), projection(types.ProjectionTypeInclude, "s"))
 	return withGSI(t, "byG", hs("g", "S"), hs("u", "N"), projection(types.ProjectionTypeInclude, "n"))
 }
 
@@ -375,11 +376,42 @@ func (g *gen) op() step {
 			return step{in: s, mode: modeScanAll, err: "any"}
 		}
 		return step{in: s, err: "any"}
-	case k < 87:
+	case k < 84:
 		// GSI query: the order of items with equal index keys is not
 		// defined, so the page is compared sorted (no Limit).
 		q := query("g = :g", vals{":g": S([]string{"g1", "g2"}[g.pick(2)])})
 		q.IndexName = str("byG")
+		return step{in: &fuzzGSIQuery{q}, err: "any"}
+	case k < 87:
+		// LSI query, compared sorted as a GSI query is: a filter,
+		// projection or Select may name attributes the index does not
+		// project (fetched from the table, or refused).
+		q := query("pk = :p", vals{":p": S(g.pkVal())})
+		q.IndexName = str("byN")
+		if g.chance(0.5) {
+			q.KeyConditionExpression = str("pk = :p AND n " + [...]string{"=", "<", ">="}[g.pick(3)] + " :v")
+			q.ExpressionAttributeValues[":v"] = N(g.cnum())
+		}
+		if g.chance(0.4) {
+			c, v := g.cond()
+			if c != "attribute_exists(pk)" && c != "attribute_not_exists(pk)" {
+				q.FilterExpression = str(renameExpr(c, v, "f"))
+				q.ExpressionAttributeValues = merge(q.ExpressionAttributeValues, renamed(v, "f"))
+			}
+		}
+		switch g.pick(5) {
+		case 0:
+			q.ProjectionExpression = str([]string{"sk, n, s", "sk, l[0], m.k"}[g.pick(2)])
+		case 1:
+			q.Select = types.SelectAllAttributes
+		case 2:
+			q.Select = types.SelectAllProjectedAttributes
+		case 3:
+			q.Select = types.SelectCount
+		}
+		if g.chance(0.3) {
+			q.ConsistentRead = aws.Bool(true)
+		}
 		return step{in: &fuzzGSIQuery{q}, err: "any"}
 	case k < 94:
 		k1, k2 := g.key(), g.key()
