@@ -418,9 +418,23 @@ func (g *gen) op() step {
 		items := []types.TransactWriteItem{{Put: &types.Put{TableName: str("T"), Item: with(k1, "n", N(g.cnum()))}}}
 		if !sameKey(k1, k2) {
 			c, v := g.cond()
-			items = append(items, types.TransactWriteItem{Update: &types.Update{TableName: str("T"), Key: k2,
-				UpdateExpression: str("SET s = :cs"), ConditionExpression: str(c),
-				ExpressionAttributeValues: merge(v, vals{":cs": S(g.word())})}})
+			onFail := types.ReturnValuesOnConditionCheckFailure("")
+			if g.chance(0.5) {
+				onFail = types.ReturnValuesOnConditionCheckFailureAllOld
+			}
+			// The second action, conditional, of each kind.
+			switch g.pick(4) {
+			case 0, 1:
+				items = append(items, types.TransactWriteItem{Update: &types.Update{TableName: str("T"), Key: k2,
+					UpdateExpression: str("SET s = :cs"), ConditionExpression: str(c),
+					ExpressionAttributeValues: merge(v, vals{":cs": S(g.word())}), ReturnValuesOnConditionCheckFailure: onFail}})
+			case 2:
+				items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: str("T"), Key: k2,
+					ConditionExpression: str(c), ExpressionAttributeValues: v, ReturnValuesOnConditionCheckFailure: onFail}})
+			default:
+				items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: str("T"), Key: k2,
+					ConditionExpression: str(c), ExpressionAttributeValues: v, ReturnValuesOnConditionCheckFailure: onFail}})
+			}
 		}
 		return step{in: tw(items...), err: "any"}
 	default:
