@@ -370,9 +370,28 @@ func (g *gen) op() step {
 		}
 		if g.chance(0.3) {
 			// Scan order is the implementation's: page through and
-			// compare the union.
+			// compare the union. Some scans read an index, whose
+			// entries (and start keys) hold its keys too.
 			s.Limit = aws.Int32(int32(1 + g.pick(5)))
-			s.ConsistentRead = aws.Bool(true)
+			switch g.pick(4) {
+			case 0:
+				// Only projected attributes in the filter: DynamoDB
+				// Local filters a GSI Scan on the table's item (the
+				// case "GSI filter on an unprojected attribute").
+				s.IndexName = str("byG")
+				s.FilterExpression, s.ExpressionAttributeValues = nil, nil
+				if g.chance(0.5) {
+					s.FilterExpression, s.ExpressionAttributeValues = str("n >= :v"), vals{":v": N(g.cnum())}
+				}
+				if s.ProjectionExpression != nil {
+					s.ProjectionExpression = str("pk, g, u, n")
+				}
+			case 1:
+				s.IndexName = str("byN")
+				s.ConsistentRead = aws.Bool(true)
+			default:
+				s.ConsistentRead = aws.Bool(true)
+			}
 			return step{in: s, mode: modeScanAll, err: "any"}
 		}
 		return step{in: s, err: "any"}
