@@ -299,6 +299,11 @@ type preparedUpdate struct {
 	xs          exprs // what x points to, allocated with the update
 }
 
+// keyUpdateError is DynamoDB's answer to an update of a key attribute.
+func keyUpdateError(name string) error {
+	return validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)
+}
+
 // prepareUpdate validates an update of the item of the key with the
 // update and condition r names (r.update, r.cond; r.valueExprs is set
 // here).
@@ -316,7 +321,7 @@ func (db *DB) prepareUpdate(t *table, key item, r exprReq) (*preparedUpdate, err
 	if u := p.x.update; u != nil {
 		for path := range u.AllPaths() {
 			if name := p.x.env.TopName(path); t.isKeyAttr(name) {
-				return nil, validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)
+				return nil, keyUpdateError(name)
 			}
 		}
 	}
@@ -435,7 +440,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 	}
 	legacy := in.AttributeUpdates != nil
 	legacyExprs := legacy || in.Expected != nil
-	if in, err = legacyUpdate(in); err != nil {
+	if in, err = legacyUpdate(in, t.isKeyAttr); err != nil {
 		return nil, err
 	}
 	switch in.ReturnValues {

@@ -172,7 +172,9 @@ func checkCondition(op types.ComparisonOperator, list []types.AttributeValue) er
 	if (n >= 0 && len(list) != n) || (n < 0 && len(list) == 0) {
 		return validationf("One or more parameter values were invalid: Invalid number of argument(s) for the %s ComparisonOperator", op)
 	}
-	for _, v := range list {
+	// Each value in turn: its type, then that it is the first's type
+	// (IN and BETWEEN), as DynamoDB Local checks them.
+	for i, v := range list {
 		typ := ddbexpr.TypeName(v)
 		scalar := typ == "S" || typ == "N" || typ == "B"
 		valid := true
@@ -191,12 +193,8 @@ func checkCondition(op types.ComparisonOperator, list []types.AttributeValue) er
 		if !valid {
 			return validationf("One or more parameter values were invalid: ComparisonOperator %s is not valid for %s AttributeValue type", op, typ)
 		}
-	}
-	if op == types.ComparisonOperatorIn || op == types.ComparisonOperatorBetween {
-		for _, v := range list[1:] {
-			if ddbexpr.TypeName(v) != ddbexpr.TypeName(list[0]) {
-				return validation("One or more parameter values were invalid: AttributeValues inside AttributeValueList must be of same type")
-			}
+		if i > 0 && (op == types.ComparisonOperatorIn || op == types.ComparisonOperatorBetween) && typ != ddbexpr.TypeName(list[0]) {
+			return validation("One or more parameter values were invalid: AttributeValues inside AttributeValueList must be of same type")
 		}
 	}
 	if op == types.ComparisonOperatorBetween {
@@ -294,9 +292,6 @@ func checkConditionalOperator(op types.ConditionalOperator, n int) error {
 // filter translates a QueryFilter, ScanFilter (or, with expected, the
 // Expected map) into a condition. An empty map is no condition.
 func (l *legacyExpr) filter(conds map[string]types.Condition, op types.ConditionalOperator) (*string, error) {
-	if err := checkConditionalOperator(op, len(conds)); err != nil {
-		return nil, err
-	}
 	var terms []string
 	for _, a := range sortedNames(conds) {
 		c := conds[a]
@@ -304,6 +299,11 @@ func (l *legacyExpr) filter(conds map[string]types.Condition, op types.Condition
 			return nil, err
 		}
 		terms = append(terms, l.comparison(a, c.ComparisonOperator, c.AttributeValueList))
+	}
+	// The conditions first, then their number, as DynamoDB Local
+	// checks them.
+	if err := checkConditionalOperator(op, len(conds)); err != nil {
+		return nil, err
 	}
 	if len(terms) == 0 {
 		return nil, nil
@@ -314,20 +314,19 @@ func (l *legacyExpr) filter(conds map[string]types.Condition, op types.Condition
 
 // expected translates Expected and ConditionalOperator.
 func (l *legacyExpr) expected(exp map[string]types.ExpectedAttributeValue, op types.ConditionalOperator) (*string, error) {
-	if err := checkConditionalOperator(op, len(exp)); err != nil {
-		return nil, err
-	}
 	var terms []string
 	for _, a := range sortedNames(exp) {
 		e := exp[a]
-		// In DynamoDB's order (dynalite's suite records it).
+		// In DynamoDB Local's order: Exists with ComparisonOperator
+		// before Value with AttributeValueList (dynalite's suite records
+		// each alone).
+		if e.ComparisonOperator != "" && e.Exists != nil {
+			return nil, validationf("One or more parameter values were invalid: Exists and ComparisonOperator cannot be used together for Attribute: %s", a)
+		}
 		if e.Value != nil && e.AttributeValueList != nil {
 			return nil, validationf("One or more parameter values were invalid: Value and AttributeValueList cannot be used together for Attribute: %s", a)
 		}
 		if e.ComparisonOperator != "" {
-			if e.Exists != nil {
-				return nil, validationf("One or more parameter values were invalid: Exists and ComparisonOperator cannot be used together for Attribute: %s", a)
-			}
 			list := e.AttributeValueList
 			if e.Value != nil {
 				list = []types.AttributeValue{e.Value}
@@ -366,6 +365,11 @@ func (l *legacyExpr) expected(exp map[string]types.ExpectedAttributeValue, op ty
 			}
 			terms = append(terms, l.comparison(a, types.ComparisonOperatorNull, nil))
 		}
+	}
+	// The conditions first, then their number, as DynamoDB Local
+	// checks them.
+	if err := checkConditionalOperator(op, len(exp)); err != nil {
+		return nil, err
 	}
 	if len(terms) == 0 {
 		return nil, nil
@@ -424,11 +428,16 @@ func checkAttributesToGet(attrs []string, sel types.Select) error {
 	return nil
 }
 
-// updates translates AttributeUpdates. An empty map is no update.
-func (l *legacyExpr) updates(u map[string]types.AttributeValueUpdate) (*string, error) {
+// updates translates AttributeUpdates. An empty map is no update. With
+// the table, isKey tells its key attributes, whose update DynamoDB Local
+// refuses before it checks the update's action and value.
+func (l *legacyExpr) updates(u map[string]types.AttributeValueUpdate, isKey func(string) bool) (*string, error) {
 	var set, remove, add, del []string
 	for _, a := range sortedNames(u) {
 		au := u[a]
+		if isKey != nil && isKey(a) {
+			return nil, keyUpdateError(a)
+		}
 		if au.Value == nil && au.Action != types.AttributeActionDelete {
 			switch au.Action {
 			case "", types.AttributeActionPut, types.AttributeActionAdd:
@@ -541,7 +550,9 @@ func legacyCondition(expected map[string]types.ExpectedAttributeValue, op types.
 	return cond, l.names, l.values, nil
 }
 
-func legacyUpdate(in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemInput, error) {
+// legacyUpdate translates an UpdateItem's legacy parameters; isKey, nil
+// before the table is known, is as for updates.
+func legacyUpdate(in *dynamodb.UpdateItemInput, isKey func(string) bool) (*dynamodb.UpdateItemInput, error) {
 	if in.Expected == nil && in.ConditionalOperator == "" && in.AttributeUpdates == nil {
 		return in, nil
 	}
@@ -551,7 +562,7 @@ func legacyUpdate(in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemInput, erro
 		return nil, err
 	}
 	var l legacyExpr
-	upd, err := l.updates(in.AttributeUpdates)
+	upd, err := l.updates(in.AttributeUpdates, isKey)
 	if err != nil {
 		return nil, err
 	}
@@ -691,18 +702,22 @@ func (t *table) legacyQuery(in *dynamodb.QueryInput, src *source) (*dynamodb.Que
 	if err := legacyQueryParams(in); err != nil {
 		return nil, err
 	}
-	if err := checkAttributesToGet(in.AttributesToGet, in.Select); err != nil {
-		return nil, err
-	}
 	var l legacyExpr
 	l.seed(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	var keyTerms []string
+	// A sort key condition no index can serve is reported after
+	// AttributesToGet's check, the rest before it, in DynamoDB Local's
+	// order.
+	var unindexable error
 	if in.KeyConditions != nil {
 		for _, a := range sortedNames(in.KeyConditions) {
 			c := in.KeyConditions[a]
 			if err := checkCondition(c.ComparisonOperator, c.AttributeValueList); err != nil {
 				return nil, err
 			}
+		}
+		if n := len(in.KeyConditions); n < 1 || n > 2 {
+			return nil, validation("Conditions can be of length 1 or 2 only")
 		}
 		// Each key attribute of the read, the partition key first, in
 		// DynamoDB's order (dynalite's suite records it), with the start
@@ -731,7 +746,11 @@ func (t *table) legacyQuery(in *dynamodb.QueryInput, src *source) (*dynamodb.Que
 			switch c.ComparisonOperator {
 			case types.ComparisonOperatorNull, types.ComparisonOperatorNotNull, types.ComparisonOperatorNe,
 				types.ComparisonOperatorContains, types.ComparisonOperatorNotContains, types.ComparisonOperatorIn:
-				return nil, validation("Attempted conditional constraint is not an indexable operation")
+				if k == src.pk {
+					return nil, validation("Attempted conditional constraint is not an indexable operation")
+				}
+				unindexable = validation("Attempted conditional constraint is not an indexable operation")
+				continue
 			}
 			for _, v := range c.AttributeValueList {
 				if ddbexpr.TypeName(v) != string(k.typ) {
@@ -751,6 +770,12 @@ func (t *table) legacyQuery(in *dynamodb.QueryInput, src *source) (*dynamodb.Que
 		if a == src.pk.name || a == src.sk.name {
 			return nil, validationf("QueryFilter can only contain non-primary key attributes: Primary key attribute: %s", a)
 		}
+	}
+	if err := checkAttributesToGet(in.AttributesToGet, in.Select); err != nil {
+		return nil, err
+	}
+	if unindexable != nil {
+		return nil, unindexable
 	}
 	proj, err := l.projection(in.AttributesToGet)
 	if err != nil {

@@ -416,7 +416,7 @@ func (db *DB) missingUpdate(lookupErr error, in *dynamodb.UpdateItemInput) error
 			return err
 		}
 		legacy := in.AttributeUpdates != nil || in.Expected != nil
-		in, err := legacyUpdate(in)
+		in, err := legacyUpdate(in, nil)
 		if err != nil {
 			return err
 		}

@@ -76,6 +76,36 @@ func legacyItems() []I {
 var legacyKey = I{"pk": S("p0"), "sk": S("s00")}
 
 var legacyCases = []tc{
+	// Which of two errors in one condition or update DynamoDB Local
+	// reports (TestDifferentialLegacy* found each): a condition's values
+	// before ConditionalOperator's count; each value's type in turn, then
+	// that it is the first's; Exists with ComparisonOperator before Value
+	// with AttributeValueList; an empty KeyConditions; the key conditions
+	// before AttributesToGet with Select, and that before a sort key
+	// condition no index serves; a key attribute in AttributeUpdates
+	// before the update's action and value.
+	{
+		name:   "legacy/which error first",
+		tables: tables(tPKSK()),
+		items:  legacyItems(),
+		steps: []step{
+			failMsg(eValid, legacyScan(conds{"n": cnd("LE", NS("1"))}, types.ConditionalOperatorAnd)),
+			failMsg(eValid, putExp(legacyKey, exp{"n": opExp("LT", NULL())}, types.ConditionalOperatorOr)),
+			failMsg(eValid, legacyScan(conds{"n": cnd("IN", N("5"), B('a'), NULL())}, "")),
+			failMsg(eValid, legacyScan(conds{"n": cnd("IN", N("5"), NULL())}, "")),
+			failMsg(eValid, putExp(legacyKey, exp{"n": opExp("BETWEEN", N("5"), S("a"), NULL())}, "")),
+			failMsg(eValid, putExp(legacyKey, exp{"n": {Value: S("x"), Exists: aws.Bool(true), ComparisonOperator: "EQ", AttributeValueList: []types.AttributeValue{S("y")}}}, "")),
+			failMsg(eValid, legacyQuery(conds{}, nil, "")),
+			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), KeyConditions: conds{"pk": cnd("LT", S("a"))}, AttributesToGet: []string{"n"}, Select: types.SelectAllAttributes}),
+			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), KeyConditions: conds{"pk": cnd("EQ", N("1"))}, AttributesToGet: []string{"n"}, Select: types.SelectCount}),
+			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), KeyConditions: conds{"pk": cnd("EQ", S("p0")), "sk": cnd("NE", S("a"))}, QueryFilter: conds{"sk": cnd("EQ", S("a"))},
+				AttributesToGet: []string{"n"}, Select: types.SelectAllAttributes}),
+			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), KeyConditions: conds{"pk": cnd("EQ", S("p0")), "sk": cnd("NULL")}, AttributesToGet: []string{"n"}, Select: types.SelectAllAttributes}),
+			failMsg(eValid, legacyUpd(legacyKey, updates{"pk": {Action: "ADD"}}, nil, "")),
+			failMsg(eValid, legacyUpd(legacyKey, updates{"sk": {Action: "DELETE", Value: N("1")}}, nil, "")),
+			failMsg(eValid, legacyUpd(legacyKey, updates{"pk": {Action: "PUT", Value: S("p9")}}, nil, "")),
+		},
+	},
 	{
 		name:   "Expected/value equals",
 		tables: tables(tPKSK()),
