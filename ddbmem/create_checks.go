@@ -1,6 +1,7 @@
 package ddbmem
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -254,6 +255,13 @@ func checkIndexProjection(p *types.Projection) error {
 		return validationf("One or more parameter values were invalid: ProjectionType is %s, but NonKeyAttributes is specified", p.ProjectionType)
 	case p.ProjectionType == types.ProjectionTypeInclude && len(p.NonKeyAttributes) == 0:
 		return validation("One or more parameter values were invalid: NonKeyAttributes must not be empty")
+	}
+	// A name listed twice: DynamoDB Local's words (AWS documents no
+	// message for it).
+	for i, a := range p.NonKeyAttributes {
+		if slices.Contains(p.NonKeyAttributes[:i], a) {
+			return validation("Cannot have two attributes with the same name")
+		}
 	}
 	return nil
 }

@@ -565,13 +565,23 @@ func updateTableConstraints(in *dynamodb.UpdateTableInput) error {
 	v.enum("billingMode", string(in.BillingMode), setBilling)
 	v.throughput("provisionedThroughput", in.ProvisionedThroughput)
 	for i, u := range in.GlobalSecondaryIndexUpdates {
+		p := "globalSecondaryIndexUpdates." + strconv.Itoa(i+1) + ".member."
+		if c := u.Create; c != nil {
+			// The members of a new index, as CreateTable's.
+			v.name(p+"create.indexName", c.IndexName, true)
+			v.keySchema(p+"create.keySchema", c.KeySchema, false)
+			v.projection(p+"create.projection", c.Projection)
+			v.throughput(p+"create.provisionedThroughput", c.ProvisionedThroughput)
+		}
+		if d := u.Delete; d != nil {
+			v.name(p+"delete.indexName", d.IndexName, true)
+		}
 		if u.Update == nil {
 			continue
 		}
-		p := "globalSecondaryIndexUpdates." + strconv.Itoa(i+1) + ".member.update"
-		v.name(p+".indexName", u.Update.IndexName, true)
-		v.notNull(p+".provisionedThroughput", u.Update.ProvisionedThroughput == nil)
-		v.throughput(p+".provisionedThroughput", u.Update.ProvisionedThroughput)
+		v.name(p+"update.indexName", u.Update.IndexName, true)
+		v.notNull(p+"update.provisionedThroughput", u.Update.ProvisionedThroughput == nil)
+		v.throughput(p+"update.provisionedThroughput", u.Update.ProvisionedThroughput)
 	}
 	return v.err()
 }

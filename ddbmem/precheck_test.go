@@ -106,6 +106,20 @@ func TestMissingTableValidatedFirst(t *testing.T) {
 			_, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("ab")})
 			return err
 		}, "TableName must be at least 3 characters long and at most 255 characters long"},
+		{"UpdateTable index actions without their members", func() error {
+			_, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("nope"), GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{
+				{Create: &types.CreateGlobalSecondaryIndexAction{}}, {Delete: &types.DeleteGlobalSecondaryIndexAction{}},
+				{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: aws.String("gg"), KeySchema: []types.KeySchemaElement{},
+					Projection: &types.Projection{ProjectionType: "SOME"}}}}})
+			return err
+		}, "7 validation errors detected: " +
+			"Value null at 'globalSecondaryIndexUpdates.1.member.create.indexName' failed to satisfy constraint: Member must not be null; " +
+			"Value null at 'globalSecondaryIndexUpdates.1.member.create.keySchema' failed to satisfy constraint: Member must not be null; " +
+			"Value null at 'globalSecondaryIndexUpdates.1.member.create.projection' failed to satisfy constraint: Member must not be null; " +
+			"Value null at 'globalSecondaryIndexUpdates.2.member.delete.indexName' failed to satisfy constraint: Member must not be null; " +
+			"Value 'gg' at 'globalSecondaryIndexUpdates.3.member.create.indexName' failed to satisfy constraint: Member must have length greater than or equal to 3; " +
+			"Value '[]' at 'globalSecondaryIndexUpdates.3.member.create.keySchema' failed to satisfy constraint: Member must have length greater than or equal to 1; " +
+			"Value 'SOME' at 'globalSecondaryIndexUpdates.3.member.create.projection.projectionType' failed to satisfy constraint: Member must satisfy enum value set: [ALL, INCLUDE, KEYS_ONLY]"},
 		{"CreateTable no name", func() error {
 			_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{})
 			return err

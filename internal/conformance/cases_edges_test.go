@@ -265,6 +265,14 @@ func init() {
 			failMsg(eValid, withProj(table("P2", hs("pk", "S"), hs("sk", "S")), projection(types.ProjectionTypeKeysOnly, "a"), true)),
 			failMsg(eValid, undefined),
 		}},
+		// An index projecting a non-key attribute twice: refused (by
+		// DynamoDB Local; AWS documents no message for it, and
+		// TestDifferentialCreateTable found the engine creating it).
+		tc{name: "CreateTable/NonKeyAttributes listed twice", steps: []step{
+			failMsg(eValid, withProj(table("P3", hs("pk", "S"), hs("sk", "S")), projection(types.ProjectionTypeInclude, "a", "b", "a"), false)),
+			failMsg(eValid, withProj(table("P4", hs("pk", "S"), hs("sk", "S")), projection(types.ProjectionTypeInclude, "a", "a"), true)),
+			do(withProj(table("P5", hs("pk", "S"), hs("sk", "S")), projection(types.ProjectionTypeInclude, "a", "pk"), true)),
+		}},
 	)
 }
 

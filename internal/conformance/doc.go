@@ -30,6 +30,22 @@
 //     item, or that both fail) and 300 key conditions per sort key type
 //     (every page). TABLEKIT_DIFF_SEED=N runs them from seed N instead,
 //     to look beyond the fixed seeds.
+//   - TestDifferentialLegacyFilters, TestDifferentialLegacyExpected,
+//     TestDifferentialLegacyUpdates and TestDifferentialLegacyQueries: the
+//     same for the legacy parameters, from fixed seeds too: 1,500
+//     ScanFilters and 1,500 Expected maps (every comparison operator,
+//     value lists of every length and type, ConditionalOperator), 1,500
+//     AttributeUpdates maps and 600 Queries by KeyConditions (with
+//     QueryFilter, AttributesToGet, Select, Limit), comparing the whole
+//     answer or error. When both fail a request of several conditions,
+//     only the codes are compared: each names its first invalid one, and
+//     the SDK sends a map's members in a random order.
+//   - TestDifferentialCreateTable: 600 random CreateTable requests (key
+//     schemas of every shape, attribute definitions missing, unused or
+//     doubled, local and global indexes with every projection, billing
+//     modes with and without throughput): whether each side creates the
+//     table, and what it describes when both do. Of an error, only the
+//     code: DynamoDB Local words most CreateTable errors its own way.
 //   - TestIndexThroughput: a PROVISIONED table's global index throughput,
 //     as created and as UpdateTable sets it.
 //
