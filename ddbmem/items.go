@@ -103,7 +103,7 @@ type preparedPut struct {
 // preparePut validates a put of the item in with the condition r names
 // (r.cond; r.valueExprs is set here).
 func (db *DB) preparePut(t *table, in item, r exprReq) (*preparedPut, error) {
-	r.valueExprs = "ConditionExpression is null"
+	r.valueExprs = putValueExprs
 	x, err := db.parseExprs(r)
 	if err != nil {
 		return nil, err
@@ -118,6 +118,19 @@ func (db *DB) preparePut(t *table, in item, r exprReq) (*preparedPut, error) {
 	if err != nil {
 		return nil, err
 	}
+	return t.preparePutItem(it, x)
+}
+
+// putValueExprs and updateValueExprs are exprReq.valueExprs of a put and
+// of an update.
+const (
+	putValueExprs    = "ConditionExpression is null"
+	updateValueExprs = "UpdateExpression and ConditionExpression are null"
+)
+
+// preparePutItem is the rest of preparePut, for an item imported and its
+// condition parsed.
+func (t *table) preparePutItem(it item, x *exprs) (*preparedPut, error) {
 	if err := t.checkItemKeys(it, false); err != nil {
 		return nil, err
 	}
@@ -309,7 +322,7 @@ func keyUpdateError(name string) error {
 // here).
 func (db *DB) prepareUpdate(t *table, key item, r exprReq) (*preparedUpdate, error) {
 	p := &preparedUpdate{t: t, key: key, attrUpdates: r.legacy && r.update != nil}
-	r.valueExprs = "UpdateExpression and ConditionExpression are null"
+	r.valueExprs = updateValueExprs
 	if err := db.parseExprsInto(&p.xs, r); err != nil {
 		return nil, err
 	}

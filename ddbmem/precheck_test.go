@@ -120,6 +120,19 @@ func TestMissingTableValidatedFirst(t *testing.T) {
 			"Value 'gg' at 'globalSecondaryIndexUpdates.3.member.create.indexName' failed to satisfy constraint: Member must have length greater than or equal to 3; " +
 			"Value '[]' at 'globalSecondaryIndexUpdates.3.member.create.keySchema' failed to satisfy constraint: Member must have length greater than or equal to 1; " +
 			"Value 'SOME' at 'globalSecondaryIndexUpdates.3.member.create.projection.projectionType' failed to satisfy constraint: Member must satisfy enum value set: [ALL, INCLUDE, KEYS_ONLY]"},
+		{"TransactWriteItems action without its expression", func() error {
+			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+				{Put: &types.Put{TableName: aws.String("nope"), Item: key}},
+				{ConditionCheck: &types.ConditionCheck{TableName: aws.String("nope"), Key: key}}}})
+			return err
+		}, "1 validation error detected: Value null at 'transactItems.2.member.conditionCheck.conditionExpression' failed to satisfy constraint: Member must not be null"},
+		{"TransactWriteItems action without its update", func() error {
+			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+				{Delete: &types.Delete{TableName: aws.String("nope"), Key: key}},
+				{Put: &types.Put{TableName: aws.String("nope"), Item: key}},
+				{Update: &types.Update{TableName: aws.String("nope"), Key: key}}}})
+			return err
+		}, "1 validation error detected: Value null at 'transactItems.3.member.update.updateExpression' failed to satisfy constraint: Member must not be null"},
 		{"CreateTable no name", func() error {
 			_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{})
 			return err

@@ -58,15 +58,28 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	if err := enumConstraints(in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics); err != nil {
 		return nil, err
 	}
+	// First every action's own checks, which need no table (its
+	// expressions and values), then each action's against its table (the
+	// table, the key, the item), action by action: DynamoDB Local reports
+	// an invalid expression in any action before a missing table or a
+	// bad key in an earlier one.
+	own := make([]txOwn, len(in.TransactItems))
+	for i, ti := range in.TransactItems {
+		var err error
+		if own[i], err = db.txOwnChecks(i, ti); err != nil {
+			return nil, err
+		}
+	}
 	acts := make([]*txAction, len(in.TransactItems))
 	var ts []*table
 	seen := map[string]bool{}
 	// A key of the wrong type, or an update of a key attribute, cancels
 	// the transaction with a ValidationError reason for that action, as
-	// DynamoDB Local does (see txnCases).
+	// DynamoDB Local does (see txnCases); an update of a key attribute
+	// also ends the checks of the actions after it.
 	var keyReasons []types.CancellationReason
 	for i, ti := range in.TransactItems {
-		a, err := db.prepareTx(ti)
+		a, err := db.prepareTx(ti, own[i])
 		if err != nil && (isKeyTypeMismatch(err) || isKeyUpdate(err)) {
 			if keyReasons == nil {
 				keyReasons = make([]types.CancellationReason, len(in.TransactItems))
@@ -75,6 +88,9 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 				}
 			}
 			keyReasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(apiMessage(err))}
+			if isKeyUpdate(err) {
+				break
+			}
 			continue
 		}
 		if err != nil {
@@ -224,39 +240,18 @@ func isKeyUpdate(err error) bool {
 	return strings.HasPrefix(m, "One or more parameter values were invalid: Cannot update attribute ") && strings.HasSuffix(m, ". This attribute is part of the key")
 }
 
-// keyAction prepares the part of a ConditionCheck (needsCond) or Delete
-// action the two share: the table, the condition (which a ConditionCheck
-// must have), what to return on its failure, and the key.
-func (db *DB) keyAction(table *string, key item, r exprReq, rv types.ReturnValuesOnConditionCheckFailure, needsCond bool) (*txAction, error) {
-	t, err := db.table(table)
-	if err != nil {
-		return nil, err
-	}
-	if needsCond && r.cond == nil {
-		return nil, validation("1 validation error detected: Value null at 'transactItems.1.member.conditionCheck.conditionExpression' failed to satisfy constraint: Member must not be null")
-	}
-	if err := checkRVOnFailure(rv); err != nil {
-		return nil, err
-	}
-	x, err := db.parseExprs(r)
-	if err != nil {
-		return nil, err
-	}
-	if !needsCond {
-		// DynamoDB Local checks a Delete's condition for paths below
-		// key attributes, not a ConditionCheck's.
-		if err := t.checkNestedKeys(x); err != nil {
-			return nil, err
-		}
-	}
-	pk, sk, err := t.parseKey(key)
-	if err != nil {
-		return nil, err
-	}
-	return &txAction{t: t, pk: pk, sk: sk, x: x, rv: rv}, nil
+// txOwn is what txOwnChecks made of an action: its expressions, parsed
+// and checked, and a Put's item, imported.
+type txOwn struct {
+	x    *exprs
+	item item
 }
 
-func (db *DB) prepareTx(ti types.TransactWriteItem) (*txAction, error) {
+// txOwnChecks checks the i'th action of a transaction as far as it can
+// without its table: which kind it is, its required members, what it
+// returns on a failed condition, its expressions and values, and a Put's
+// item.
+func (db *DB) txOwnChecks(i int, ti types.TransactWriteItem) (txOwn, error) {
 	n := 0
 	for _, set := range []bool{ti.ConditionCheck != nil, ti.Put != nil, ti.Delete != nil, ti.Update != nil} {
 		if set {
@@ -264,52 +259,107 @@ func (db *DB) prepareTx(ti types.TransactWriteItem) (*txAction, error) {
 		}
 	}
 	if n != 1 {
-		return nil, validation("TransactItems can only contain one of Check, Put, Update or Delete")
+		return txOwn{}, validation("TransactItems can only contain one of Check, Put, Update or Delete")
 	}
+	member := func(kind, name string) error {
+		return validationf("1 validation error detected: Value null at 'transactItems.%d.member.%s.%s' failed to satisfy constraint: Member must not be null", i+1, kind, name)
+	}
+	var (
+		r  exprReq
+		rv types.ReturnValuesOnConditionCheckFailure
+	)
 	switch {
 	case ti.ConditionCheck != nil:
 		c := ti.ConditionCheck
-		a, err := db.keyAction(c.TableName, c.Key, exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, cond: c.ConditionExpression},
-			c.ReturnValuesOnConditionCheckFailure, true)
-		if a != nil {
-			a.check = true
+		if c.ConditionExpression == nil {
+			return txOwn{}, member("conditionCheck", "conditionExpression")
 		}
-		return a, err
+		r, rv = exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, cond: c.ConditionExpression}, c.ReturnValuesOnConditionCheckFailure
+	case ti.Put != nil:
+		c := ti.Put
+		r, rv = exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, cond: c.ConditionExpression, valueExprs: putValueExprs}, c.ReturnValuesOnConditionCheckFailure
+	case ti.Delete != nil:
+		c := ti.Delete
+		r, rv = exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, cond: c.ConditionExpression}, c.ReturnValuesOnConditionCheckFailure
+	default:
+		c := ti.Update
+		if c.UpdateExpression == nil {
+			return txOwn{}, member("update", "updateExpression")
+		}
+		r, rv = exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, update: c.UpdateExpression, cond: c.ConditionExpression,
+			valueExprs: updateValueExprs}, c.ReturnValuesOnConditionCheckFailure
+	}
+	if err := checkRVOnFailure(rv); err != nil {
+		return txOwn{}, err
+	}
+	x, err := db.parseExprs(r)
+	if err != nil {
+		return txOwn{}, err
+	}
+	own := txOwn{x: x}
+	if ti.Put != nil {
+		if ti.Put.Item == nil {
+			return txOwn{}, member("put", "item")
+		}
+		if own.item, err = importItem(ti.Put.Item); err != nil {
+			return txOwn{}, err
+		}
+	}
+	return own, nil
+}
+
+// keyAction prepares the part of a ConditionCheck (check) or Delete
+// action the two share: the table and the key, with own's condition.
+func (db *DB) keyAction(table *string, key item, own txOwn, rv types.ReturnValuesOnConditionCheckFailure, check bool) (*txAction, error) {
+	t, err := db.table(table)
+	if err != nil {
+		return nil, err
+	}
+	if !check {
+		// DynamoDB Local checks a Delete's condition for paths below
+		// key attributes, not a ConditionCheck's.
+		if err := t.checkNestedKeys(own.x); err != nil {
+			return nil, err
+		}
+	}
+	pk, sk, err := t.parseKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return &txAction{t: t, pk: pk, sk: sk, x: own.x, rv: rv, check: check, del: !check}, nil
+}
+
+// prepareTx checks an action against its table, with what txOwnChecks
+// made of it.
+func (db *DB) prepareTx(ti types.TransactWriteItem, own txOwn) (*txAction, error) {
+	switch {
+	case ti.ConditionCheck != nil:
+		c := ti.ConditionCheck
+		return db.keyAction(c.TableName, c.Key, own, c.ReturnValuesOnConditionCheckFailure, true)
 	case ti.Put != nil:
 		c := ti.Put
 		t, err := db.table(c.TableName)
 		if err != nil {
 			return nil, err
 		}
-		if err := checkRVOnFailure(c.ReturnValuesOnConditionCheckFailure); err != nil {
+		if err := t.checkNestedKeys(own.x); err != nil {
 			return nil, err
 		}
-		p, err := db.preparePut(t, c.Item, exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, cond: c.ConditionExpression})
+		p, err := t.preparePutItem(own.item, own.x)
 		if err != nil {
 			return nil, err
 		}
 		return &txAction{t: t, pk: p.pk, sk: p.sk, x: p.x, rv: c.ReturnValuesOnConditionCheckFailure, put: p}, nil
 	case ti.Delete != nil:
 		c := ti.Delete
-		a, err := db.keyAction(c.TableName, c.Key, exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, cond: c.ConditionExpression},
-			c.ReturnValuesOnConditionCheckFailure, false)
-		if a != nil {
-			a.del = true
-		}
-		return a, err
+		return db.keyAction(c.TableName, c.Key, own, c.ReturnValuesOnConditionCheckFailure, false)
 	default:
 		c := ti.Update
 		t, err := db.table(c.TableName)
 		if err != nil {
 			return nil, err
 		}
-		if err := checkRVOnFailure(c.ReturnValuesOnConditionCheckFailure); err != nil {
-			return nil, err
-		}
-		if c.UpdateExpression == nil {
-			return nil, validation("1 validation error detected: Value null at 'transactItems.1.member.update.updateExpression' failed to satisfy constraint: Member must not be null")
-		}
-		p, err := db.prepareUpdate(t, c.Key, exprReq{names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, update: c.UpdateExpression, cond: c.ConditionExpression})
+		p, err := db.prepareUpdate(t, c.Key, exprReq{parsed: own.x})
 		if err != nil {
 			return nil, err
 		}

@@ -421,9 +421,15 @@ type exprReq struct {
 	// (Expected, QueryFilter, ScanFilter), which have none of an
 	// expression's limits (its size, IN's operands, the operator count).
 	legacy bool
+	// parsed, when set, is these expressions already parsed and checked
+	// (a transaction checks every action's before it looks up a table).
+	parsed *exprs
 }
 
 func (db *DB) parseExprs(r exprReq) (*exprs, error) {
+	if r.parsed != nil {
+		return r.parsed, nil
+	}
 	x := &exprs{}
 	if err := db.parseExprsInto(x, r); err != nil {
 		return nil, err
@@ -434,6 +440,10 @@ func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 // parseExprsInto is parseExprs into x, a zero exprs the caller holds
 // (a preparedUpdate's own, saving an allocation per request).
 func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
+	if r.parsed != nil {
+		*x = *r.parsed
+		return nil
+	}
 	x.env = ddbexpr.Env{Names: r.names, Values: r.values}
 	// Names before values, as DynamoDB checks them.
 	if r.names != nil && len(r.names) == 0 {

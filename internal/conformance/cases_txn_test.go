@@ -147,6 +147,19 @@ var txnCases = []tc{
 	txnCase("missing table",
 		fail(eNotFound, tw(twPut("T", I{"pk": S("ok")}), twPut("Missing", I{"pk": S("x")}))),
 	),
+	// Every action's expressions and values are checked before any
+	// action's table, key or item (TestDifferentialTransactions found
+	// the engine checking action by action); an update of a key
+	// attribute ends the checks.
+	txnCase("which error first",
+		failMsg(eValid, tw(twPut("Missing", I{"pk": S("x")}), twCheck("T", pk("a"), "attribute_exists(pk)", vals{":u": N("1")}))),
+		failMsg(eValid, tw(twDel("T", I{"pk": S("a"), "x": S("1")}), twCheck("T", pk("a"), "attribute_exists(pk) AND", nil))),
+		failMsg(eValid, tw(twPut("T", I{"x": S("1")}), twPut("T", I{"pk": S("b"), "e": &types.AttributeValueMemberSS{Value: []string{}}}))),
+		failMsg(eValid, tw(twCheck("T", I{"pk": N("1")}, "attribute_exists(pk)", nil), twUpd("T", pk("c"), "SET v = :v", vals{":v": &types.AttributeValueMemberNS{Value: []string{}}}))),
+		docStep(fail(eTxn, tw(twUpd("T", pk("a"), "SET pk = :v", vals{":v": S("z")}), twPut("Missing", I{"pk": S("x")}))),
+			"DynamoDB Local lists one reason for two actions",
+			`{"Err":{"Kind":"TransactionCanceled","Code":"TransactionCanceledException","Message":"Transaction cancelled, please refer cancellation reasons for specific reasons [ValidationError, None]","Reasons":[{"Code":"ValidationError"},{"Code":"None"}]}}`),
+	),
 	txnCase("ClientRequestToken repeat is idempotent",
 		do(&dynamodb.TransactWriteItemsInput{ClientRequestToken: str("tok1"), TransactItems: []types.TransactWriteItem{
 			twUpd("T", pk("a"), "ADD v :one", vals{":one": N("1")}),

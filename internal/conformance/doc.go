@@ -46,6 +46,13 @@
 //     modes with and without throughput): whether each side creates the
 //     table, and what it describes when both do. Of an error, only the
 //     code: DynamoDB Local words most CreateTable errors its own way.
+//   - TestDifferentialTransactions: 600 random TransactWriteItems of one
+//     to four actions on four keys, a quarter of the actions flawed (a
+//     key missing an attribute, with one more or of the wrong type, an
+//     item without its key, an update of a key attribute or of the wrong
+//     type, a malformed expression, an unused or invalid value, a
+//     missing table, a failing condition): the error's code and message
+//     and each cancellation reason's code, and the table after each.
 //   - TestIndexThroughput: a PROVISIONED table's global index throughput,
 //     as created and as UpdateTable sets it.
 //
