@@ -69,7 +69,7 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		n += len(ka.Keys)
 	}
 	if n > 100 {
-		return nil, validation("Too many items requested for the BatchGetItem call")
+		return nil, db.batchGetFirst(in, validation("Too many items requested for the BatchGetItem call"))
 	}
 	type req struct {
 		t          *table
@@ -95,21 +95,21 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		}
 		x, err := db.parseExprs(exprReq{names: ka.ExpressionAttributeNames, proj: ka.ProjectionExpression})
 		if err != nil {
-			return nil, err
+			return nil, db.batchGetFirst(in, err)
 		}
 		if err := t.checkNestedKeys(x); err != nil {
-			return nil, err
+			return nil, db.batchGetFirst(in, err)
 		}
 		r := &req{t: t, x: x, ka: ka, consistent: aws.ToBool(ka.ConsistentRead)}
 		seen := map[[2]string]bool{}
 		for _, k := range ka.Keys {
 			pk, sk, err := t.parseKey(k)
 			if err != nil {
-				return nil, err
+				return nil, db.batchGetFirst(in, err)
 			}
 			key := [2]string{pk, sk}
 			if seen[key] {
-				return nil, validation("Provided list of item keys contains duplicates")
+				return nil, db.batchGetFirst(in, validation("Provided list of item keys contains duplicates"))
 			}
 			seen[key] = true
 			r.keys = append(r.keys, key)
@@ -151,6 +151,25 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 	return out, nil
 }
 
+// batchGetFirst returns the error a BatchGetItem reports when checking
+// it against its tables found err: one of the checks that need no table
+// (batchGetOwnChecks), which DynamoDB makes first, when one fails. They
+// run only once a request has failed, so a valid request pays nothing.
+func (db *DB) batchGetFirst(in *dynamodb.BatchGetItemInput, err error) error {
+	if first := db.batchGetOwnChecks(in); first != nil {
+		return first
+	}
+	return err
+}
+
+// batchWriteFirst is batchGetFirst for a BatchWriteItem.
+func batchWriteFirst(in *dynamodb.BatchWriteItemInput, err error) error {
+	if first := batchWriteOwnChecks(in); first != nil {
+		return first
+	}
+	return err
+}
+
 // BatchWriteItem puts or deletes up to 25 items in one or more tables.
 // The whole batch is validated first; each write is then applied
 // atomically. UnprocessedItems is empty unless a [Fault] with Unprocessed
@@ -170,7 +189,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 		n += len(ws)
 	}
 	if n > 25 {
-		return nil, validation("Too many items requested for the BatchWriteItem call")
+		return nil, batchWriteFirst(in, validation("Too many items requested for the BatchWriteItem call"))
 	}
 	type write struct {
 		t      *table
@@ -197,13 +216,13 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 			case w.PutRequest != nil && w.DeleteRequest == nil:
 				p, err := db.preparePut(t, w.PutRequest.Item, exprReq{})
 				if err != nil {
-					return nil, batchPutKeyError(err)
+					return nil, batchWriteFirst(in, batchPutKeyError(err))
 				}
 				wr = write{t: t, pk: p.pk, sk: p.sk, it: p.it}
 			case w.DeleteRequest != nil && w.PutRequest == nil:
 				pk, sk, err := t.parseKey(w.DeleteRequest.Key)
 				if err != nil {
-					return nil, err
+					return nil, batchWriteFirst(in, err)
 				}
 				wr = write{t: t, pk: pk, sk: sk}
 			default:
@@ -212,7 +231,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 			wr.name, wr.req = name, w
 			key := [2]string{wr.pk, wr.sk}
 			if seen[key] {
-				return nil, validation("Provided list of item keys contains duplicates")
+				return nil, batchWriteFirst(in, validation("Provided list of item keys contains duplicates"))
 			}
 			seen[key] = true
 			writes = append(writes, wr)

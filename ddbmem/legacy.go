@@ -619,7 +619,10 @@ func legacyProjection(attrs []string, projExpr *string, names map[string]string)
 	return proj, l.names, nil
 }
 
-func legacyScan(in *dynamodb.ScanInput) (*dynamodb.ScanInput, error) {
+// legacyScan translates a Scan's legacy parameters; withSelect also
+// checks AttributesToGet against Select, which a Scan of a table that
+// exists checks after its index, as DynamoDB Local does.
+func legacyScan(in *dynamodb.ScanInput, withSelect bool) (*dynamodb.ScanInput, error) {
 	if in.ScanFilter == nil && in.AttributesToGet == nil && in.ConditionalOperator == "" {
 		return in, nil
 	}
@@ -628,8 +631,10 @@ func legacyScan(in *dynamodb.ScanInput) (*dynamodb.ScanInput, error) {
 		in.ExpressionAttributeNames, in.ExpressionAttributeValues, "FilterExpression is null"); err != nil {
 		return nil, err
 	}
-	if err := checkAttributesToGet(in.AttributesToGet, in.Select); err != nil {
-		return nil, err
+	if withSelect {
+		if err := checkAttributesToGet(in.AttributesToGet, in.Select); err != nil {
+			return nil, err
+		}
 	}
 	var l legacyExpr
 	proj, err := l.projection(in.AttributesToGet)

@@ -510,7 +510,7 @@ func scanConstraints(in *dynamodb.ScanInput) error {
 func (db *DB) missingScan(lookupErr error, in *dynamodb.ScanInput) error {
 	return missingTable(lookupErr, func() error {
 		legacy := in.ScanFilter != nil || in.AttributesToGet != nil
-		in, err := legacyScan(in)
+		in, err := legacyScan(in, true)
 		if err != nil {
 			return err
 		}
@@ -695,32 +695,37 @@ func batchGetConstraints(in *dynamodb.BatchGetItemInput) error {
 }
 
 func (db *DB) missingBatchGet(lookupErr error, in *dynamodb.BatchGetItemInput) error {
-	return missingTable(lookupErr, func() error {
-		for _, name := range sortedTableNames(in.RequestItems) {
-			ka, err := legacyKeysAndAttributes(in.RequestItems[name])
-			if err != nil {
+	return missingTable(lookupErr, func() error { return db.batchGetOwnChecks(in) })
+}
+
+// batchGetOwnChecks runs a BatchGetItem's checks that need no table, in
+// DynamoDB's order: each table's expressions, then its keys' values and
+// duplicates. They come before any check against a table.
+func (db *DB) batchGetOwnChecks(in *dynamodb.BatchGetItemInput) error {
+	for _, name := range sortedTableNames(in.RequestItems) {
+		ka, err := legacyKeysAndAttributes(in.RequestItems[name])
+		if err != nil {
+			return err
+		}
+		// The expressions, then the keys, as DynamoDB checks them.
+		if _, err := db.parseExprs(exprReq{names: ka.ExpressionAttributeNames, proj: ka.ProjectionExpression}); err != nil {
+			return err
+		}
+		seen := make(map[string]bool, len(ka.Keys))
+		for _, k := range ka.Keys {
+			if err := checkKeyValues(k); err != nil {
 				return err
 			}
-			// The expressions, then the keys, as DynamoDB checks them.
-			if _, err := db.parseExprs(exprReq{names: ka.ExpressionAttributeNames, proj: ka.ProjectionExpression}); err != nil {
-				return err
-			}
-			seen := make(map[string]bool, len(ka.Keys))
-			for _, k := range ka.Keys {
-				if err := checkKeyValues(k); err != nil {
-					return err
+			// Two equal keys, whatever the table's schema.
+			if id, ok := keyID(k); ok {
+				if seen[id] {
+					return validation("Provided list of item keys contains duplicates")
 				}
-				// Two equal keys, whatever the table's schema.
-				if id, ok := keyID(k); ok {
-					if seen[id] {
-						return validation("Provided list of item keys contains duplicates")
-					}
-					seen[id] = true
-				}
+				seen[id] = true
 			}
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // keyID identifies a key of scalar values by its attributes' names and
@@ -765,27 +770,32 @@ func batchWriteConstraints(in *dynamodb.BatchWriteItemInput) error {
 }
 
 func (db *DB) missingBatchWrite(lookupErr error, in *dynamodb.BatchWriteItemInput) error {
-	return missingTable(lookupErr, func() error {
-		for _, name := range sortedTableNames(in.RequestItems) {
-			for _, w := range in.RequestItems[name] {
-				switch {
-				case w.PutRequest != nil && w.DeleteRequest == nil:
-					it, err := importItem(w.PutRequest.Item)
-					if err != nil {
-						return err
-					}
-					if ddbexpr.ItemSize(it) > maxItemSize {
-						return validation(errItemSize)
-					}
-				case w.DeleteRequest != nil && w.PutRequest == nil:
-					if err := checkKeyValues(w.DeleteRequest.Key); err != nil {
-						return err
-					}
-				default:
-					return validation("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes") // DynamoDB's words
+	return missingTable(lookupErr, func() error { return batchWriteOwnChecks(in) })
+}
+
+// batchWriteOwnChecks runs a BatchWriteItem's checks that need no table:
+// each request is a put or a delete, and its item's or key's values. They
+// come before any check against a table.
+func batchWriteOwnChecks(in *dynamodb.BatchWriteItemInput) error {
+	for _, name := range sortedTableNames(in.RequestItems) {
+		for _, w := range in.RequestItems[name] {
+			switch {
+			case w.PutRequest != nil && w.DeleteRequest == nil:
+				it, err := importItem(w.PutRequest.Item)
+				if err != nil {
+					return err
 				}
+				if ddbexpr.ItemSize(it) > maxItemSize {
+					return validation(errItemSize)
+				}
+			case w.DeleteRequest != nil && w.PutRequest == nil:
+				if err := checkKeyValues(w.DeleteRequest.Key); err != nil {
+					return err
+				}
+			default:
+				return validation("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes") // DynamoDB's words
 			}
 		}
-		return nil
-	})
+	}
+	return nil
 }

@@ -635,11 +635,13 @@ func (r *readOpts) visit(p *page, e *entry) (bool, error) {
 // checkRead checks the projection, Select and Limit of a Query (or of a
 // Scan: scan) of src and returns the read's options.
 func (db *DB) checkRead(src *source, x *exprs, sel types.Select, limit *int32, scan bool) (readOpts, error) {
-	if err := src.checkProjected(x, scan); err != nil {
-		return readOpts{}, err
-	}
+	// Select against the projection first, then what the index
+	// projects, as DynamoDB Local checks them.
 	project, count, err := db.checkSelect(sel, x, src)
 	if err != nil {
+		return readOpts{}, err
+	}
+	if err := src.checkProjected(x, scan); err != nil {
 		return readOpts{}, err
 	}
 	n, err := checkLimit(limit)
@@ -660,11 +662,11 @@ func (db *DB) checkSelect(sel types.Select, x *exprs, src *source) (project bool
 			return false, false, validationf("One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", src.ix.name)
 		}
 	case types.SelectAllProjectedAttributes:
+		if x.proj != nil {
+			return false, false, validation("Cannot specify the ProjectionExpression when choosing to get ALL_PROJECTED_ATTRIBUTES")
+		}
 		if src.ix == nil {
 			return false, false, validation("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
-		}
-		if x.proj != nil {
-			return false, false, validation("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get ALL_PROJECTED_ATTRIBUTES")
 		}
 	case types.SelectSpecificAttributes:
 		if x.proj == nil {
@@ -765,12 +767,6 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 			return nil, err
 		}
 	}
-	ro, err := db.checkRead(src, x, in.Select, in.Limit, false)
-	if err != nil {
-		return nil, err
-	}
-	r := &ro
-	r.wire = wireSinkOf(ctx)
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
 	var esk string
 	hasESK := in.ExclusiveStartKey != nil
@@ -798,6 +794,14 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		}
 		esk = e
 	}
+	// Select and the projection after the start key, as DynamoDB Local
+	// checks them.
+	ro, err := db.checkRead(src, x, in.Select, in.Limit, false)
+	if err != nil {
+		return nil, err
+	}
+	r := &ro
+	r.wire = wireSinkOf(ctx)
 	if err := t.checkNestedKeys(x); err != nil {
 		return nil, err
 	}
@@ -898,7 +902,8 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 		return nil, db.missingScan(err, in)
 	}
 	legacy := in.ScanFilter != nil || in.AttributesToGet != nil
-	if in, err = legacyScan(in); err != nil {
+	attrs := in.AttributesToGet
+	if in, err = legacyScan(in, false); err != nil {
 		return nil, err
 	}
 	x, err := db.parseExprs(exprReq{names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, filter: in.FilterExpression, proj: in.ProjectionExpression,
@@ -908,6 +913,9 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*
 	}
 	src, err := t.readSource(in.IndexName, in.ConsistentRead)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkAttributesToGet(attrs, in.Select); err != nil {
 		return nil, err
 	}
 	if esk := in.ExclusiveStartKey; esk != nil {

@@ -42,6 +42,23 @@ func nKeys(n int) []I {
 }
 
 var batchCases = []tc{
+	// Every request's values (and a write's kind) are checked before any
+	// key against its table; a BatchGetItem's duplicate keys before the
+	// keys' schema, as DynamoDB checks them (dynalite's suite records the
+	// order; TestDifferentialBatches found the engine checking request by
+	// request).
+	{
+		name:   "Batch/which error first",
+		tables: tables(tPKSK()),
+		items:  []I{pks("a", "1")},
+		steps: []step{
+			failMsg(eValid, bw(map[string][]types.WriteRequest{"T": {delReq(pk("a")), putReq(I{"pk": S("b"), "sk": S("1"), "e": &types.AttributeValueMemberSS{Value: []string{}}})}})),
+			failMsg(eValid, bw(map[string][]types.WriteRequest{"T": {putReq(I{"pk": S("b")}), {}}})),
+			failMsg(eValid, bw(map[string][]types.WriteRequest{"T": {delReq(I{"pk": S("a"), "sk": N("1")}), delReq(I{"pk": S("a"), "sk": S("1"), "n": &types.AttributeValueMemberNS{Value: []string{"1", "1"}}})}})),
+			failMsg(eValid, bg(map[string]types.KeysAndAttributes{"T": {Keys: []map[string]types.AttributeValue{pk("a"), pks("b", "1"), {"pk": S("c"), "sk": &types.AttributeValueMemberSS{Value: []string{}}}}}})),
+			failMsg(eValid, bg(map[string]types.KeysAndAttributes{"T": {Keys: []map[string]types.AttributeValue{pks("a", "2"), pk("b"), pks("a", "2")}}})),
+		},
+	},
 	{
 		name:   "BatchWriteItem/puts and deletes",
 		tables: tables(tPK()),

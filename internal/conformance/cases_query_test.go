@@ -247,6 +247,33 @@ var queryCases = append(sortKeyCases(), []tc{
 			do(qIn(func(q *dynamodb.QueryInput) { q.ExclusiveStartKey = pks("p", "005") })),
 		},
 	},
+	// Which of two errors in a read's parameters comes first
+	// (TestDifferentialReadParameters found each): Select against the
+	// projection before what the index projects or whether there is an
+	// index; the consistency of a global index before AttributesToGet
+	// against Select; a Query's start key before Select.
+	{
+		name: "Query and Scan/which error first",
+		tables: tables(withLSI(withGSI(tPKSK(), "byG", hs("g", "S"), attr{}, projection(types.ProjectionTypeKeysOnly)),
+			"byL", hs("l", "N"), projection(types.ProjectionTypeAll))),
+		items: qItems(3),
+		steps: []step{
+			failMsg(eValid, &dynamodb.ScanInput{TableName: str("T"), Select: types.SelectAllProjectedAttributes, ProjectionExpression: str("n")}),
+			failMsg(eValid, &dynamodb.ScanInput{TableName: str("T"), IndexName: str("byL"), Select: types.SelectAllProjectedAttributes, ProjectionExpression: str("n")}),
+			failMsg(eValid, &dynamodb.ScanInput{TableName: str("T"), IndexName: str("byG"), Select: types.SelectCount, ProjectionExpression: str("n")}),
+			failMsg(eValid, &dynamodb.ScanInput{TableName: str("T"), IndexName: str("byG"), Select: types.SelectAllAttributes, ProjectionExpression: str("n")}),
+			fail(eValid, &dynamodb.ScanInput{TableName: str("T"), IndexName: str("byG"), Select: types.SelectAllAttributes, AttributesToGet: []string{"n"}, ConsistentRead: aws.Bool(true)}),
+			failMsg(eValid, qIn(func(q *dynamodb.QueryInput) {
+				q.IndexName, q.Select, q.ProjectionExpression = str("byL"), types.SelectAllProjectedAttributes, str("n")
+			})),
+			failMsg(eValid, qIn(func(q *dynamodb.QueryInput) {
+				q.KeyConditionExpression = str("pk = :p AND sk >= :s")
+				q.ExpressionAttributeValues[":s"] = S("002")
+				q.ExclusiveStartKey = pks("p", "001")
+				q.Select, q.ProjectionExpression = types.SelectCount, str("n")
+			})),
+		},
+	},
 	{
 		name:   "Query/ExclusiveStartKey from another partition",
 		tables: tables(tPKSK()),

@@ -53,6 +53,18 @@
 //     type, a malformed expression, an unused or invalid value, a
 //     missing table, a failing condition): the error's code and message
 //     and each cancellation reason's code, and the table after each.
+//   - TestDifferentialReadParameters: 800 random Queries and Scans whose
+//     parameters combine in every way, valid or not (Select, projection,
+//     AttributesToGet, a global, local or missing index, ConsistentRead,
+//     segments, Limit, start keys of every shape, a filter, the order),
+//     on a table with a KEYS_ONLY global and an ALL local index: every
+//     page (a Scan's joined, its order being the implementation's), or
+//     the error.
+//   - TestDifferentialBatches: 600 random BatchWriteItem and BatchGetItem
+//     requests (up to 27 writes or 102 keys, some twice, some flawed,
+//     sometimes a missing table, projections and AttributesToGet): the
+//     error, or the items read and how many come back unprocessed, and
+//     the table after each.
 //   - TestIndexThroughput: a PROVISIONED table's global index throughput,
 //     as created and as UpdateTable sets it.
 //

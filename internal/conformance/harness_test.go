@@ -1200,6 +1200,8 @@ var localOnlyMessages = []string{
 	"If segment is specified, total segment must also be specified", // DynamoDB: The Segment parameter is non-null, ...
 	"1 validation error detected: Value '0' at 'segment' failed to satisfy constraint: Member must have value less than or equal to -1",
 	"Consistent read cannot be true when querying a GSI",                                           // DynamoDB: Consistent reads are not supported on global secondary indexes
+	"Consistent read cannot be true when scanning a GSI",                                           // the same for a Scan
+	"If total segments is specified, a particular segment must also be specified",                  // DynamoDB: The TotalSegments parameter is non-null, but the Segment parameter is not provided
 	"Hash primary key values must be under 2048 bytes, and range primary key values must be under", // DynamoDB: Size of hashkey has exceeded ... / Aggregated size of all range keys ...
 	"BatchWriteItem cannot have a null or no requests set",
 	"The batch write request list for a table cannot be null or empty",
