@@ -103,19 +103,27 @@ type preparedPut struct {
 // preparePut validates a put of the item in with the condition r names
 // (r.cond; r.valueExprs is set here).
 func (db *DB) preparePut(t *table, in item, r exprReq) (*preparedPut, error) {
+	if in == nil {
+		return nil, validation("1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null")
+	}
+	// Names or values without a condition, then the item's values, then
+	// the condition, as DynamoDB checks them (dynalite's suite records
+	// the order).
 	r.valueExprs = putValueExprs
+	if r.cond == nil && r.parsed == nil {
+		if err := r.placeholdersWithout(); err != nil {
+			return nil, err
+		}
+	}
+	it, err := importItem(in)
+	if err != nil {
+		return nil, err
+	}
 	x, err := db.parseExprs(r)
 	if err != nil {
 		return nil, err
 	}
 	if err := t.checkNestedKeys(x); err != nil {
-		return nil, err
-	}
-	if in == nil {
-		return nil, validation("1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null")
-	}
-	it, err := importItem(in)
-	if err != nil {
 		return nil, err
 	}
 	return t.preparePutItem(it, x)

@@ -298,6 +298,8 @@ func (db *DB) txOwnChecks(i int, ti types.TransactWriteItem) (txOwn, error) {
 	}
 	own := txOwn{x: x}
 	if ti.Put != nil {
+		// A put's condition before its item, as DynamoDB Local checks a
+		// transaction's (PutItem's the other way round).
 		if ti.Put.Item == nil {
 			return txOwn{}, member("put", "item")
 		}

@@ -426,6 +426,21 @@ type exprReq struct {
 	parsed *exprs
 }
 
+// placeholdersWithout is the error of names or values given to a request
+// with no expression: r's, whose expressions are all nil.
+func (r exprReq) placeholdersWithout() error {
+	if r.names != nil {
+		return validation("ExpressionAttributeNames can only be specified when using expressions")
+	}
+	if r.values != nil {
+		if r.valueExprs != "" {
+			return validation("ExpressionAttributeValues can only be specified when using expressions: " + r.valueExprs)
+		}
+		return validation("ExpressionAttributeValues can only be specified when using expressions")
+	}
+	return nil
+}
+
 func (db *DB) parseExprs(r exprReq) (*exprs, error) {
 	if r.parsed != nil {
 		return r.parsed, nil
@@ -548,16 +563,7 @@ func (db *DB) parseExprsInto(x *exprs, r exprReq) error {
 		}
 	}
 	if !haveExpr {
-		if r.names != nil {
-			return validation("ExpressionAttributeNames can only be specified when using expressions")
-		}
-		if r.values != nil {
-			if r.valueExprs != "" {
-				return validation("ExpressionAttributeValues can only be specified when using expressions: " + r.valueExprs)
-			}
-			return validation("ExpressionAttributeValues can only be specified when using expressions")
-		}
-		return nil
+		return r.placeholdersWithout()
 	}
 	// The values are checked (above); expressions read them in place. Only
 	// the values the update expression names, which it may store, are

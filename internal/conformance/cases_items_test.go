@@ -30,6 +30,24 @@ var allTypes = I{
 func bigString(n int) string { return strings.Repeat("x", n) }
 
 var itemCases = []tc{
+	// A PutItem's names or values without a condition, then its item's
+	// values, then its condition, as DynamoDB checks them (dynalite's
+	// suite records the order; TestDifferentialItemParameters found the
+	// engine checking the condition first). A transaction's put checks
+	// its condition first, as DynamoDB Local does.
+	{
+		name:   "PutItem/which error first",
+		tables: tables(tPKSK()),
+		steps: []step{
+			failMsg(eValid, &dynamodb.PutItemInput{TableName: str("T"), Item: I{"pk": S("a"), "sk": S("1"), "e": &types.AttributeValueMemberSS{Value: []string{}}},
+				ConditionExpression: str("attribute_exists(#zz)")}),
+			failMsg(eValid, &dynamodb.PutItemInput{TableName: str("T"), Item: I{"pk": S("a"), "sk": S("1"), "e": &types.AttributeValueMemberSS{Value: []string{}}},
+				ExpressionAttributeNames: map[string]string{"#n": "n"}}),
+			failMsg(eValid, &dynamodb.PutItemInput{TableName: str("T"), Item: I{"pk": S("a"), "sk": S("1"), "e": &types.AttributeValueMemberNS{Value: []string{"1", "1"}}},
+				ConditionExpression: str("attribute_exists(pk) AND"), ExpressionAttributeValues: vals{":u": N("1")}}),
+			failMsg(eValid, tw(twPutIf("T", I{"pk": S("a"), "sk": S("1"), "e": &types.AttributeValueMemberSS{Value: []string{}}}, "attribute_exists(#zz)", nil))),
+		},
+	},
 	{
 		name:   "PutItem/all types round trip",
 		tables: tables(tPK()),

@@ -65,6 +65,11 @@
 //     sometimes a missing table, projections and AttributesToGet): the
 //     error, or the items read and how many come back unprocessed, and
 //     the table after each.
+//   - TestDifferentialItemParameters: 800 random PutItem, UpdateItem,
+//     DeleteItem and GetItem requests, flawed in zero to two ways at once
+//     (the key or item, the condition, unused names or values, the
+//     update, ReturnValues, a projection): the error with the item a
+//     failed condition returns, or the answer, and the table after each.
 //   - TestIndexThroughput: a PROVISIONED table's global index throughput,
 //     as created and as UpdateTable sets it.
 //
