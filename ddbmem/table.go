@@ -587,15 +587,16 @@ func (ix *index) keyValues(it item) ([2]types.AttributeValue, bool) {
 	if it == nil {
 		return kv, false
 	}
-	// A key value of another type than the index's is not indexed: the
-	// writes check the types, but an item stored before UpdateTable
-	// created the index may have one.
+	// A key value of another type than the index's, or empty, is not
+	// indexed: the writes refuse them, but an item stored before
+	// UpdateTable created the index may have one (DynamoDB's backfill
+	// leaves it out: an index key violation).
 	var ok bool
-	if kv[0], ok = it[ix.pk.name]; !ok || describeType(kv[0]) != string(ix.pk.typ) {
+	if kv[0], ok = it[ix.pk.name]; !ok || !indexable(ix.pk, kv[0]) {
 		return kv, false
 	}
 	if ix.sk.name != "" {
-		if kv[1], ok = it[ix.sk.name]; !ok || describeType(kv[1]) != string(ix.sk.typ) {
+		if kv[1], ok = it[ix.sk.name]; !ok || !indexable(ix.sk, kv[1]) {
 			return kv, false
 		}
 	}
@@ -603,6 +604,20 @@ func (ix *index) keyValues(it item) ([2]types.AttributeValue, bool) {
 }
 
 func describeType(v types.AttributeValue) string { return ddbexpr.TypeName(v) }
+
+// indexable reports whether v can be the value of index key attribute k:
+// of its type, and not an empty string or binary.
+func indexable(k keyAttr, v types.AttributeValue) bool {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return k.typ == types.ScalarAttributeTypeS && x.Value != ""
+	case *types.AttributeValueMemberN:
+		return k.typ == types.ScalarAttributeTypeN
+	case *types.AttributeValueMemberB:
+		return k.typ == types.ScalarAttributeTypeB && len(x.Value) > 0
+	}
+	return false
+}
 
 // checkKeyValue validates one key attribute value of an item.
 func checkKeyValue(k keyAttr, v types.AttributeValue) error {

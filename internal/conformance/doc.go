@@ -19,7 +19,9 @@
 //     generated from a seed, compared response by response and by final
 //     table contents. TestDifferential runs 20 sequences of 30 operations
 //     (CONFORMANCE_SEQUENCES overrides the count); go test -fuzz
-//     FuzzDifferential explores more.
+//     FuzzDifferential explores more. Now and then a sequence creates a
+//     global index on the table as it stands (then waits for DynamoDB
+//     Local to build it), queries it, or deletes it.
 //   - TestDifferentialFilters, TestDifferentialMalformedFilters,
 //     TestDifferentialUpdates, TestDifferentialMalformedUpdates and
 //     TestDifferentialQueries: random expressions from fixed seeds, sent

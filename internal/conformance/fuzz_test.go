@@ -77,6 +77,10 @@ func fuzzTable(skType string) *dynamodb.CreateTableInput {
 type gen struct {
 	r      *rand.Rand
 	skType string // S, N or B
+	// byS: the global index on s that indexOp creates and deletes
+	// exists, with its projection.
+	byS     bool
+	bySProj types.ProjectionType
 }
 
 func newGen(seed []byte) *gen {
@@ -252,8 +256,45 @@ func (g *gen) update() (string, vals) {
 	}
 }
 
+// indexOp creates the global index byS (on s, and n when it has a sort
+// key) on the table as it is, deletes it, or queries it: its entries are
+// the items written before it was created and after, those whose s is
+// not empty.
+func (g *gen) indexOp() step {
+	if !g.byS {
+		g.byS = true
+		g.bySProj = []types.ProjectionType{types.ProjectionTypeAll, types.ProjectionTypeKeysOnly, types.ProjectionTypeInclude}[g.pick(3)]
+		p := &types.Projection{ProjectionType: g.bySProj}
+		if g.bySProj == types.ProjectionTypeInclude {
+			p.NonKeyAttributes = []string{"l"}
+		}
+		ks := []types.KeySchemaElement{{AttributeName: str("s"), KeyType: types.KeyTypeHash}}
+		if g.chance(0.5) {
+			ks = append(ks, types.KeySchemaElement{AttributeName: str("n"), KeyType: types.KeyTypeRange})
+		}
+		return step{in: &dynamodb.UpdateTableInput{TableName: str("T"),
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: str("s"), AttributeType: "S"}, {AttributeName: str("n"), AttributeType: "N"}},
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: str("byS"),
+				KeySchema: ks, Projection: p}}}}, err: "any"}
+	}
+	if g.chance(0.3) {
+		g.byS = false
+		return step{in: &dynamodb.UpdateTableInput{TableName: str("T"),
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: str("byS")}}}}, err: "any"}
+	}
+	q := query("s = :s", vals{":s": S(g.word())})
+	q.IndexName = str("byS")
+	if g.chance(0.3) {
+		q.ProjectionExpression = str("pk, sk, s, l")
+	}
+	return step{in: &fuzzGSIQuery{q}, err: "any"}
+}
+
 // op returns the next random operation.
 func (g *gen) op() step {
+	if g.chance(0.05) {
+		return g.indexOp()
+	}
 	switch k := g.pick(100); {
 	case k < 20:
 		in := put(g.item(true))
@@ -572,12 +613,38 @@ func runSequence(t *testing.T, lc entity.Client, seed []byte, ops int, deletions
 			history = append(history, "Query "+js(q.q))
 		} else {
 			want = exec(ctx, tgts[0], s, n)
+			for start := time.Now(); localBusy(s, want) && time.Since(start) < 60*time.Second; {
+				// DynamoDB Local builds indexes on at most five tables at
+				// a time (as DynamoDB limits them), and the sequences run
+				// side by side; it also fails some UpdateTable calls
+				// inside while it is busy: try again.
+				time.Sleep(200 * time.Millisecond)
+				want = exec(ctx, tgts[0], s, n)
+			}
 			got = exec(ctx, tgts[1], s, n)
 			gotHTTP = exec(ctx, tgts[2], s, n)
 			history = append(history, opName(s.in)+" "+js(s.in))
+			if _, ok := s.in.(*dynamodb.UpdateTableInput); ok {
+				// DynamoDB Local answers (and describes) a new index
+				// CREATING, as DynamoDB does, though it serves it at once;
+				// the engine makes it ACTIVE at once unless
+				// Options.Lifecycle asks for DynamoDB's CREATING
+				// (TestLifecycle). Only errors are compared.
+				want.Out, got.Out, gotHTTP.Out = nil, nil, nil
+				// DynamoDB Local then builds or drops the index for a
+				// while, refusing another change meanwhile (and leaving
+				// some writes unprocessed): wait until it is done.
+				waitIndexSettled(ctx, t, lc, n.get("T"))
+			}
 		}
 		if d := cmp.Diff(got, gotHTTP, ignoreDetail); d != "" {
 			t.Fatalf("seed %q op %d: the engine over HTTP differs from the engine in process (-in process +HTTP):\n%s\nops so far:\n%s", seed, i, d, joinLines(history))
+		}
+		if wholeTxnFailure(want, got) {
+			// localFailsWholeTxn: where an update cannot apply, the
+			// engine cancels with a ValidationError reason, as DynamoDB
+			// documents; DynamoDB Local fails the whole request.
+			continue
 		}
 		if d := cmp.Diff(want, got, ignoreDetail); d != "" {
 			t.Fatalf("seed %q op %d differs (-DynamoDB Local +engine):\n%s%s\nops so far:\n%s", seed, i, d, details(want, got), joinLines(history))
@@ -588,6 +655,62 @@ func runSequence(t *testing.T, lc entity.Client, seed []byte, ops int, deletions
 	got := exec(ctx, tgts[1], final, n)
 	if d := cmp.Diff(want, got, ignoreDetail); d != "" {
 		t.Fatalf("seed %q final table contents differ (-DynamoDB Local +engine):\n%s\nops:\n%s", seed, d, joinLines(history))
+	}
+}
+
+// localBusy reports whether DynamoDB Local refused an UpdateTable for
+// being busy: too many indexes being built, or an internal failure.
+func localBusy(s step, r result) bool {
+	_, ok := s.in.(*dynamodb.UpdateTableInput)
+	return ok && r.Err != nil && (r.Err.Code == "LimitExceededException" || r.Err.Code == "InternalFailure")
+}
+
+// wholeTxnFailure reports whether DynamoDB Local failed a transaction
+// with a ValidationException where the engine cancelled it with one
+// ValidationError reason (localFailsWholeTxn).
+func wholeTxnFailure(local, eng result) bool {
+	if local.Err == nil || eng.Err == nil || local.Err.Kind != eValid || eng.Err.Kind != eTxn {
+		return false
+	}
+	n := 0
+	for _, r := range eng.Err.Reasons {
+		switch r.Code {
+		case "ValidationError":
+			n++
+		case "None":
+		default:
+			return false
+		}
+	}
+	return n == 1
+}
+
+// waitIndexSettled waits until every global index of table is ACTIVE on
+// DynamoDB Local (none CREATING, UPDATING or DELETING).
+func waitIndexSettled(ctx context.Context, t *testing.T, lc entity.Client, table string) {
+	d, ok := lc.(interface {
+		DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+	})
+	if !ok {
+		t.Fatalf("%T has no DescribeTable", lc)
+	}
+	start := time.Now()
+	for {
+		out, err := d.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		if err != nil {
+			t.Fatalf("DescribeTable: %v", err)
+		}
+		settled := true
+		for _, g := range out.Table.GlobalSecondaryIndexes {
+			settled = settled && g.IndexStatus == types.IndexStatusActive
+		}
+		if settled {
+			return
+		}
+		if time.Since(start) > 60*time.Second {
+			t.Fatalf("DynamoDB Local's indexes of %s did not settle in 60 s", table)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
