@@ -185,12 +185,7 @@ func TestDifferentialLegacyFilters(t *testing.T) {
 				got[j] = diffErr(err)
 				continue
 			}
-			var keys []string
-			for _, it := range out.Items {
-				keys = append(keys, it["pk"].(*types.AttributeValueMemberS).Value)
-			}
-			sort.Strings(keys)
-			got[j] = strings.Join(keys, ",")
+			got[j] = pkList(out.Items)
 		}
 		diffs.compare(legacyText(text, cop), orderFree(got, len(filter)))
 	}

@@ -11,8 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/tablekit/tablekit/ddbmem"
-	"github.com/tablekit/tablekit/internal/testenv"
 )
 
 // TestDifferentialReadParameters compares 800 random Query and Scan
@@ -50,24 +48,7 @@ func TestDifferentialReadParameters(t *testing.T) {
 		}
 		items = append(items, it)
 	}
-	targets := []diffTarget{{name: "engine", c: ddbmem.New()}, {name: "DynamoDB Local", c: local(t)}}
-	for i := range targets {
-		d := &targets[i]
-		d.table = testenv.UniqueName("read")
-		c := *in
-		c.TableName = aws.String(d.table)
-		if _, err := d.c.CreateTable(ctx, &c); err != nil {
-			t.Fatalf("%s: CreateTable: %v", d.name, err)
-		}
-		t.Cleanup(func() {
-			_, _ = d.c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(d.table)})
-		})
-		for _, it := range items {
-			if _, err := d.c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(d.table), Item: it}); err != nil {
-				t.Fatalf("%s: PutItem: %v", d.name, err)
-			}
-		}
-	}
+	targets := diffTargetsOf(t, in, items)
 	r := rand.New(rand.NewSource(diffSeed(47)))
 	chance := func(p float64) bool { return r.Float64() < p }
 	pick := func(n int) int { return r.Intn(n) }

@@ -49,7 +49,6 @@ type diffTarget struct {
 // it is not empty) on the engine and on DynamoDB Local and puts items.
 func diffTargets(t *testing.T, skType types.ScalarAttributeType, items []I) []diffTarget {
 	t.Helper()
-	ctx := context.Background()
 	in := &dynamodb.CreateTableInput{BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}}
@@ -57,6 +56,14 @@ func diffTargets(t *testing.T, skType types.ScalarAttributeType, items []I) []di
 		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String("sk"), AttributeType: skType})
 		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange})
 	}
+	return diffTargetsOf(t, in, items)
+}
+
+// diffTargetsOf is diffTargets for the table in describes (its name is
+// each target's own).
+func diffTargetsOf(t *testing.T, in *dynamodb.CreateTableInput, items []I) []diffTarget {
+	t.Helper()
+	ctx := context.Background()
 	targets := []diffTarget{{name: "engine", c: ddbmem.New()}, {name: "DynamoDB Local", c: local(t)}}
 	for i := range targets {
 		d := &targets[i]
@@ -76,6 +83,32 @@ func diffTargets(t *testing.T, skType types.ScalarAttributeType, items []I) []di
 		}
 	}
 	return targets
+}
+
+// rows renders the items of d's table, sorted, for a comparison of the
+// table after a request.
+func (d diffTarget) rows(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	out, err := d.c.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(d.table), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatalf("%s: Scan: %v", d.name, err)
+	}
+	var rows []string
+	for _, it := range out.Items {
+		rows = append(rows, itemText(it))
+	}
+	sort.Strings(rows)
+	return strings.Join(rows, " ")
+}
+
+// pkList renders the partition keys of items, sorted.
+func pkList(items []I) string {
+	var keys []string
+	for _, it := range items {
+		keys = append(keys, it["pk"].(*types.AttributeValueMemberS).Value)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
 }
 
 // diffCount counts the expressions on which the engine and DynamoDB
@@ -258,12 +291,7 @@ func TestDifferentialFilters(t *testing.T) {
 				got[j] = diffErr(err)
 				continue
 			}
-			var keys []string
-			for _, it := range out.Items {
-				keys = append(keys, it["pk"].(*types.AttributeValueMemberS).Value)
-			}
-			sort.Strings(keys)
-			got[j] = strings.Join(keys, ",")
+			got[j] = pkList(out.Items)
 		}
 		diffs.compare(f, got)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"sort"
 	"strings"
 	"testing"
 
@@ -68,11 +67,12 @@ func TestDifferentialItemParameters(t *testing.T) {
 		case has("undefined name"):
 			cond = aws.String("attribute_exists(#zz)")
 		}
+		var unusedName, unusedValue string
 		if has("unused name") {
-			names["#u"] = "u"
+			names["#u"], unusedName = "u", "#u"
 		}
 		if has("unused value") {
-			values[":u"] = N("1")
+			values[":u"], unusedValue = N("1"), ":u"
 		}
 		upd := "SET #v = :v"
 		names["#v"], values[":v"] = "v", N(fmt.Sprint(r.Intn(5)))
@@ -131,8 +131,8 @@ func TestDifferentialItemParameters(t *testing.T) {
 				}
 				var out *dynamodb.PutItemOutput
 				out, err = d.c.PutItem(ctx, &dynamodb.PutItemInput{TableName: tbl, Item: item, ConditionExpression: cond, ReturnValues: rv,
-					ReturnValuesOnConditionCheckFailure: onFail, ExpressionAttributeNames: pickNames(names, exprs, has("unused name")),
-					ExpressionAttributeValues: pickValues(values, exprs, has("unused value"))})
+					ReturnValuesOnConditionCheckFailure: onFail, ExpressionAttributeNames: pickUsed(names, exprs, unusedName),
+					ExpressionAttributeValues: pickUsed(values, exprs, unusedValue)})
 				if err == nil {
 					attrs = out.Attributes
 				}
@@ -140,16 +140,16 @@ func TestDifferentialItemParameters(t *testing.T) {
 				exprs = append(exprs, upd)
 				var out *dynamodb.UpdateItemOutput
 				out, err = d.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: tbl, Key: key, UpdateExpression: aws.String(upd), ConditionExpression: cond,
-					ReturnValues: rv, ReturnValuesOnConditionCheckFailure: onFail, ExpressionAttributeNames: pickNames(names, exprs, has("unused name")),
-					ExpressionAttributeValues: pickValues(values, exprs, has("unused value"))})
+					ReturnValues: rv, ReturnValuesOnConditionCheckFailure: onFail, ExpressionAttributeNames: pickUsed(names, exprs, unusedName),
+					ExpressionAttributeValues: pickUsed(values, exprs, unusedValue)})
 				if err == nil {
 					attrs = out.Attributes
 				}
 			case "Delete":
 				var out *dynamodb.DeleteItemOutput
 				out, err = d.c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: tbl, Key: key, ConditionExpression: cond, ReturnValues: rv,
-					ReturnValuesOnConditionCheckFailure: onFail, ExpressionAttributeNames: pickNames(names, exprs, has("unused name")),
-					ExpressionAttributeValues: pickValues(values, exprs, has("unused value"))})
+					ReturnValuesOnConditionCheckFailure: onFail, ExpressionAttributeNames: pickUsed(names, exprs, unusedName),
+					ExpressionAttributeValues: pickUsed(values, exprs, unusedValue)})
 				if err == nil {
 					attrs = out.Attributes
 				}
@@ -159,7 +159,7 @@ func TestDifferentialItemParameters(t *testing.T) {
 				}
 				var out *dynamodb.GetItemOutput
 				out, err = d.c.GetItem(ctx, &dynamodb.GetItemInput{TableName: tbl, Key: key, ProjectionExpression: proj, ConsistentRead: aws.Bool(chance(0.5)),
-					ExpressionAttributeNames: pickNames(names, exprs, has("unused name"))})
+					ExpressionAttributeNames: pickUsed(names, exprs, unusedName)})
 				if err == nil {
 					attrs = out.Item
 				}
@@ -173,16 +173,7 @@ func TestDifferentialItemParameters(t *testing.T) {
 			} else {
 				got[j] = "ok " + itemText(attrs)
 			}
-			scan, err := d.c.Scan(ctx, &dynamodb.ScanInput{TableName: tbl, ConsistentRead: aws.Bool(true)})
-			if err != nil {
-				t.Fatalf("%s: Scan: %v", d.name, err)
-			}
-			var rows []string
-			for _, it := range scan.Items {
-				rows = append(rows, itemText(it))
-			}
-			sort.Strings(rows)
-			got[j] += " => " + strings.Join(rows, " ")
+			got[j] += " => " + d.rows(ctx, t)
 		}
 		// Two orders differ where DynamoDB's is known: it checks the
 		// expressions before the key against the table's schema (a key
@@ -211,48 +202,12 @@ func TestDifferentialItemParameters(t *testing.T) {
 	diffs.done("800")
 }
 
-// applyKeyFlaw applies one of TestDifferentialItemParameters' key flaws
-// to a copy of key.
-func applyKeyFlaw(key I, flaw string) I {
-	out := I{}
-	for k, v := range key {
-		out[k] = v
-	}
-	switch flaw {
-	case "no sk":
-		delete(out, "sk")
-	case "extra attr":
-		out["x"] = S("x")
-	case "sk type":
-		out["sk"] = S("1")
-	case "pk bool":
-		out["pk"] = BOOL(true)
-	case "empty pk":
-		out["pk"] = S("")
-	}
-	return out
-}
-
-// pickNames returns the names the expressions use, all of them with
-// unused; nil when there are none.
-func pickNames(names map[string]string, exprs []string, unused bool) map[string]string {
-	out := map[string]string{}
-	for k, v := range names {
-		if unused && k == "#u" || strings.Contains(strings.Join(exprs, " "), k) {
-			out[k] = v
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-// pickValues is pickNames for values.
-func pickValues(values vals, exprs []string, unused bool) vals {
-	out := vals{}
-	for k, v := range values {
-		if unused && k == ":u" || strings.Contains(strings.Join(exprs, " "), k) {
+// pickUsed returns the members of m that the expressions name, with
+// unused (if not "") too; nil when there are none.
+func pickUsed[V any](m map[string]V, exprs []string, unused string) map[string]V {
+	out := map[string]V{}
+	for k, v := range m {
+		if k == unused || strings.Contains(strings.Join(exprs, " "), k) {
 			out[k] = v
 		}
 	}
