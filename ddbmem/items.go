@@ -110,7 +110,7 @@ func (db *DB) preparePut(t *table, in item, r exprReq) (*preparedPut, error) {
 	// the condition, as DynamoDB checks them (dynalite's suite records
 	// the order).
 	r.valueExprs = putValueExprs
-	if r.cond == nil && r.parsed == nil {
+	if r.cond == nil {
 		if err := r.placeholdersWithout(); err != nil {
 			return nil, err
 		}

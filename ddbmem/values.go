@@ -422,7 +422,8 @@ type exprReq struct {
 	// expression's limits (its size, IN's operands, the operator count).
 	legacy bool
 	// parsed, when set, is these expressions already parsed and checked
-	// (a transaction checks every action's before it looks up a table).
+	// (a transaction checks every action's before it looks up a table);
+	// parseExprsInto copies it.
 	parsed *exprs
 }
 
@@ -442,9 +443,6 @@ func (r exprReq) placeholdersWithout() error {
 }
 
 func (db *DB) parseExprs(r exprReq) (*exprs, error) {
-	if r.parsed != nil {
-		return r.parsed, nil
-	}
 	x := &exprs{}
 	if err := db.parseExprsInto(x, r); err != nil {
 		return nil, err
