@@ -237,13 +237,28 @@ func sameItem(a, b item) bool {
 // bytes of entries and fetched items from the table for fetched units
 // (whole 4 KB units per item, before halving for eventual consistency).
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LSI.html#LSI.ThroughputConsiderations.Reads
-func readUsage(src *source, size int, fetched float64, consistent bool) usage {
-	units := readUnits(size, consistent, false)
+//
+// A Query that read nothing consumes the minimum of its kind of read (a
+// unit, or half of one when eventually consistent): "Queries that do not
+// return results consume the minimum number of read capacity units for
+// that type of read operation" (API_Query.html). DynamoDB Local and
+// dynalite charge nothing; neither does the engine for a Scan, for which
+// AWS documents no minimum. The index read is listed even at 0 units, as
+// DynamoDB Local and dynalite list it.
+func readUsage(src *source, size int, fetched float64, consistent, query bool) usage {
+	units := readUnits(size, consistent, query)
 	if src.ix == nil {
 		return usage{table: units}
 	}
 	var u usage
-	u.addIndex(src.ix, units)
+	switch {
+	case units > 0:
+		u.addIndex(src.ix, units)
+	case src.ix.local: // addIndex leaves out an index that consumed nothing
+		u.lsi = map[string]float64{src.ix.name: 0}
+	default:
+		u.gsi = map[string]float64{src.ix.name: 0}
+	}
 	if fetched > 0 {
 		if !consistent {
 			fetched /= 2
@@ -270,13 +285,13 @@ func (t *table) writeCapacity(rcc types.ReturnConsumedCapacity, pk, sk string, o
 	return t.writeUsageSized(pk, sk, oldRec.get(), nwRec.get(), oldSize, nwSize, flat).report(rcc, t.name, 0)
 }
 
-// readCapacity is the ConsumedCapacity of a Query or Scan, or nil when
-// the request did not ask for it.
-func readCapacity(rcc types.ReturnConsumedCapacity, table string, src *source, size int, fetched float64, consistent bool) *types.ConsumedCapacity {
+// readCapacity is the ConsumedCapacity of a Query (query) or Scan, or nil
+// when the request did not ask for it.
+func readCapacity(rcc types.ReturnConsumedCapacity, table string, src *source, size int, fetched float64, consistent, query bool) *types.ConsumedCapacity {
 	if !wantCapacity(rcc) {
 		return nil
 	}
-	return readUsage(src, size, fetched, consistent).report(rcc, table, 0)
+	return readUsage(src, size, fetched, consistent, query).report(rcc, table, 0)
 }
 
 // usageList reports per-table usage in table-name order; kind is as for

@@ -10,7 +10,7 @@ import (
 )
 
 // TestConsumedCapacity replays a scenario whose units were recorded on
-// DynamoDB Local.
+// DynamoDB Local, but for the empty Query, where AWS documents otherwise.
 func TestConsumedCapacity(t *testing.T) {
 	db := newTable(t)
 	tbl := aws.String("tbl")
@@ -36,7 +36,10 @@ func TestConsumedCapacity(t *testing.T) {
 	q, _ := db.Query(ctx, &dynamodb.QueryInput{TableName: tbl, KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: map[string]av{":p": s("a")}, ReturnConsumedCapacity: total})
 	units("query", q.ConsumedCapacity, 1)
 	q, _ = db.Query(ctx, &dynamodb.QueryInput{TableName: tbl, KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: map[string]av{":p": s("zz")}, ReturnConsumedCapacity: total})
-	units("query empty", q.ConsumedCapacity, 0)
+	// DynamoDB Local answers 0 here; AWS documents the minimum read
+	// ("Queries that do not return results consume the minimum number of
+	// read capacity units for that type of read operation", API_Query).
+	units("query empty", q.ConsumedCapacity, 0.5)
 	d, _ := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: tbl, Key: key("a", "9"), ReturnConsumedCapacity: total})
 	units("delete missing", d.ConsumedCapacity, 1)
 	bg, _ := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"tbl": {Keys: []map[string]av{key("a", "1"), key("a", "2"), key("a", "3")}}}, ReturnConsumedCapacity: total})
@@ -73,5 +76,32 @@ func TestIndexReadTablePart(t *testing.T) {
 	c := q.ConsumedCapacity
 	if c == nil || c.Table == nil || aws.ToFloat64(c.Table.CapacityUnits) != 0 || aws.ToFloat64(c.GlobalSecondaryIndexes["gsi"].CapacityUnits) != 0.5 {
 		t.Errorf("index query capacity %+v, want the table's 0 units and the index's 0.5", c)
+	}
+}
+
+// TestEmptyIndexReadCapacity checks the capacity of index reads that
+// read nothing: a Query consumes the minimum read (AWS's API_Query: "Queries
+// that do not return results consume the minimum number of read capacity
+// units"), a Scan nothing, and with INDEXES both list the index they
+// read.
+func TestEmptyIndexReadCapacity(t *testing.T) {
+	db := newTable(t)
+	const indexes = types.ReturnConsumedCapacityIndexes
+	q, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("tbl"), IndexName: aws.String("gsi"),
+		KeyConditionExpression: aws.String("gpk = :g"), ExpressionAttributeValues: map[string]av{":g": s("none")}, ReturnConsumedCapacity: indexes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gsi, listed := q.ConsumedCapacity.GlobalSecondaryIndexes["gsi"]
+	if c := q.ConsumedCapacity; aws.ToFloat64(c.CapacityUnits) != 0.5 || !listed || aws.ToFloat64(gsi.CapacityUnits) != 0.5 {
+		t.Errorf("empty index query capacity %+v, want 0.5 units, all on the index", c)
+	}
+	sc, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("tbl"), IndexName: aws.String("gsi"), ReturnConsumedCapacity: indexes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gsi, listed = sc.ConsumedCapacity.GlobalSecondaryIndexes["gsi"]
+	if c := sc.ConsumedCapacity; aws.ToFloat64(c.CapacityUnits) != 0 || !listed || aws.ToFloat64(gsi.CapacityUnits) != 0 {
+		t.Errorf("empty index scan capacity %+v, want 0 units, the index listed", c)
 	}
 }

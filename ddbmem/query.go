@@ -877,7 +877,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	}
 	t.mu.RUnlock()
 	out := &dynamodb.QueryOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last,
-		ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, t.name, src, p.size, p.fetched, aws.ToBool(in.ConsistentRead))}
+		ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, t.name, src, p.size, p.fetched, aws.ToBool(in.ConsistentRead), true)}
 	if !r.count {
 		out.Items = p.items
 	}
@@ -1011,7 +1011,7 @@ scan:
 	t.mu.RUnlock()
 	p.copyLater()
 	out := &dynamodb.ScanOutput{Count: int32(p.count), ScannedCount: int32(p.scanned), LastEvaluatedKey: last,
-		ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, t.name, src, p.size, p.fetched, aws.ToBool(in.ConsistentRead))}
+		ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, t.name, src, p.size, p.fetched, aws.ToBool(in.ConsistentRead), false)}
 	if !r.count {
 		out.Items = p.items
 	}

@@ -59,6 +59,12 @@ var capItems = []I{
 	{"pk": S("a"), "sk": S("3"), "q": S("no index keys")},
 }
 
+// withQuery returns q changed by mod.
+func withQuery(q *dynamodb.QueryInput, mod func(*dynamodb.QueryInput)) *dynamodb.QueryInput {
+	mod(q)
+	return q
+}
+
 func capCase(name string, steps ...step) tc {
 	return tc{name: "Capacity/" + name, tables: tables(capTable()), items: capItems, steps: steps}
 }
@@ -137,6 +143,48 @@ var fidelityCases = []tc{
 		capStep(indexes, iq("gKeys", "h = :y", vals{":y": S("y")})),
 		capStep(indexes, get(pks("a", "1"))),
 	),
+	// A Query that reads nothing consumes the minimum read of its kind:
+	// "Queries that do not return results consume the minimum number of
+	// read capacity units for that type of read operation"
+	// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html).
+	// DynamoDB Local charges nothing.
+	capCase("empty Query",
+		docStep(capStep(total, query("pk = :a", vals{":a": S("none")})), localNoQueryMinimum,
+			`{"Out":{},"Capacity":{"CapacityUnits":0.5,"TableName":"T"}}`),
+		docStep(capStep(indexes, withQuery(query("pk = :a", vals{":a": S("none")}), func(q *dynamodb.QueryInput) { q.ConsistentRead = aws.Bool(true) })), localNoQueryMinimum,
+			`{"Out":{},"Capacity":{"CapacityUnits":1,"Table":{"CapacityUnits":1},"TableName":"T"}}`),
+		docStep(capStep(indexes, iq("gAll", "g = :x", vals{":x": S("none")})), localNoQueryMinimum,
+			`{"Out":{},"Capacity":{"CapacityUnits":0.5,"GlobalSecondaryIndexes":{"gAll":{"CapacityUnits":0.5}},"TableName":"T"}}`),
+		docStep(capStep(indexes, iq("lInc", "pk = :a", vals{":a": S("none")})), localNoQueryMinimum,
+			`{"Out":{},"Capacity":{"CapacityUnits":0.5,"LocalSecondaryIndexes":{"lInc":{"CapacityUnits":0.5}},"TableName":"T"}}`),
+		// A filter that keeps nothing still read the items.
+		capStep(total, withQuery(query("pk = :a", vals{":a": S("a"), ":n": S("none")}), func(q *dynamodb.QueryInput) { q.FilterExpression = str("q = :n") })),
+		// No minimum is documented for a Scan.
+		capStep(indexes, &dynamodb.ScanInput{TableName: str("T"), IndexName: str("gAll"), FilterExpression: str("attribute_exists(zz)")}),
+	),
+	// An LSI read that asks only for attributes the index projects reads
+	// the index alone: the table is read only for the attributes it does
+	// not project (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LSI.html#LSI.ThroughputConsiderations.Reads).
+	// DynamoDB Local charges a table read for every item of an LSI Query
+	// with a projection expression, projected attributes or not.
+	capCase("LSI read of projected attributes",
+		docStep(capStep(indexes, iq("lInc", "pk = :a", vals{":a": S("a")}, func(q *dynamodb.QueryInput) { q.ProjectionExpression = str("p, sk") })), localFetchesProjected,
+			`{"Out":{"Count":2,"Items":[{"p":{"S":"proj"},"sk":{"S":"1"}},{"p":{"S":"proj2"},"sk":{"S":"2"}}],"ScannedCount":2},"Capacity":{"CapacityUnits":0.5,"LocalSecondaryIndexes":{"lInc":{"CapacityUnits":0.5}},"TableName":"T"}}`),
+	),
+	// An item is in a global index only when it has every key attribute
+	// of the index (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.ThroughputConsiderations.Writes:
+	// "If a write to the table does not require a global secondary index
+	// update, no write capacity is consumed from the index"). Here the old
+	// item has only the index's sort key and the new one only its hash
+	// key: neither is in the index. DynamoDB Local charges the index.
+	{name: "Capacity/index key split between the old and new item",
+		tables: tables(withGSI(tPKSK(), "gHR", hs("g", "S"), hs("r", "S"), projection(types.ProjectionTypeAll))),
+		items:  []I{{"pk": S("a"), "sk": S("1"), "r": S("1"), "q": S(strings.Repeat("q", 2000))}},
+		steps: []step{
+			docStep(capStep(indexes, put(I{"pk": S("a"), "sk": S("1"), "g": S("x"), "q": S("small")})), localSplitIndexKey,
+				`{"Out":{},"Capacity":{"CapacityUnits":2,"Table":{"CapacityUnits":2},"TableName":"T"}}`),
+			capStep(indexes, put(I{"pk": S("a"), "sk": S("1"), "g": S("x"), "r": S("2")})),
+		}},
 
 	// Non-projected attributes. A read of an LSI fetches from the table
 	// the attributes it returns that the index does not project
@@ -367,6 +415,9 @@ const (
 	localFetchesForGSI     = "DynamoDB Local fetches unprojected attributes from the table for a GSI Scan filter"
 	localFailsWholeTxn     = "DynamoDB Local fails a transaction whose update cannot apply with a ValidationException"
 	localDoublesTxn        = "DynamoDB Local bills transactional writes at twice the documented rate"
+	localNoQueryMinimum    = "DynamoDB Local charges nothing for a Query that reads nothing"
+	localFetchesProjected  = "DynamoDB Local charges table reads for an LSI Query's projected attributes"
+	localSplitIndexKey     = "DynamoDB Local charges a global index for an item that has its key attributes in neither version"
 	localWholeTopLevel     = "DynamoDB Local returns the whole top-level attribute of a nested path for UPDATED_OLD and UPDATED_NEW"
 )
 
