@@ -162,6 +162,19 @@ var fidelityCases = []tc{
 		// No minimum is documented for a Scan.
 		capStep(indexes, &dynamodb.ScanInput{TableName: str("T"), IndexName: str("gAll"), FilterExpression: str("attribute_exists(zz)")}),
 	),
+	// BatchWriteItem charges each request as the PutItem or DeleteItem it
+	// stands for ("DynamoDB processes each item in the batch as an
+	// individual PutItem or DeleteItem request",
+	// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html#write-operation-consumption),
+	// and DeleteItem of an item that is not there consumes one unit
+	// (DynamoDB Local and the engine agree). DynamoDB Local charges a
+	// batch's delete of an item that is not there two.
+	capCase("batch delete of a missing item",
+		capStep(indexes, del(pks("z", "1"))),
+		docStep(step{in: &dynamodb.BatchWriteItemInput{ReturnConsumedCapacity: indexes, RequestItems: map[string][]types.WriteRequest{"T": {
+			{DeleteRequest: &types.DeleteRequest{Key: pks("z", "1")}},
+		}}}, capacity: true}, localBatchDeleteMissing, `{"Out":{},"Capacity":[{"CapacityUnits":1,"Table":{"CapacityUnits":1},"TableName":"T"}]}`),
+	),
 	// An LSI read that asks only for attributes the index projects reads
 	// the index alone: the table is read only for the attributes it does
 	// not project (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LSI.html#LSI.ThroughputConsiderations.Reads).
@@ -411,14 +424,15 @@ var fidelityCases = []tc{
 
 // Known DynamoDB Local divergences of these cases.
 const (
-	localHalvesNoIndexScan = "DynamoDB Local charges an eventually consistent index Scan in whole units"
-	localFetchesForGSI     = "DynamoDB Local fetches unprojected attributes from the table for a GSI Scan filter"
-	localFailsWholeTxn     = "DynamoDB Local fails a transaction whose update cannot apply with a ValidationException"
-	localDoublesTxn        = "DynamoDB Local bills transactional writes at twice the documented rate"
-	localNoQueryMinimum    = "DynamoDB Local charges nothing for a Query that reads nothing"
-	localFetchesProjected  = "DynamoDB Local charges table reads for an LSI Query's projected attributes"
-	localSplitIndexKey     = "DynamoDB Local charges a global index for an item that has its key attributes in neither version"
-	localWholeTopLevel     = "DynamoDB Local returns the whole top-level attribute of a nested path for UPDATED_OLD and UPDATED_NEW"
+	localHalvesNoIndexScan  = "DynamoDB Local charges an eventually consistent index Scan in whole units"
+	localFetchesForGSI      = "DynamoDB Local fetches unprojected attributes from the table for a GSI Scan filter"
+	localFailsWholeTxn      = "DynamoDB Local fails a transaction whose update cannot apply with a ValidationException"
+	localDoublesTxn         = "DynamoDB Local bills transactional writes at twice the documented rate"
+	localNoQueryMinimum     = "DynamoDB Local charges nothing for a Query that reads nothing"
+	localFetchesProjected   = "DynamoDB Local charges table reads for an LSI Query's projected attributes"
+	localSplitIndexKey      = "DynamoDB Local charges a global index for an item that has its key attributes in neither version"
+	localBatchDeleteMissing = "DynamoDB Local charges two units for a batch's delete of an item that is not there"
+	localWholeTopLevel      = "DynamoDB Local returns the whole top-level attribute of a nested path for UPDATED_OLD and UPDATED_NEW"
 )
 
 // docStep marks s as a step where DynamoDB Local differs from DynamoDB
