@@ -250,6 +250,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 	if wantCapacity(in.ReturnConsumedCapacity) {
 		usages = map[string]*usage{}
 	}
+	cols := collections{want: in.ReturnItemCollectionMetrics}
 	for _, w := range writes {
 		oldRec := w.t.data.getRec(w.pk, w.sk)
 		old := oldRec.get()
@@ -262,10 +263,17 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 			u.add(w.t.writeUsage(w.pk, w.sk, old, w.it))
 		}
 		w.t.write(w.pk, w.sk, oldRec, w.it)
+		if cols.want != "" {
+			key := w.it
+			if key == nil {
+				key = w.req.DeleteRequest.Key
+			}
+			cols.add(w.t, w.pk, key[w.t.pk.name])
+		}
 	}
 	unlock()
 	return &dynamodb.BatchWriteItemOutput{UnprocessedItems: left,
-		ConsumedCapacity: usageList(in.ReturnConsumedCapacity, usages, 0)}, nil
+		ConsumedCapacity: usageList(in.ReturnConsumedCapacity, usages, 0), ItemCollectionMetrics: cols.out}, nil
 }
 
 // batchPutKeyError words an error of a batch's PutRequest as DynamoDB

@@ -193,13 +193,16 @@
 // conformance suite (internal/conformance), except where Local has
 // wordings of its own; where Local's behaviour departs from DynamoDB's
 // documentation, the engine follows the documentation (the suite lists
-// each case). ItemCollectionMetrics is never returned; UnprocessedKeys and
-// UnprocessedItems are always empty; tables
-// are ACTIVE at once, unless Options.Lifecycle makes them CREATING,
-// UPDATING and DELETING for a while as DynamoDB does (their descriptions
-// carry a TableId either way). A partition is a sorted slice: appending in key
-// order is cheap, while inserting into the middle of a partition of n
-// items costs O(n).
+// each case). ItemCollectionMetrics, which Local never returns, is
+// DynamoDB's: the item collections a write to a table with a local
+// index touched, sized in whole GB ([0, 1] below 1 GB); the 10 GB limit
+// of a collection is not enforced (no ItemCollectionSizeLimitExceeded).
+// UnprocessedKeys and UnprocessedItems are always empty unless a Fault
+// asks for them; tables are ACTIVE at once, unless Options.Lifecycle
+// makes them CREATING, UPDATING and DELETING for a while as DynamoDB
+// does (their descriptions carry a TableId either way). A partition is a
+// list of sorted chunks of up to 512 items: an insertion into the middle
+// of a partition moves at most one chunk.
 //
 // # Concurrency
 //

@@ -186,7 +186,8 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 		return nil, err
 	}
 	rec := t.writeSized(p.pk, p.sk, oldRec, p.it, p.size)
-	out := &dynamodb.PutItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, p.pk, p.sk, oldRec, rec)}
+	out := &dynamodb.PutItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, p.pk, p.sk, oldRec, rec),
+		ItemCollectionMetrics: t.collectionMetrics(in.ReturnItemCollectionMetrics, p.pk, p.it[t.pk.name])}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -300,7 +301,8 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 		return nil, err
 	}
 	t.write(pk, sk, oldRec, nil)
-	out := &dynamodb.DeleteItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, pk, sk, oldRec, nil)}
+	out := &dynamodb.DeleteItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, pk, sk, oldRec, nil),
+		ItemCollectionMetrics: t.collectionMetrics(in.ReturnItemCollectionMetrics, pk, in.Key[t.pk.name])}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -500,10 +502,11 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 		}
 	}
 	t.writeRecord(p.pk, p.sk, oldRec, rec)
+	metrics := t.collectionMetrics(in.ReturnItemCollectionMetrics, p.pk, in.Key[t.pk.name])
 	t.mu.Unlock()
 	// The records are immutable: the rest needs no lock.
 	old, it := oldRec.get(), rec.get()
-	out := &dynamodb.UpdateItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, p.pk, p.sk, oldRec, rec)}
+	out := &dynamodb.UpdateItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, p.pk, p.sk, oldRec, rec), ItemCollectionMetrics: metrics}
 	switch in.ReturnValues {
 	case types.ReturnValueAllOld:
 		if old != nil {

@@ -213,7 +213,26 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	if token != "" {
 		db.tokens[token] = txToken{fp: fp, at: db.now()}
 	}
-	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: usageList(in.ReturnConsumedCapacity, usages, 'w')}, nil
+	// The item collections written, measured once every action is (the
+	// tables are still locked).
+	cols := collections{want: in.ReturnItemCollectionMetrics}
+	for i, a := range acts {
+		if cols.want == "" || a.check {
+			continue
+		}
+		// The partition key value, from the item put or the key.
+		var key item
+		switch ti := in.TransactItems[i]; {
+		case a.put != nil:
+			key = a.put.it
+		case ti.Update != nil:
+			key = ti.Update.Key
+		case ti.Delete != nil:
+			key = ti.Delete.Key
+		}
+		cols.add(a.t, a.pk, key[a.t.pk.name])
+	}
+	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: usageList(in.ReturnConsumedCapacity, usages, 'w'), ItemCollectionMetrics: cols.out}, nil
 }
 
 func cancelled(reasons []types.CancellationReason) error {

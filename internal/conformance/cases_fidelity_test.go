@@ -175,6 +175,21 @@ var fidelityCases = []tc{
 			{DeleteRequest: &types.DeleteRequest{Key: pks("z", "1")}},
 		}}}, capacity: true}, localBatchDeleteMissing, `{"Out":{},"Capacity":[{"CapacityUnits":1,"Table":{"CapacityUnits":1},"TableName":"T"}]}`),
 	),
+	// A write to a table with a local index returns the item collection
+	// it wrote when the request asks for SIZE: its partition key value and
+	// its size's bounds in GB, [0, 1] under 1 GB
+	// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ItemCollectionMetrics.html,
+	// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LSI.html#LSI.ItemCollections).
+	// DynamoDB Local never returns ItemCollectionMetrics.
+	capCase("item collection metrics",
+		docStep(do(func() *dynamodb.PutItemInput {
+			in := put(I{"pk": S("a"), "sk": S("9"), "l": S("m")})
+			in.ReturnItemCollectionMetrics = types.ReturnItemCollectionMetricsSize
+			return in
+		}()), localNoCollectionMetrics, `{"Out":{"ItemCollectionMetrics":{"ItemCollectionKey":{"pk":{"S":"a"}},"SizeEstimateRangeGB":[0,1]}}}`),
+		docStep(do(&dynamodb.DeleteItemInput{TableName: str("T"), Key: pks("b", "1"), ReturnItemCollectionMetrics: types.ReturnItemCollectionMetricsSize}),
+			localNoCollectionMetrics, `{"Out":{"ItemCollectionMetrics":{"ItemCollectionKey":{"pk":{"S":"b"}},"SizeEstimateRangeGB":[0,1]}}}`),
+	),
 	// An LSI read that asks only for attributes the index projects reads
 	// the index alone: the table is read only for the attributes it does
 	// not project (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LSI.html#LSI.ThroughputConsiderations.Reads).
@@ -424,15 +439,16 @@ var fidelityCases = []tc{
 
 // Known DynamoDB Local divergences of these cases.
 const (
-	localHalvesNoIndexScan  = "DynamoDB Local charges an eventually consistent index Scan in whole units"
-	localFetchesForGSI      = "DynamoDB Local fetches unprojected attributes from the table for a GSI Scan filter"
-	localFailsWholeTxn      = "DynamoDB Local fails a transaction whose update cannot apply with a ValidationException"
-	localDoublesTxn         = "DynamoDB Local bills transactional writes at twice the documented rate"
-	localNoQueryMinimum     = "DynamoDB Local charges nothing for a Query that reads nothing"
-	localFetchesProjected   = "DynamoDB Local charges table reads for an LSI Query's projected attributes"
-	localSplitIndexKey      = "DynamoDB Local charges a global index for an item that has its key attributes in neither version"
-	localBatchDeleteMissing = "DynamoDB Local charges two units for a batch's delete of an item that is not there"
-	localWholeTopLevel      = "DynamoDB Local returns the whole top-level attribute of a nested path for UPDATED_OLD and UPDATED_NEW"
+	localHalvesNoIndexScan   = "DynamoDB Local charges an eventually consistent index Scan in whole units"
+	localFetchesForGSI       = "DynamoDB Local fetches unprojected attributes from the table for a GSI Scan filter"
+	localFailsWholeTxn       = "DynamoDB Local fails a transaction whose update cannot apply with a ValidationException"
+	localDoublesTxn          = "DynamoDB Local bills transactional writes at twice the documented rate"
+	localNoQueryMinimum      = "DynamoDB Local charges nothing for a Query that reads nothing"
+	localFetchesProjected    = "DynamoDB Local charges table reads for an LSI Query's projected attributes"
+	localSplitIndexKey       = "DynamoDB Local charges a global index for an item that has its key attributes in neither version"
+	localBatchDeleteMissing  = "DynamoDB Local charges two units for a batch's delete of an item that is not there"
+	localNoCollectionMetrics = "DynamoDB Local never returns ItemCollectionMetrics"
+	localWholeTopLevel       = "DynamoDB Local returns the whole top-level attribute of a nested path for UPDATED_OLD and UPDATED_NEW"
 )
 
 // docStep marks s as a step where DynamoDB Local differs from DynamoDB
