@@ -268,7 +268,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 			if key == nil {
 				key = w.req.DeleteRequest.Key
 			}
-			cols.add(w.t, w.pk, key[w.t.pk.name])
+			cols.add(w.t, w.pk, key)
 		}
 	}
 	unlock()

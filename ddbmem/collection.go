@@ -25,10 +25,10 @@ const gib = 1 << 30
 const lsiEntryOverhead = 100
 
 // collectionMetrics is the ItemCollectionMetrics of the item collection
-// of the encoded partition key pk, whose value is pkVal, or nil when the
-// request did not ask for it (want) or t has no local index. t.mu is
-// held.
-func (t *table) collectionMetrics(want types.ReturnItemCollectionMetrics, pk string, pkVal types.AttributeValue) *types.ItemCollectionMetrics {
+// of the encoded partition key pk, whose value key (an item or a key)
+// holds, or nil when the request did not ask for it (want) or t has no
+// local index. t.mu is held.
+func (t *table) collectionMetrics(want types.ReturnItemCollectionMetrics, pk string, key item) *types.ItemCollectionMetrics {
 	if want != types.ReturnItemCollectionMetricsSize {
 		return nil
 	}
@@ -42,7 +42,7 @@ func (t *table) collectionMetrics(want types.ReturnItemCollectionMetrics, pk str
 		return nil
 	}
 	lo := float64(t.collectionSize(pk, lsis) / gib)
-	return &types.ItemCollectionMetrics{ItemCollectionKey: copyItem(item{t.pk.name: pkVal}), SizeEstimateRangeGB: []float64{lo, lo + 1}}
+	return &types.ItemCollectionMetrics{ItemCollectionKey: copyItem(item{t.pk.name: key[t.pk.name]}), SizeEstimateRangeGB: []float64{lo, lo + 1}}
 }
 
 // collectionSize is the size of the item collection pk of t with its
@@ -79,12 +79,13 @@ type collections struct {
 	seen map[[2]string]bool // table name and encoded partition key
 }
 
-// add records the collection pk (of value pkVal) of t. t.mu is held.
-func (c *collections) add(t *table, pk string, pkVal types.AttributeValue) {
+// add records the collection pk of t, whose value key holds. t.mu is
+// held.
+func (c *collections) add(t *table, pk string, key item) {
 	if c.seen[[2]string{t.name, pk}] {
 		return
 	}
-	m := t.collectionMetrics(c.want, pk, pkVal)
+	m := t.collectionMetrics(c.want, pk, key)
 	if m == nil {
 		return
 	}

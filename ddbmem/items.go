@@ -187,7 +187,7 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...
 	}
 	rec := t.writeSized(p.pk, p.sk, oldRec, p.it, p.size)
 	out := &dynamodb.PutItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, p.pk, p.sk, oldRec, rec),
-		ItemCollectionMetrics: t.collectionMetrics(in.ReturnItemCollectionMetrics, p.pk, p.it[t.pk.name])}
+		ItemCollectionMetrics: t.collectionMetrics(in.ReturnItemCollectionMetrics, p.pk, p.it)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -302,7 +302,7 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optF
 	}
 	t.write(pk, sk, oldRec, nil)
 	out := &dynamodb.DeleteItemOutput{ConsumedCapacity: t.writeCapacity(in.ReturnConsumedCapacity, pk, sk, oldRec, nil),
-		ItemCollectionMetrics: t.collectionMetrics(in.ReturnItemCollectionMetrics, pk, in.Key[t.pk.name])}
+		ItemCollectionMetrics: t.collectionMetrics(in.ReturnItemCollectionMetrics, pk, in.Key)}
 	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
 		out.Attributes = copyItem(old)
 	}
@@ -502,7 +502,7 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optF
 		}
 	}
 	t.writeRecord(p.pk, p.sk, oldRec, rec)
-	metrics := t.collectionMetrics(in.ReturnItemCollectionMetrics, p.pk, in.Key[t.pk.name])
+	metrics := t.collectionMetrics(in.ReturnItemCollectionMetrics, p.pk, in.Key)
 	t.mu.Unlock()
 	// The records are immutable: the rest needs no lock.
 	old, it := oldRec.get(), rec.get()

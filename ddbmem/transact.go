@@ -230,7 +230,7 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		case ti.Delete != nil:
 			key = ti.Delete.Key
 		}
-		cols.add(a.t, a.pk, key[a.t.pk.name])
+		cols.add(a.t, a.pk, key)
 	}
 	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: usageList(in.ReturnConsumedCapacity, usages, 'w'), ItemCollectionMetrics: cols.out}, nil
 }
