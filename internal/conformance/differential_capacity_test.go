@@ -20,7 +20,7 @@ import (
 // bytes to 20 KB (around the 1 KB and 4 KB unit edges) that enter,
 // leave, move within and change their projection in each index;
 // GetItem, Query and Scan with and without consistency, projection and
-// Limit; BatchGetItem and BatchWriteItem. What is compared is the
+// Limit; BatchGetItem, BatchWriteItem and TransactGetItems. What is compared is the
 // request's answer (its count) and its capacity, by table and index; the
 // item a request writes must be the same on both sides before it.
 //
@@ -45,6 +45,10 @@ import (
 //     there.
 //   - Local charges an eventually consistent index Scan in whole units
 //     (case "Capacity/LSI fetches"): index Scans are left out.
+//   - Local's transactional writes follow no one rate (twice the
+//     documented one for most, the documented one for a delete of an
+//     item that is not there; case "Capacity/transaction index writes"):
+//     TransactWriteItems is left out.
 //
 // Index Queries take no Limit: items that share an index key come in
 // DynamoDB's order of their table keys (as dynalite's suite records it),
@@ -86,6 +90,7 @@ func TestDifferentialCapacity(t *testing.T) {
 	updates := []string{"SET g = :x", "REMOVE g", "SET a = :big", "SET q = :big", "REMOVE w", "SET h = :x", "SET n = :n", "REMOVE l, n", "SET l = :x, w = :big"}
 	const indexes = types.ReturnConsumedCapacityIndexes
 	diffs := &diffCount{t: t, what: "capacity of a request"}
+	localGlitches := 0
 	for range 1500 {
 		key := randKey()
 		// The item as it stands on both targets, for the index-key split
@@ -103,7 +108,7 @@ func TestDifferentialCapacity(t *testing.T) {
 		}
 		old := olds[0]
 		rcc := []types.ReturnConsumedCapacity{indexes, types.ReturnConsumedCapacityTotal}[r.Intn(2)]
-		op := []string{"Put", "Put", "Update", "Delete", "Get", "Query", "Query", "Scan", "BatchGet", "BatchWrite"}[r.Intn(10)]
+		op := []string{"Put", "Put", "Update", "Delete", "Get", "Query", "Query", "Scan", "BatchGet", "BatchWrite", "TransactGet"}[r.Intn(11)]
 		var item I
 		if op == "Put" || op == "BatchWrite" {
 			item = randItem(key)
@@ -208,6 +213,30 @@ func TestDifferentialCapacity(t *testing.T) {
 					Limit: limit, ReturnConsumedCapacity: rcc}); err == nil {
 					a.answer, a.capacity = fmt.Sprint(out.Count, " of ", out.ScannedCount), capJSON(out.ConsumedCapacity)
 				}
+			case "TransactGet":
+				desc = fmt.Sprintf("TransactGet %s projection=%q of %d keys", rcc, aws.ToString(proj), len(batchKeys))
+				var gets []types.TransactGetItem
+				for _, k := range batchKeys {
+					gets = append(gets, types.TransactGetItem{Get: &types.Get{TableName: tbl, Key: k, ProjectionExpression: proj}})
+				}
+				var out *dynamodb.TransactGetItemsOutput
+				if out, err = d.c.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: gets, ReturnConsumedCapacity: rcc}); err == nil {
+					found := 0
+					for _, resp := range out.Responses {
+						if resp.Item != nil {
+							found++
+						}
+					}
+					// Local leaves ReadCapacityUnits out of the table's part
+					// (it keeps WriteCapacityUnits in a transactional
+					// write's); the engine reports both parts alike.
+					for k := range out.ConsumedCapacity {
+						if c := &out.ConsumedCapacity[k]; c.Table != nil {
+							c.Table = &types.Capacity{CapacityUnits: c.Table.CapacityUnits}
+						}
+					}
+					a.answer, a.capacity = fmt.Sprint(found, " found"), capJSON(out.ConsumedCapacity)
+				}
 			case "BatchGet":
 				desc = fmt.Sprintf("BatchGet %s consistent=%v projection=%q of %d keys", rcc, consistent, aws.ToString(proj), len(batchKeys))
 				var out *dynamodb.BatchGetItemOutput
@@ -240,6 +269,19 @@ func TestDifferentialCapacity(t *testing.T) {
 			}
 		}
 		got[0].lsiLeeway(&got[1])
+		// DynamoDB Local now and then charges an UpdateItem as if the item
+		// had not been there: the new item's units on the table and none
+		// on the indexes, where the same update run again is charged as
+		// documented (seen about once in 20,000 updates, more often on a
+		// loaded machine). Such an answer is logged and left out, at
+		// most three times a run: an engine that charged updates wrongly
+		// would differ far more often. The item after it is still
+		// compared, on the next round.
+		if op == "Update" && got[1].noIndex && got[0].String() != got[1].String() && localGlitches < 3 {
+			localGlitches++
+			t.Logf("DynamoDB Local charged %s as a new item: %s (engine: %s)", desc, got[1], got[0])
+			continue
+		}
 		diffs.compare(desc, [2]string{got[0].String(), got[1].String()})
 	}
 	diffs.done("1500")
@@ -254,6 +296,8 @@ type capAnswer struct {
 	// of the entries the request can write.
 	lsi     map[string]float64
 	entries float64
+	// noIndex is set for a write whose capacity has no index part.
+	noIndex bool
 }
 
 func (a capAnswer) String() string {
@@ -290,6 +334,7 @@ func (a *capAnswer) write(c *types.ConsumedCapacity, gsiKeys map[string][]string
 	}
 	cc.GlobalSecondaryIndexes = gsi
 	a.capacity = capJSON(&cc)
+	a.noIndex = len(c.GlobalSecondaryIndexes) == 0 && len(c.LocalSecondaryIndexes) == 0
 	a.lsi, a.entries = map[string]float64{}, 2 // an old entry and a new one
 	for n, u := range c.LocalSecondaryIndexes {
 		a.lsi[n] = aws.ToFloat64(u.CapacityUnits)

@@ -74,9 +74,9 @@
 //     failed condition returns, or the answer, and the table after each.
 //   - TestDifferentialCapacity: 1,500 random writes (items of a few bytes
 //     to 20 KB entering, leaving, moving in and changing in three global
-//     and two local indexes of every projection), reads and batches,
-//     asking for ConsumedCapacity: the answer's count and the units on
-//     the table and each index. The places where DynamoDB Local departs
+//     and two local indexes of every projection), reads, batches and
+//     TransactGetItems, asking for ConsumedCapacity: the answer's count
+//     and the units on the table and each index. The places where DynamoDB Local departs
 //     from AWS's documentation are left out, each naming the case that
 //     holds the engine to the documentation.
 //   - TestIndexThroughput: a PROVISIONED table's global index throughput,
