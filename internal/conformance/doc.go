@@ -79,6 +79,14 @@
 //     and the units on the table and each index. The places where DynamoDB Local departs
 //     from AWS's documentation are left out, each naming the case that
 //     holds the engine to the documentation.
+//   - TestStreamConformance: DynamoDB Streams cases, each run on DynamoDB
+//     Local, the engine and the engine over HTTP (the SDK's
+//     dynamodbstreams client), comparing their logs: the records of every
+//     kind of write and view type, batches and transactions, iterators,
+//     stream settings, and "records/random writes", 300 random writes
+//     from a fixed seed (TABLEKIT_DIFF_SEED overrides it), many of which
+//     change nothing, compared record by record for each item.
+//     TestStreamDocumented holds the engine to AWS where Local departs.
 //   - TestIndexThroughput: a PROVISIONED table's global index throughput,
 //     as created and as UpdateTable sets it.
 //
