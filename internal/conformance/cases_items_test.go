@@ -63,6 +63,19 @@ var itemCases = []tc{
 			do(get(pk("n"))),
 		},
 	},
+	// DynamoDB trims a number's leading and trailing zeroes wherever it
+	// is, in a list or map too
+	// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.NamingRulesDataTypes.html#HowItWorks.DataTypes.Number).
+	// DynamoDB Local keeps a nested number as it was written.
+	{
+		name:   "PutItem/nested number canonical form",
+		tables: tables(tPK()),
+		steps: []step{
+			do(put(I{"pk": S("n"), "m": M(I{"a": N("003"), "b": N("1.50")}), "l": L(N("-0.0"), N("2.000"), M(I{"c": N("1e2")}))})),
+			docStep(do(get(pk("n"))), "DynamoDB Local keeps a number inside a list or map as it was written",
+				`{"Out":{"Item":{"l":{"L":[{"N":"0"},{"N":"2"},{"M":{"c":{"N":"100"}}}]},"m":{"M":{"a":{"N":"3"},"b":{"N":"1.5"}}},"pk":{"S":"n"}}}}`),
+		},
+	},
 	{
 		name:   "PutItem/invalid number",
 		tables: tables(tPK()),
