@@ -13,9 +13,11 @@ const MaxItemSize = itemsize.Max
 
 // ItemSize returns the size of item as DynamoDB counts it: the UTF-8
 // length of every attribute name plus the size of its value. Strings and
-// binaries count their length; numbers about one byte per two significant
-// digits plus one; booleans and nulls one byte; lists and maps three bytes
-// plus one per element plus their elements. The embedded engine (ddbmem)
+// binaries count their length; numbers the bytes of DynamoDB's stored
+// form (an exponent byte, a byte per pair of digits aligned on even powers
+// of ten, one more when negative: about one byte per two significant
+// digits plus one, as AWS documents it); booleans and nulls one byte;
+// lists and maps three bytes plus one per element plus their elements. The embedded engine (ddbmem)
 // and package idempotency use this same function.
 func ItemSize(item map[string]types.AttributeValue) int { return itemsize.Of(item) }
 

@@ -260,12 +260,6 @@ func keyOf(pk, sk string) I { return I{"pk": S(pk), "sk": S(sk)} }
 // UpdateItem operation that does not change any data in an item,
 // DynamoDB Streams does not write a stream record for that operation."
 // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Streams.html)
-//
-// The numbers are integers: DynamoDB Local sizes a fractional number one
-// byte larger than AWS's formula ("1 byte per two significant digits"
-// plus one, leading and trailing zeroes trimmed:
-// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html),
-// which the engine follows: 3 bytes for 2.5 in Local, 2 in the engine.
 func writeKinds(h *sh) {
 	h.call("insert", putIt(I{"pk": S("a"), "sk": S("1"), "x": N("1"), "l": L(S("p"), M(I{"q": NS("1", "2")})), "b": B(1, 2), "ss": SS("u", "v"), "t": BOOL(true), "z": NULL()}))
 	h.call("same put", putIt(I{"pk": S("a"), "sk": S("1"), "x": N("1.0"), "l": L(S("p"), M(I{"q": NS("2", "1")})), "b": B(1, 2), "ss": SS("v", "u"), "t": BOOL(true), "z": NULL()}))

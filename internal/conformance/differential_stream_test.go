@@ -21,9 +21,8 @@ import (
 // overrides it); what is compared is every write's error and then every
 // record of the stream, with its images and size, item by item.
 //
-// The numbers are integers written with and without a fraction of zeroes
-// or leading zeroes ("7", "7.0", "007"): DynamoDB Local sizes a number
-// with a fraction one byte larger than AWS's formula (see writeKinds).
+// Numbers are written in several ways ("7", "7.0", "007", "7.50"), with
+// fractions and signs.
 func randomStreamWrites(h *sh) {
 	// DynamoDB Local keeps a number inside a list or map as it was
 	// written ("003"); DynamoDB trims leading and trailing zeroes of
@@ -34,7 +33,7 @@ func randomStreamWrites(h *sh) {
 	r := rand.New(rand.NewSource(diffSeed(67)))
 	num := func() types.AttributeValue {
 		n := r.Intn(4)
-		return N([]string{fmt.Sprint(n), fmt.Sprintf("%d.0", n), fmt.Sprintf("00%d", n), fmt.Sprintf("%d.00", n)}[r.Intn(4)])
+		return N([]string{fmt.Sprint(n), fmt.Sprintf("%d.0", n), fmt.Sprintf("00%d", n), fmt.Sprintf("%d.00", n), fmt.Sprintf("-%d.5", n), fmt.Sprintf("%d.50", n)}[r.Intn(6)])
 	}
 	value := func() types.AttributeValue {
 		switch r.Intn(7) {

@@ -79,6 +79,10 @@
 //     and the units on the table and each index. The places where DynamoDB Local departs
 //     from AWS's documentation are left out, each naming the case that
 //     holds the engine to the documentation.
+//   - TestDifferentialItemSize: 600 random items of every type, nested
+//     up to four levels, padded by the engine's item size to a 1 KB
+//     boundary or the 400 KB limit, or a byte past it: the write units or
+//     the refusal must agree to the byte.
 //   - TestStreamConformance: DynamoDB Streams cases, each run on DynamoDB
 //     Local, the engine and the engine over HTTP (the SDK's
 //     dynamodbstreams client), comparing their logs: the records of every

@@ -20,8 +20,8 @@ func Of(item map[string]types.AttributeValue) int {
 }
 
 // Value returns the size of one attribute value, without its name.
-// Strings and binaries count their length in bytes; numbers about one byte
-// per two significant digits plus one; booleans and nulls one byte; sets
+// Strings and binaries count their length in bytes; numbers the bytes of
+// their stored form ([Number]); booleans and nulls one byte; sets
 // the sum of their elements; lists and maps three bytes plus, for each
 // element, one byte, its size and (maps) its name's length.
 func Value(v types.AttributeValue) int {
@@ -66,32 +66,4 @@ func Value(v types.AttributeValue) int {
 		return n
 	}
 	return 0
-}
-
-// Number returns the size of a number given as DynamoDB's string form:
-// (significant digits + 1) / 2 + 1 bytes, where the significant digits
-// exclude the sign, the decimal point, the exponent and leading and
-// trailing zeros. Zero is one byte.
-func Number(s string) int {
-	first, last, digits := -1, -1, 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == 'e' || c == 'E' {
-			break
-		}
-		if c < '0' || c > '9' {
-			continue
-		}
-		if c != '0' {
-			if first < 0 {
-				first = digits
-			}
-			last = digits
-		}
-		digits++
-	}
-	if first < 0 {
-		return 1
-	}
-	return (last-first+1+1)/2 + 1
 }

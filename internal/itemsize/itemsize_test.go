@@ -9,23 +9,6 @@ import (
 	"github.com/tablekit/tablekit/internal/itemsize"
 )
 
-func TestNumber(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int
-	}{
-		{"0", 1}, {"-0.000", 1}, {"1", 2}, {"12", 2}, {"123", 3}, {"100", 2},
-		{"0.05", 2}, {"1.50", 2}, {"-12345", 4}, {"1.2345E+10", 4}, {"1005", 3},
-		{"12345678901234567890123456789012345678", 20},
-	} {
-		t.Run(tc.in, func(t *testing.T) {
-			if got := itemsize.Number(tc.in); got != tc.want {
-				t.Errorf("Number(%q) = %d, want %d", tc.in, got, tc.want)
-			}
-		})
-	}
-}
-
 func TestOf(t *testing.T) {
 	item := map[string]types.AttributeValue{
 		"PK": &types.AttributeValueMemberS{Value: "abc"},   // 2 + 3
@@ -43,9 +26,9 @@ func TestOf(t *testing.T) {
 	}
 }
 
-// TestStoredNumber checks the stored form's length against the count of
+// TestNumber checks the stored form's length against the count of
 // base-100 digit pairs written out by hand.
-func TestStoredNumber(t *testing.T) {
+func TestNumber(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want int
@@ -54,9 +37,11 @@ func TestStoredNumber(t *testing.T) {
 		{"12.3456", 4}, {"550", 3}, {"0.5", 2}, {"0.55", 2}, {"0.055", 3}, {"-1", 3},
 		{"1E+2", 2}, {"1e1", 2}, {"1.5e1", 2}, {"1.5e-1", 2}, {"1.5e-2", 3}, {"100", 2}, {"1000", 2}, {"00012", 2},
 		{"12345678901234567890123456789012345678", 20}, {"-12345678901234567890123456789012345678", 21},
+		{"-0.000", 1}, {"1", 2}, {"123", 3}, {"0.05", 2}, {"1.50", 3}, {"-12345", 5}, {"1.2345E+10", 4}, {"1005", 3},
+		{"2.5", 3}, {"-7", 3}, {"150", 3}, {"-99999", 5},
 	} {
-		if got := itemsize.StoredNumber(tc.in); got != tc.want {
-			t.Errorf("StoredNumber(%q) = %d, want %d", tc.in, got, tc.want)
+		if got := itemsize.Number(tc.in); got != tc.want {
+			t.Errorf("Number(%q) = %d, want %d", tc.in, got, tc.want)
 		}
 	}
 }

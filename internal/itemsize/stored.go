@@ -38,7 +38,7 @@ func keyValue(v types.AttributeValue) int {
 	case *types.AttributeValueMemberB:
 		return len(v.Value)
 	case *types.AttributeValueMemberN:
-		return StoredNumber(v.Value)
+		return Number(v.Value)
 	}
 	return 0
 }
@@ -62,7 +62,7 @@ func storedValue(v types.AttributeValue) int {
 	case *types.AttributeValueMemberB:
 		return len(v.Value) + 1
 	case *types.AttributeValueMemberN:
-		return StoredNumber(v.Value) + 1
+		return Number(v.Value) + 1
 	case *types.AttributeValueMemberBOOL:
 		return 1
 	case *types.AttributeValueMemberNULL:
@@ -82,7 +82,7 @@ func storedValue(v types.AttributeValue) int {
 	case *types.AttributeValueMemberNS:
 		n := len(v.Value) + 1
 		for _, s := range v.Value {
-			n += StoredNumber(s)
+			n += Number(s)
 		}
 		return n
 	case *types.AttributeValueMemberL:
@@ -101,12 +101,23 @@ func storedValue(v types.AttributeValue) int {
 	return 0
 }
 
-// StoredNumber returns the bytes of a number in DynamoDB's stored form
+// Number returns the bytes of a number in DynamoDB's stored form
 // (Oracle's NUMBER layout): one exponent byte, one byte for each pair of
 // decimal digits, the pairs aligned on even powers of ten, and one more
 // for a negative number. Zero is one byte. s is DynamoDB's string form,
 // as validated.
-func StoredNumber(s string) int {
+//
+// AWS documents a number's size as "approximately" one byte per two
+// significant digits plus one
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html).
+// The stored form is that size exactly where the digit pairs fall on even
+// powers of ten and the number is positive, and one or two bytes more
+// otherwise (2.5 is 3 bytes, -7 is 3): DynamoDB Local sizes numbers this
+// way against the 400 KB limit and in capacity units, and so does
+// dynalite, whose sizes were measured on DynamoDB. DynamoDB keeps its
+// numbers in this form: its scan order is theirs (see ddbexpr's
+// Number.AppendStored).
+func Number(s string) int {
 	neg := len(s) > 0 && s[0] == '-'
 	// exp10 is the power of ten of the first digit before any exponent
 	// part; first and last are the positions (powers of ten) of the
