@@ -20,7 +20,8 @@ import (
 // or one byte past it, by the engine's size, and written with
 // ReturnConsumedCapacity, so that one byte of disagreement changes the
 // write units; one item in six is padded to the 400 KB limit, or one byte
-// past it, where one byte decides whether the write is accepted. Numbers
+// past it, where one byte decides whether the write is accepted. One
+// item in three is written by UpdateItem, the rest by PutItem. Numbers
 // of every shape are among the values: their size is that of DynamoDB's
 // stored form (itemsize.Number), one or two bytes more than AWS's
 // "approximately" formula for a negative number or digits that do not
@@ -108,14 +109,44 @@ func TestDifferentialItemSize(t *testing.T) {
 		}
 		over := r.Intn(2)
 		it["p"] = S(strings.Repeat("x", target+over-base))
-		desc := fmt.Sprintf("%d bytes by the engine's size (%s)", target+over, itemText(withoutPad(it)))
+		// One item in three is written by an UpdateItem that SETs every
+		// attribute but the key.
+		byUpdate := r.Intn(3) == 0
+		upd := func(table string) *dynamodb.UpdateItemInput {
+			in := &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: I{"pk": it["pk"]}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+				ExpressionAttributeNames: map[string]string{}, ExpressionAttributeValues: vals{}}
+			var sets []string
+			for k, v := range it {
+				if k == "pk" {
+					continue
+				}
+				n := fmt.Sprint(len(sets))
+				in.ExpressionAttributeNames["#"+n], in.ExpressionAttributeValues[":"+n] = k, v
+				sets = append(sets, "#"+n+" = :"+n)
+			}
+			in.UpdateExpression = aws.String("SET " + strings.Join(sets, ", "))
+			return in
+		}
+		desc := fmt.Sprintf("%d bytes by the engine's size, by update %v (%s)", target+over, byUpdate, itemText(withoutPad(it)))
 		var got [2]string
 		for j, d := range targets {
-			out, err := d.c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(d.table), Item: it, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			var c *types.ConsumedCapacity
+			var err error
+			if byUpdate {
+				var out *dynamodb.UpdateItemOutput
+				if out, err = d.c.UpdateItem(ctx, upd(d.table)); err == nil {
+					c = out.ConsumedCapacity
+				}
+			} else {
+				var out *dynamodb.PutItemOutput
+				if out, err = d.c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(d.table), Item: it, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}); err == nil {
+					c = out.ConsumedCapacity
+				}
+			}
 			if err != nil {
 				got[j] = diffErr(err)
 			} else {
-				got[j] = fmt.Sprint(aws.ToFloat64(out.ConsumedCapacity.CapacityUnits), " units")
+				got[j] = fmt.Sprint(aws.ToFloat64(c.CapacityUnits), " units")
 			}
 		}
 		diffs.compare(desc, got)
