@@ -60,6 +60,19 @@ func randomStreamWrites(h *sh) {
 		}
 	}
 	key := func() I { return keyOf([]string{"a", "b", "c"}[r.Intn(3)], fmt.Sprint(1+r.Intn(2))) }
+	// keys returns one to three distinct keys, for a batch or a
+	// transaction.
+	keys := func() []I {
+		var ks []I
+		seen := map[string]bool{}
+		for range 1 + r.Intn(3) {
+			if k := key(); !seen[itemText(k)] {
+				seen[itemText(k)] = true
+				ks = append(ks, k)
+			}
+		}
+		return ks
+	}
 	item := func(k I) I {
 		it := I{"pk": k["pk"], "sk": k["sk"]}
 		for _, name := range []string{"v", "w", "x"} {
@@ -107,13 +120,7 @@ func randomStreamWrites(h *sh) {
 			h.call(label, &dynamodb.DeleteItemInput{TableName: str("T"), Key: key()})
 		case 5:
 			var reqs []types.WriteRequest
-			seen := map[string]bool{}
-			for range 1 + r.Intn(3) {
-				k := key()
-				if seen[itemText(k)] {
-					continue
-				}
-				seen[itemText(k)] = true
+			for _, k := range keys() {
 				if r.Intn(3) == 0 {
 					reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k}})
 				} else {
@@ -123,13 +130,7 @@ func randomStreamWrites(h *sh) {
 			h.call(label, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"T": reqs}})
 		default:
 			var acts []types.TransactWriteItem
-			seen := map[string]bool{}
-			for range 1 + r.Intn(3) {
-				k := key()
-				if seen[itemText(k)] {
-					continue
-				}
-				seen[itemText(k)] = true
+			for _, k := range keys() {
 				switch r.Intn(4) {
 				case 0:
 					acts = append(acts, types.TransactWriteItem{Put: &types.Put{TableName: str("T"), Item: item(k)}})
@@ -155,19 +156,19 @@ func randomStreamWrites(h *sh) {
 	// is not defined. The records are compared item by item.
 	recs := h.records(h.arn())
 	byItem := map[string][]any{}
-	var keys []string
+	var itemKeys []string
 	for i, rec := range recs {
 		if i > 0 && aws.ToString(rec.Dynamodb.SequenceNumber) <= aws.ToString(recs[i-1].Dynamodb.SequenceNumber) {
 			h.t.Errorf("%s: sequence number %s after %s", h.target, *rec.Dynamodb.SequenceNumber, *recs[i-1].Dynamodb.SequenceNumber)
 		}
 		k := itemText(fromStreamItem(rec.Dynamodb.Keys))
 		if byItem[k] == nil {
-			keys = append(keys, k)
+			itemKeys = append(itemKeys, k)
 		}
 		byItem[k] = append(byItem[k], normRecord(rec, h.n))
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	sort.Strings(itemKeys)
+	for _, k := range itemKeys {
 		h.logf("records of "+k, byItem[k])
 	}
 }
