@@ -83,6 +83,10 @@
 //     up to four levels, padded by the engine's item size to a 1 KB
 //     boundary or the 400 KB limit, or a byte past it: the write units or
 //     the refusal must agree to the byte.
+//   - TestDifferentialNumbers: 1,500 random number texts, valid or not
+//     (signs, zeroes, points, exponents, 37 to 40 digits, magnitudes
+//     around the limits, malformed texts), as an attribute, in a set and
+//     as a sort key: the error, or the canonical number read back.
 //   - TestStreamConformance: DynamoDB Streams cases, each run on DynamoDB
 //     Local, the engine and the engine over HTTP (the SDK's
 //     dynamodbstreams client), comparing their logs: the records of every
