@@ -320,3 +320,35 @@ func withPkIndex(in *dynamodb.CreateTableInput) *dynamodb.CreateTableInput {
 		Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}
 	return in
 }
+
+// TestDeletionProtection checks that a protected table refuses
+// DeleteTable with DynamoDB's message until UpdateTable lifts the
+// protection, and that changing the protection alone leaves the table
+// ACTIVE, even where other updates take a while (Lifecycle.Update).
+func TestDeletionProtection(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}
+	db := ddbmem.New(func(o *ddbmem.Options) {
+		o.Now = clock.Now
+		o.Lifecycle = ddbmem.Lifecycle{Update: time.Hour}
+	})
+	name := aws.String("guarded")
+	in := pkTable(name)
+	in.DeletionProtectionEnabled = aws.Bool(true)
+	if _, err := db.CreateTable(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	const refused = "Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first."
+	if _, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: name}); err == nil || !strings.Contains(err.Error(), refused) {
+		t.Fatalf("DeleteTable of a protected table: %v, want %q", err, refused)
+	}
+	out, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: name, DeletionProtectionEnabled: aws.Bool(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := out.TableDescription; aws.ToBool(d.DeletionProtectionEnabled) || d.TableStatus != types.TableStatusActive {
+		t.Errorf("after lifting the protection: protected %v, status %s, want false and ACTIVE", aws.ToBool(d.DeletionProtectionEnabled), d.TableStatus)
+	}
+	if _, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: name}); err != nil {
+		t.Errorf("DeleteTable once unprotected: %v", err)
+	}
+}

@@ -604,7 +604,7 @@ func missingUpdateTable(lookupErr error, in *dynamodb.UpdateTableInput) error {
 			}
 		}
 		if in.ProvisionedThroughput == nil && in.BillingMode == "" && in.StreamSpecification == nil && len(in.GlobalSecondaryIndexUpdates) == 0 &&
-			in.SSESpecification == nil && len(in.ReplicaUpdates) == 0 {
+			in.SSESpecification == nil && len(in.ReplicaUpdates) == 0 && in.DeletionProtectionEnabled == nil {
 			return validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
 		}
 		seen := map[string]bool{}

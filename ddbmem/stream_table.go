@@ -28,8 +28,10 @@ func (t *table) describeStream(d *types.TableDescription) {
 // closes its shards, whose records stay readable for the retention
 // period), its BillingMode, its ProvisionedThroughput and its global
 // secondary indexes (GlobalSecondaryIndexUpdates: one created, built at
-// once from the table's items, or deleted per call; see index_update.go).
-// Other changes (replicas, ...) are a ValidationException. It returns a
+// once from the table's items, or deleted per call; see index_update.go)
+// and its deletion protection (DeletionProtectionEnabled, which leaves
+// the table ACTIVE). Other changes (replicas, ...) are a
+// ValidationException. It returns a
 // *types.ResourceNotFoundException when there is no such table, and a
 // ValidationException, with DynamoDB Local's messages, for a request that
 // changes nothing, enables a stream on a table that has one, or
@@ -49,11 +51,13 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 		return nil, missingUpdateTable(err, in)
 	}
 	if len(in.ReplicaUpdates) > 0 || in.SSESpecification != nil ||
-		in.TableClass != "" || in.DeletionProtectionEnabled != nil || in.OnDemandThroughput != nil ||
+		in.TableClass != "" || in.OnDemandThroughput != nil ||
 		in.WarmThroughput != nil || in.MultiRegionConsistency != "" || len(in.GlobalTableWitnessUpdates) > 0 {
-		return nil, validation("ddbmem: UpdateTable supports StreamSpecification, BillingMode, ProvisionedThroughput and GlobalSecondaryIndexUpdates only")
+		return nil, validation("ddbmem: UpdateTable supports StreamSpecification, BillingMode, ProvisionedThroughput, GlobalSecondaryIndexUpdates and DeletionProtectionEnabled only")
 	}
-	if in.StreamSpecification == nil && in.BillingMode == "" && in.ProvisionedThroughput == nil && len(in.GlobalSecondaryIndexUpdates) == 0 {
+	// Only deletion protection changes: the table stays ACTIVE.
+	onlyProtection := in.StreamSpecification == nil && in.BillingMode == "" && in.ProvisionedThroughput == nil && len(in.GlobalSecondaryIndexUpdates) == 0
+	if onlyProtection && in.DeletionProtectionEnabled == nil {
 		return nil, validation("Nothing to update")
 	}
 	if err := checkIndexUpdates(in.GlobalSecondaryIndexUpdates); err != nil { // index_update.go
@@ -88,6 +92,7 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 		return nil, validation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
 	}
 	if pt, cur := in.ProvisionedThroughput, t.prov.units; pt != nil && cur != nil && in.BillingMode == "" && in.StreamSpecification == nil && len(in.GlobalSecondaryIndexUpdates) == 0 &&
+		in.DeletionProtectionEnabled == nil &&
 		aws.ToInt64(pt.ReadCapacityUnits) == aws.ToInt64(cur.ReadCapacityUnits) && aws.ToInt64(pt.WriteCapacityUnits) == aws.ToInt64(cur.WriteCapacityUnits) {
 		// DynamoDB's text (dynalite's suite records it); DynamoDB Local
 		// says "The requested throughput value equals the current value".
@@ -146,7 +151,10 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 			t.disableStream()
 		}
 	}
-	if db.life.Update > 0 {
+	if in.DeletionProtectionEnabled != nil {
+		t.protected = *in.DeletionProtectionEnabled
+	}
+	if db.life.Update > 0 && !onlyProtection {
 		t.updatingUntil.Store(db.nanos() + int64(db.life.Update))
 	}
 	t.mu.Unlock()

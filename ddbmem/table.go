@@ -59,8 +59,10 @@ type table struct {
 	bytes          int64
 	ttlAttr        string
 	tags           map[string]string // tags.go
-	id             string            // TableId
-	region         string            // of its ARN (Options.Region)
+	// protected refuses DeleteTable (DeletionProtectionEnabled).
+	protected bool
+	id        string // TableId
+	region    string // of its ARN (Options.Region)
 
 	// Options.Lifecycle (lifecycle.go): the engine's clock (nil when
 	// every change is immediate), the ends of the CREATING and UPDATING
@@ -166,7 +168,8 @@ func (db *DB) newTable(in *dynamodb.CreateTableInput) (*table, error) {
 		}
 		return pk, sk
 	}
-	t := &table{name: *in.TableName, created: db.now(), attrs: in.AttributeDefinitions, region: db.region, clock: db.nanos}
+	t := &table{name: *in.TableName, created: db.now(), attrs: in.AttributeDefinitions, region: db.region, clock: db.nanos,
+		protected: aws.ToBool(in.DeletionProtectionEnabled)}
 	ixs := &indexSet{byName: map[string]*index{}}
 	t.pk, t.sk = keys(in.KeySchema)
 	t.data = newStore(t.pk.typ)
@@ -270,15 +273,16 @@ func (t *table) describe() *types.TableDescription {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	d := &types.TableDescription{
-		TableName:            aws.String(t.name),
-		TableArn:             aws.String(t.arn()),
-		TableId:              aws.String(t.id),
-		TableStatus:          t.status(),
-		CreationDateTime:     aws.Time(t.created),
-		KeySchema:            keySchema(t.pk, t.sk),
-		AttributeDefinitions: append([]types.AttributeDefinition(nil), t.attrs...),
-		ItemCount:            aws.Int64(int64(t.count)),
-		TableSizeBytes:       aws.Int64(t.bytes),
+		TableName:                 aws.String(t.name),
+		TableArn:                  aws.String(t.arn()),
+		TableId:                   aws.String(t.id),
+		TableStatus:               t.status(),
+		CreationDateTime:          aws.Time(t.created),
+		KeySchema:                 keySchema(t.pk, t.sk),
+		AttributeDefinitions:      append([]types.AttributeDefinition(nil), t.attrs...),
+		ItemCount:                 aws.Int64(int64(t.count)),
+		TableSizeBytes:            aws.Int64(t.bytes),
+		DeletionProtectionEnabled: aws.Bool(t.protected),
 	}
 	now := t.clock()
 	d.ProvisionedThroughput = t.prov.describe(now, t.billing)
@@ -343,7 +347,9 @@ func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput
 }
 
 // DeleteTable deletes a table and its items at once. It returns a
-// *types.ResourceNotFoundException if there is none.
+// *types.ResourceNotFoundException if there is none, and a
+// ValidationException if the table is protected against deletion
+// (DeletionProtectionEnabled, set by CreateTable or UpdateTable).
 func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
 	if err := db.begin(ctx, "DeleteTable"); err != nil {
 		return nil, err
@@ -360,6 +366,12 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, op
 	}
 	if !t.serving() {
 		return nil, inUse(t)
+	}
+	t.mu.RLock()
+	protected := t.protected
+	t.mu.RUnlock()
+	if protected {
+		return nil, validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
 	}
 	db.mu.Lock()
 	if db.tables[t.name] != t {

@@ -126,6 +126,28 @@ var tableCases = []tc{
 			fail(eNotFound, put(pks("a", "b"))),
 		},
 	},
+	// A table protected against deletion refuses DeleteTable until
+	// UpdateTable lifts the protection; the protection alone is an
+	// update, and DescribeTable shows it.
+	{
+		name: "DeleteTable/deletion protection",
+		steps: []step{
+			do(func() *dynamodb.CreateTableInput {
+				in := tPK()
+				in.DeletionProtectionEnabled = aws.Bool(true)
+				return in
+			}()),
+			failMsg(eValid, &dynamodb.DeleteTableInput{TableName: str("T")}),
+			do(describe("T")),
+			do(put(pk("a"))),
+			do(&dynamodb.UpdateTableInput{TableName: str("T"), DeletionProtectionEnabled: aws.Bool(true)}),
+			failMsg(eValid, &dynamodb.DeleteTableInput{TableName: str("T")}),
+			do(&dynamodb.UpdateTableInput{TableName: str("T"), DeletionProtectionEnabled: aws.Bool(false)}),
+			do(describe("T")),
+			do(&dynamodb.DeleteTableInput{TableName: str("T")}),
+			fail(eNotFound, describe("T")),
+		},
+	},
 	{
 		name:  "DeleteTable/missing",
 		steps: []step{fail(eNotFound, &dynamodb.DeleteTableInput{TableName: str("Missing")})},

@@ -746,7 +746,7 @@ var skipFields = map[string]bool{
 // compared; a global index's read and write units are.
 var keepFields = map[reflect.Type]map[string]bool{
 	reflect.TypeOf(types.TableDescription{}): set("TableName", "KeySchema", "AttributeDefinitions",
-		"GlobalSecondaryIndexes", "LocalSecondaryIndexes", "TableStatus"),
+		"GlobalSecondaryIndexes", "LocalSecondaryIndexes", "TableStatus", "DeletionProtectionEnabled"),
 	reflect.TypeOf(types.GlobalSecondaryIndexDescription{}):  set("IndexName", "KeySchema", "Projection", "IndexStatus", "ProvisionedThroughput"),
 	reflect.TypeOf(types.ProvisionedThroughputDescription{}): set("ReadCapacityUnits", "WriteCapacityUnits"),
 	reflect.TypeOf(types.LocalSecondaryIndexDescription{}):   set("IndexName", "KeySchema", "Projection"),
