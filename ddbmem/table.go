@@ -273,16 +273,20 @@ func (t *table) describe() *types.TableDescription {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	d := &types.TableDescription{
-		TableName:                 aws.String(t.name),
-		TableArn:                  aws.String(t.arn()),
-		TableId:                   aws.String(t.id),
-		TableStatus:               t.status(),
-		CreationDateTime:          aws.Time(t.created),
-		KeySchema:                 keySchema(t.pk, t.sk),
-		AttributeDefinitions:      append([]types.AttributeDefinition(nil), t.attrs...),
-		ItemCount:                 aws.Int64(int64(t.count)),
-		TableSizeBytes:            aws.Int64(t.bytes),
-		DeletionProtectionEnabled: aws.Bool(t.protected),
+		TableName:            aws.String(t.name),
+		TableArn:             aws.String(t.arn()),
+		TableId:              aws.String(t.id),
+		TableStatus:          t.status(),
+		CreationDateTime:     aws.Time(t.created),
+		KeySchema:            keySchema(t.pk, t.sk),
+		AttributeDefinitions: append([]types.AttributeDefinition(nil), t.attrs...),
+		ItemCount:            aws.Int64(int64(t.count)),
+		TableSizeBytes:       aws.Int64(t.bytes),
+	}
+	if t.protected {
+		// Only a protected table says so: dynalite's suite records AWS's
+		// descriptions of unprotected tables without the member.
+		d.DeletionProtectionEnabled = aws.Bool(true)
 	}
 	now := t.clock()
 	d.ProvisionedThroughput = t.prov.describe(now, t.billing)
