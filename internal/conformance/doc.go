@@ -87,6 +87,10 @@
 //     (signs, zeroes, points, exponents, 37 to 40 digits, magnitudes
 //     around the limits, malformed texts), as an attribute, in a set and
 //     as a sort key: the error, or the canonical number read back.
+//   - TestDifferentialArithmetic: 1,000 random additions and subtractions
+//     (SET n = n + :v, SET n = :v - n, ADD to a number and to a number set)
+//     of numbers of every precision and magnitude: the stored result, by
+//     value, or the precision, overflow or underflow error.
 //   - TestStreamConformance: DynamoDB Streams cases, each run on DynamoDB
 //     Local, the engine and the engine over HTTP (the SDK's
 //     dynamodbstreams client), comparing their logs: the records of every
