@@ -91,6 +91,11 @@
 //     (SET n = n + :v, SET n = :v - n, ADD to a number and to a number set)
 //     of numbers of every precision and magnitude: the stored result, by
 //     value, or the precision, overflow or underflow error.
+//   - TestDifferentialProjections: 1,000 random nested items read through
+//     projections of one to three document paths (map keys, list indexes
+//     in and past range, overlapping and conflicting paths): the item, or
+//     the error (for two overlapping or conflicting paths, its kind only:
+//     which pair a message names is not settled).
 //   - TestStreamConformance: DynamoDB Streams cases, each run on DynamoDB
 //     Local, the engine and the engine over HTTP (the SDK's
 //     dynamodbstreams client), comparing their logs: the records of every
