@@ -71,12 +71,7 @@ func TestDifferentialArithmetic(t *testing.T) {
 			// returns the canonical text: numbers are compared by value.
 			got[j] = itemText(canonNumbers(out.Attributes))
 		}
-		if strings.HasPrefix(got[0], "error ") && strings.HasPrefix(got[1], "error ") {
-			if _, msg, _ := strings.Cut(got[1], ": "); localOnlyMessage(msg) {
-				got[0], _, _ = strings.Cut(got[0], ":")
-				got[1], _, _ = strings.Cut(got[1], ":")
-			}
-		}
+		codesWhereLocalWords(&got)
 		kind := got[0]
 		if !strings.HasPrefix(kind, "error") {
 			kind = "stored"

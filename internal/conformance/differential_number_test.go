@@ -108,12 +108,7 @@ func TestDifferentialNumbers(t *testing.T) {
 				got[j] += itemText(I{"sk": it["sk"], "v": it["v"]})
 			}
 		}
-		if strings.HasPrefix(got[0], "error ") && strings.HasPrefix(got[1], "error ") {
-			if _, msg, _ := strings.Cut(got[1], ": "); localOnlyMessage(msg) {
-				got[0], _, _ = strings.Cut(got[0], ":")
-				got[1], _, _ = strings.Cut(got[1], ":")
-			}
-		}
+		codesWhereLocalWords(&got)
 		diffs.compare(desc, got)
 	}
 	diffs.done("1500")

@@ -135,6 +135,18 @@ func (d *diffCount) done(total string) {
 	}
 }
 
+// codesWhereLocalWords cuts two errors rendered by diffErr (the engine's
+// and DynamoDB Local's) to their codes where Local words the error its own
+// way (localOnlyMessages).
+func codesWhereLocalWords(got *[2]string) {
+	if strings.HasPrefix(got[0], "error ") && strings.HasPrefix(got[1], "error ") {
+		if _, msg, _ := strings.Cut(got[1], ": "); localOnlyMessage(msg) {
+			got[0], _, _ = strings.Cut(got[0], ":")
+			got[1], _, _ = strings.Cut(got[1], ":")
+		}
+	}
+}
+
 // diffErr renders an error by its code and message.
 func diffErr(err error) string {
 	info := normErr(err, true, newNameMap())
