@@ -28,17 +28,23 @@ func (c *fakeClock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// lifecycleDB is an engine with the lifecycle l on a clock the test
+// moves, set at 2026-11-28.
+func lifecycleDB(l ddbmem.Lifecycle) (*ddbmem.DB, *fakeClock) {
+	clock := &fakeClock{t: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}
+	return ddbmem.New(func(o *ddbmem.Options) {
+		o.Now = clock.Now
+		o.Lifecycle = l
+	}), clock
+}
+
 // TestLifecycle walks a table through CREATING, ACTIVE, UPDATING,
 // DELETING and gone on a clock the test moves, checking what each state
 // allows: DynamoDB's answers (ResourceNotFoundException for the reads
 // and writes of a table that is not ACTIVE or UPDATING,
 // ResourceInUseException for changing one).
 func TestLifecycle(t *testing.T) {
-	clock := &fakeClock{t: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}
-	db := ddbmem.New(func(o *ddbmem.Options) {
-		o.Now = clock.Now
-		o.Lifecycle = ddbmem.Lifecycle{Create: time.Second, Delete: 2 * time.Second, Update: 3 * time.Second}
-	})
+	db, clock := lifecycleDB(ddbmem.Lifecycle{Create: time.Second, Delete: 2 * time.Second, Update: 3 * time.Second})
 	name := aws.String("life")
 	create := withPkIndex(pkTable(name))
 	status := func() types.TableStatus {
@@ -262,11 +268,7 @@ func TestLifecycleConcurrentChanges(t *testing.T) {
 // creates under Lifecycle.Update: CREATING with Backfilling, its reads a
 // ValidationException, then ACTIVE and readable, with the table's items.
 func TestLifecycleIndexBackfill(t *testing.T) {
-	clock := &fakeClock{t: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}
-	db := ddbmem.New(func(o *ddbmem.Options) {
-		o.Now = clock.Now
-		o.Lifecycle = ddbmem.Lifecycle{Update: time.Minute}
-	})
+	db, clock := lifecycleDB(ddbmem.Lifecycle{Update: time.Minute})
 	name := aws.String("fill")
 	if _, err := db.CreateTable(ctx, pkTable(name)); err != nil {
 		t.Fatal(err)
@@ -326,11 +328,7 @@ func withPkIndex(in *dynamodb.CreateTableInput) *dynamodb.CreateTableInput {
 // protection, and that changing the protection alone leaves the table
 // ACTIVE, even where other updates take a while (Lifecycle.Update).
 func TestDeletionProtection(t *testing.T) {
-	clock := &fakeClock{t: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}
-	db := ddbmem.New(func(o *ddbmem.Options) {
-		o.Now = clock.Now
-		o.Lifecycle = ddbmem.Lifecycle{Update: time.Hour}
-	})
+	db, _ := lifecycleDB(ddbmem.Lifecycle{Update: time.Hour})
 	name := aws.String("guarded")
 	in := pkTable(name)
 	in.DeletionProtectionEnabled = aws.Bool(true)
