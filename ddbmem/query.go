@@ -755,7 +755,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	if err != nil {
 		return nil, err
 	}
-	if x.filter != nil {
+	if x.filter != nil && ctx.Value(pqKeyFilter{}) == nil {
 		for _, n := range x.filter.TopNames(&x.env) {
 			if n == src.pk.name || (src.sk.name != "" && n == src.sk.name) {
 				return nil, validationf("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", n)
