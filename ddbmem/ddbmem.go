@@ -31,7 +31,7 @@
 // ClientRequestToken idempotency for 10 minutes) and TransactGetItems,
 // UpdateTable (streams, billing mode, throughput, and a global secondary
 // index created, built at once from the table's items and ACTIVE when
-// the call returns, or deleted), DynamoDB Streams
+// the call returns, or deleted), PartiQL (see PartiQL below), DynamoDB Streams
 // (see Streams below) and tags (CreateTable's Tags, TagResource,
 // UntagResource and ListTagsOfResource, up to 50 per table, by table ARN
 // in any region and account; DynamoDB Local has no tagging).
@@ -186,6 +186,33 @@
 // if nothing follows, except, as DynamoDB Local does, when a Query page
 // ends exactly on an inclusive sort-key bound (<=, >=, BETWEEN) or reads
 // a table without a sort key (whose partition holds one item).
+//
+// # PartiQL
+//
+// ExecuteStatement, BatchExecuteStatement and ExecuteTransaction take
+// DynamoDB's PartiQL: SELECT (of a table or "table"."index", with a
+// projection of document paths, WHERE, ORDER BY the key attributes,
+// Limit and NextToken), INSERT INTO ... VALUE {...}, UPDATE ... SET ...
+// REMOVE ... WHERE ... [RETURNING ...], DELETE FROM ... WHERE ...
+// [RETURNING ALL OLD *] and, in a transaction, EXISTS(SELECT ...), with
+// ? parameters, 'strings', numbers, <<sets>>, [lists], {'maps'}, TRUE,
+// FALSE and NULL. A statement runs as the operation that does the same,
+// so it has the same semantics, limits and capacity: a SELECT with an
+// equality (or an IN) on the partition key of what it reads is a Query,
+// with one condition on the sort key as its key condition and the rest
+// of the WHERE, key attributes included, as its filter (a partition of
+// an IN at a time, in the IN's order); any other SELECT is a Scan. An
+// INSERT is a PutItem that fails with DuplicateItemException when the
+// item exists; UPDATE and DELETE take the item's key from the WHERE's
+// equalities, the rest of the WHERE being their condition, and UPDATE
+// needs the item to exist; set_add and set_delete are ADD and DELETE. A
+// nested path in a SELECT's projection comes back named by its last name
+// ("a.c[1]" as "c[1]"), as DynamoDB Local answers. A batch is all reads
+// of single items or all writes, each answered on its own; a transaction
+// all reads (TransactGetItems) or all writes and EXISTS checks
+// (TransactWriteItems, with ClientRequestToken). Messages are DynamoDB
+// Local's; LastEvaluatedKey and ConsumedCapacity, which Local leaves
+// out, are returned as AWS documents them.
 //
 // # Differences from DynamoDB
 //
