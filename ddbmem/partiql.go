@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 )
 
 // PartiQL (ExecuteStatement, BatchExecuteStatement, ExecuteTransaction)
@@ -255,6 +256,12 @@ type pqTarget struct {
 
 func (db *DB) pqTarget(st *pqStmt) (pqTarget, error) {
 	t, err := db.table(&st.table)
+	var rnf *types.ResourceNotFoundException
+	if errors.As(err, &rnf) {
+		// DynamoDB Local's words for PartiQL (ExecuteTransaction has
+		// DynamoDB's own, see there).
+		return pqTarget{}, &types.ResourceNotFoundException{Message: aws.String("Cannot do operations on a non-existent table")}
+	}
 	if err != nil {
 		return pqTarget{}, err
 	}
@@ -347,8 +354,11 @@ func (db *DB) ExecuteStatement(ctx context.Context, in *dynamodb.ExecuteStatemen
 	if in == nil {
 		in = &dynamodb.ExecuteStatementInput{}
 	}
-	if in.Statement == nil || *in.Statement == "" {
+	if in.Statement == nil {
 		return nil, validation("1 validation error detected: Value null at 'statement' failed to satisfy constraint: Member must not be null")
+	}
+	if err := checkParams(in.Parameters); err != nil {
+		return nil, err
 	}
 	if in.Limit != nil && *in.Limit < 1 {
 		return nil, validationf("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", *in.Limit)
@@ -365,14 +375,15 @@ func (db *DB) ExecuteStatement(ctx context.Context, in *dynamodb.ExecuteStatemen
 		return nil, err
 	}
 	if st.kind == "SELECT" {
-		return db.pqSelect(ctx, tg, st, in)
+		out, err := db.pqSelect(ctx, tg, st, in)
+		return out, pqErr(err)
 	}
 	if in.NextToken != nil || in.Limit != nil {
 		return nil, validation("NextToken and Limit apply to SELECT statements only")
 	}
 	item, cc, err := db.pqWrite(ctx, tg, st, in.ReturnConsumedCapacity, in.ReturnValuesOnConditionCheckFailure)
 	if err != nil {
-		return nil, err
+		return nil, pqErr(err)
 	}
 	out := &dynamodb.ExecuteStatementOutput{Items: []map[string]types.AttributeValue{}, ConsumedCapacity: cc}
 	if len(item) > 0 {
@@ -827,6 +838,31 @@ func (e *pqEmit) update(st *pqStmt) (string, error) {
 	return strings.Join(b, " "), nil
 }
 
+// checkParams checks a statement's parameters as attribute values.
+func checkParams(ps []types.AttributeValue) error {
+	for _, p := range ps {
+		if err := checkValue(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pqErr words an error of the operation a statement ran as DynamoDB
+// words it for the statement: without the name of the expression the
+// engine made.
+func pqErr(err error) error {
+	var ae *smithy.GenericAPIError
+	if errors.As(err, &ae) && ae.Code == ValidationException {
+		for _, p := range [...]string{"Invalid UpdateExpression: ", "Invalid ConditionExpression: ", "Invalid FilterExpression: ", "Invalid KeyConditionExpression: ", "Invalid ProjectionExpression: "} {
+			if m, ok := strings.CutPrefix(ae.Message, p); ok {
+				return validation(m)
+			}
+		}
+	}
+	return err
+}
+
 // pqWrite runs one write statement; it returns what RETURNING asked for.
 func (db *DB) pqWrite(ctx context.Context, tg pqTarget, st *pqStmt, rcc types.ReturnConsumedCapacity, onFail types.ReturnValuesOnConditionCheckFailure) (map[string]types.AttributeValue, *types.ConsumedCapacity, error) {
 	w, rv, err := db.pqWriteItem(tg, st)
@@ -850,13 +886,32 @@ func (db *DB) pqWrite(ctx context.Context, tg pqTarget, st *pqStmt, rcc types.Re
 		return nil, o.ConsumedCapacity, nil
 	case w.Update != nil:
 		u := w.Update
+		// MODIFIED OLD and NEW return the whole top-level attributes the
+		// update changes, as DynamoDB Local answers (UpdateItem's
+		// UPDATED_OLD and UPDATED_NEW return only the paths).
+		all := rv
+		switch rv {
+		case types.ReturnValueUpdatedOld:
+			all = types.ReturnValueAllOld
+		case types.ReturnValueUpdatedNew:
+			all = types.ReturnValueAllNew
+		}
 		o, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
 			ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues,
-			ReturnValues: rv, ReturnConsumedCapacity: rcc, ReturnValuesOnConditionCheckFailure: onFail})
+			ReturnValues: all, ReturnConsumedCapacity: rcc, ReturnValuesOnConditionCheckFailure: onFail})
 		if err != nil {
 			return nil, nil, err
 		}
-		return o.Attributes, o.ConsumedCapacity, nil
+		attrs := o.Attributes
+		if all != rv {
+			attrs = map[string]types.AttributeValue{}
+			for _, p := range st.changed() {
+				if v, ok := o.Attributes[p]; ok {
+					attrs[p] = v
+				}
+			}
+		}
+		return attrs, o.ConsumedCapacity, nil
 	case w.Delete != nil:
 		d := w.Delete
 		o, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: d.TableName, Key: d.Key, ConditionExpression: d.ConditionExpression,
@@ -868,6 +923,18 @@ func (db *DB) pqWrite(ctx context.Context, tg pqTarget, st *pqStmt, rcc types.Re
 		return o.Attributes, o.ConsumedCapacity, nil
 	}
 	return nil, nil, errExistsOutside
+}
+
+// changed lists the top-level attributes an UPDATE sets or removes.
+func (st *pqStmt) changed() []string {
+	var out []string
+	for _, s := range st.sets {
+		out = append(out, s.path.parts[0].name)
+	}
+	for _, p := range st.removes {
+		out = append(out, p.parts[0].name)
+	}
+	return out
 }
 
 func duplicateItem() error {
@@ -999,6 +1066,7 @@ func (db *DB) BatchExecuteStatement(ctx context.Context, in *dynamodb.BatchExecu
 				}
 			} else {
 				item, cc, err = db.pqWrite(ctx, p.tg, p.st, in.ReturnConsumedCapacity, in.Statements[i].ReturnValuesOnConditionCheckFailure)
+				err = pqErr(err)
 			}
 			if cc != nil {
 				out.ConsumedCapacity = mergeCapacity(out.ConsumedCapacity, cc)
@@ -1086,8 +1154,10 @@ func (db *DB) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 		switch {
 		case errors.As(err, &se):
 			return nil, validation("Statement wasn't well formed, can't be processed: " + aws.ToString(s.Statement))
-		case err != nil:
+		case err != nil && strings.HasPrefix(err.Error(), "api error ValidationException: Number of parameters"):
 			return nil, at(i, err)
+		case err != nil:
+			return nil, err
 		}
 		if st.kind == "SELECT" {
 			reads++
@@ -1101,6 +1171,10 @@ func (db *DB) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 	}
 	for i, st := range sts {
 		tg, err := db.pqTarget(st)
+		var rnf *types.ResourceNotFoundException
+		if errors.As(err, &rnf) {
+			return nil, notFound()
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -1162,6 +1236,10 @@ func (db *DB) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 	}
 	o, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: writesIn, ClientRequestToken: in.ClientRequestToken, ReturnConsumedCapacity: in.ReturnConsumedCapacity})
 	if err != nil {
+		var ipm *types.IdempotentParameterMismatchException
+		if errors.As(err, &ipm) {
+			return nil, &types.IdempotentParameterMismatchException{Message: aws.String("Specified idempotent token was used with different request parameters within the idempotency window")}
+		}
 		var tce *types.TransactionCanceledException
 		if errors.As(err, &tce) {
 			// An INSERT whose item exists is a ValidationError, as

@@ -343,6 +343,10 @@ func (p *pqParser) ident() (string, error) {
 	return "", pqSyntax(t.pos, "expected an identifier, found %s", t.describe())
 }
 
+// pqKnownFunctions are the functions a statement may call.
+var pqKnownFunctions = map[string]bool{"begins_with": true, "contains": true, "attribute_type": true, "size": true,
+	"attribute_exists": true, "attribute_not_exists": true, "list_append": true, "set_add": true, "set_delete": true, "if_not_exists": true}
+
 // pqReserved are the keywords that cannot be bare identifiers.
 var pqReserved = map[string]bool{
 	"SELECT": true, "FROM": true, "WHERE": true, "AND": true, "OR": true, "NOT": true, "BETWEEN": true, "IN": true,
@@ -367,8 +371,14 @@ func (p *pqParser) target(st *pqStmt, index bool) error {
 
 func (p *pqParser) selectRest() (*pqStmt, error) {
 	st := &pqStmt{kind: "SELECT"}
+	if t := p.peek(); t.kind == 'w' && (strings.EqualFold(t.text, "DISTINCT") || strings.EqualFold(t.text, "ALL")) && p.toks[p.i+1].kind != 'p' {
+		return nil, validationf("Unsupported token in expression: %s", strings.ToUpper(t.text))
+	}
 	if !p.accept("*") {
 		for {
+			if t := p.peek(); t.kind == 'w' && p.toks[p.i+1].kind == 'p' && p.toks[p.i+1].text == "(" {
+				return nil, validationf("Unexpected path component %s", p.at(t))
+			}
 			path, err := p.path()
 			if err != nil {
 				return nil, err
@@ -522,8 +532,9 @@ func (p *pqParser) deleteRest() (*pqStmt, error) {
 
 // where reads the WHERE clause an UPDATE or DELETE must have.
 func (p *pqParser) where(st *pqStmt) error {
-	if err := p.expect("WHERE"); err != nil {
-		return err
+	if !p.accept("WHERE") {
+		// Without a WHERE the statement names no item (see itemKey).
+		return nil
 	}
 	var err error
 	st.where, err = p.or()
@@ -744,6 +755,9 @@ func (p *pqParser) operand() (pqExpr, error) {
 	case t.kind == 'w' && p.i+1 < len(p.toks) && p.toks[p.i+1].kind == 'p' && p.toks[p.i+1].text == "(" && !pqReserved[strings.ToUpper(t.text)]:
 		p.i += 2
 		c := &pqCall{name: strings.ToLower(t.text)}
+		if !pqKnownFunctions[c.name] {
+			return nil, validationf("Unrecognized function: %s", t.text)
+		}
 		if !p.accept(")") {
 			for {
 				a, err := p.additive()
@@ -840,7 +854,7 @@ func (p *pqParser) value(under string) (types.AttributeValue, error) {
 					if err := p.expect(":"); err != nil {
 						return nil, err
 					}
-					v, err := p.value(k.text)
+					v, err := p.value(under)
 					if err != nil {
 						return nil, err
 					}

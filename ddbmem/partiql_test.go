@@ -131,6 +131,10 @@ func TestPartiQLPaging(t *testing.T) {
 		if out.NextToken == nil {
 			break
 		}
+		// DynamoDB's LastEvaluatedKey comes with the token.
+		if last := out.Items[len(out.Items)-1]["sk"]; !cmp.Equal(out.LastEvaluatedKey["sk"], last, cmp.AllowUnexported(types.AttributeValueMemberS{})) {
+			t.Fatalf("LastEvaluatedKey %v, last item %v", out.LastEvaluatedKey, last)
+		}
 		if page > 5 {
 			t.Fatal("paging does not end")
 		}

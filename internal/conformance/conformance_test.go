@@ -24,6 +24,7 @@ func TestConformance(t *testing.T) {
 		{"transactions", txnCases},
 		{"legacy", legacyCases},
 		{"ttl", ttlCases},
+		{"partiql", partiqlCases},
 		{"fidelity", fidelityCases},
 		{"edges", edgeCases},
 	} {

@@ -5,9 +5,10 @@
 // The package has no non-test code. Its tests are:
 //
 //   - TestConformance: table-driven cases by area (tables, items,
-//     conditions, updates, query, scan, indexes, batch, transactions, and
-//     the fidelity edges of cases_fidelity_test.go: capacity on tables with
-//     indexes, unprojected attributes, request limits, transactions mixing
+//     conditions, updates, query, scan, indexes, batch, transactions,
+//     PartiQL statements, batches and transactions, and the fidelity
+//     edges of cases_fidelity_test.go: capacity on tables with indexes,
+//     unprojected attributes, request limits, transactions mixing
 //     errors). Each case creates its own uniquely named tables on both
 //     targets, runs its steps, compares each output (normalized: metadata,
 //     ARNs and times dropped, capacity only where a step asks; attribute
