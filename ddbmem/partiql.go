@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/tablekit/tablekit/internal/ddbexpr"
 )
 
 // PartiQL (ExecuteStatement, BatchExecuteStatement, ExecuteTransaction)
@@ -83,10 +85,6 @@ func (e *pqEmit) path(p *pqPath) string {
 	return b.String()
 }
 
-// pqFunctions are the functions a condition may call, with their number
-// of arguments.
-var pqFunctions = map[string]int{"begins_with": 2, "contains": 2, "attribute_type": 2, "size": 1, "attribute_exists": 1, "attribute_not_exists": 1}
-
 // cond writes a condition (or an operand of one).
 func (e *pqEmit) cond(x pqExpr) (string, error) {
 	switch x := x.(type) {
@@ -139,13 +137,7 @@ func (e *pqEmit) cond(x pqExpr) (string, error) {
 			return "attribute_type(" + s + ", " + e.value(&types.AttributeValueMemberS{Value: "NULL"}) + ")", nil
 		}
 	case *pqCall:
-		n, ok := pqFunctions[x.name]
-		if !ok {
-			return "", validationf("Unrecognized function: %s", x.name)
-		}
-		if len(x.args) != n {
-			return "", validationf("Incorrect number of arguments for function %s: %d, expected %d", x.name, len(x.args), n)
-		}
+		// The expression parser checks the arguments' count and types.
 		s, err := e.list(x.args...)
 		if err != nil {
 			return "", err
@@ -188,21 +180,16 @@ func (e *pqEmit) setValue(x pqExpr) (string, error) {
 		}
 		return l + " " + x.op + " " + r, nil
 	case *pqCall:
-		if x.name != "list_append" && x.name != "if_not_exists" {
-			return "", validationf("Unrecognized function: %s", x.name)
+		// The update parser checks which functions an update may call,
+		// and their arguments.
+		args := make([]string, len(x.args))
+		for i, a := range x.args {
+			var err error
+			if args[i], err = e.setValue(a); err != nil {
+				return "", err
+			}
 		}
-		if len(x.args) != 2 {
-			return "", validationf("Incorrect number of arguments for function %s: %d, expected 2", x.name, len(x.args))
-		}
-		a, err := e.setValue(x.args[0])
-		if err != nil {
-			return "", err
-		}
-		b, err := e.setValue(x.args[1])
-		if err != nil {
-			return "", err
-		}
-		return x.name + "(" + a + ", " + b + ")", nil
+		return x.name + "(" + strings.Join(args, ", ") + ")", nil
 	}
 	return "", validation("Unsupported value in SET")
 }
@@ -281,14 +268,43 @@ func (db *DB) pqTarget(st *pqStmt) (pqTarget, error) {
 func (tg pqTarget) itemKey(where pqExpr) (map[string]types.AttributeValue, pqExpr, error) {
 	key := map[string]types.AttributeValue{}
 	var rest []pqExpr
+	isKey := func(x pqExpr) string {
+		if p, ok := x.(*pqPath); ok && p.top() != "" && (p.top() == tg.t.pk.name || (tg.t.sk.name != "" && p.top() == tg.t.sk.name)) {
+			return p.top()
+		}
+		return ""
+	}
 	for _, c := range conjuncts(where, nil) {
-		if n, v, ok := equality(c); ok && (n == tg.t.pk.name || (tg.t.sk.name != "" && n == tg.t.sk.name)) {
+		if n, v, ok := equality(c); ok && isKey(&pqPath{parts: []pqPart{{name: n, index: -1}}}) != "" {
 			if _, dup := key[n]; !dup {
 				key[n] = v
 				continue
 			}
 		}
 		rest = append(rest, c)
+	}
+	for _, c := range rest {
+		// Another comparison of a key attribute.
+		n := ""
+		switch c := c.(type) {
+		case *pqBin:
+			if c.op != "AND" && c.op != "OR" {
+				if n = isKey(c.l); n == "" {
+					n = isKey(c.r)
+				}
+			}
+		case *pqBetween:
+			n = isKey(c.x)
+		case *pqIn:
+			n = isKey(c.x)
+		case *pqIs:
+			if c.what == "NULL" {
+				n = isKey(c.x)
+			}
+		}
+		if n != "" && key[n] != nil {
+			return nil, nil, validationf("Multiple conditions on same key %s. Only single item Update/Insert/Delete are supported", n)
+		}
 	}
 	if _, ok := key[tg.t.pk.name]; !ok || (tg.t.sk.name != "" && key[tg.t.sk.name] == nil) {
 		return nil, nil, validation("Where clause does not contain a mandatory equality on all key attributes")
@@ -394,10 +410,16 @@ func (db *DB) ExecuteStatement(ctx context.Context, in *dynamodb.ExecuteStatemen
 
 // pqSelect runs a SELECT as a Query or a Scan.
 func (db *DB) pqSelect(ctx context.Context, tg pqTarget, st *pqStmt, in *dynamodb.ExecuteStatementInput) (*dynamodb.ExecuteStatementOutput, error) {
+	if err := db.checkProjection(st.proj); err != nil {
+		return nil, err
+	}
 	if in.ConsistentRead != nil && *in.ConsistentRead && tg.src.ix != nil && !tg.src.ix.local {
 		return nil, validation("Consistent read cannot be true when scanning a GSI")
 	}
 	if err := tg.checkKeyTypes(st.where); err != nil {
+		return nil, err
+	}
+	if err := tg.checkKeyComparisons(st.where); err != nil {
 		return nil, err
 	}
 	e := newPQEmit()
@@ -442,12 +464,18 @@ func (db *DB) pqSelect(ctx context.Context, tg pqTarget, st *pqStmt, in *dynamod
 		}
 		rest = append(rest, c)
 	}
+	if len(parts) > 1 && (sortCond != nil || len(rest) > 0) {
+		// With other conditions DynamoDB reads each listed partition
+		// once (DynamoDB Local scans); alone, a repeated value reads its
+		// partition again.
+		parts = dedupValues(parts)
+	}
 	var forward *bool
 	if st.order != nil {
 		switch {
 		case st.where == nil:
 			return nil, validation("Must have WHERE clause in the statement when using ORDER BY clause.")
-		case parts == nil:
+		case parts == nil && !hashCond(st.where, tg.src.pk.name):
 			return nil, validation("Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause.")
 		}
 		for _, o := range st.order {
@@ -455,7 +483,9 @@ func (db *DB) pqSelect(ctx context.Context, tg pqTarget, st *pqStmt, in *dynamod
 				return nil, validationf("Variable reference %s in ORDER BY clause must be part of the primary key", o.parts[0].name)
 			}
 		}
-		forward = aws.Bool(!st.desc)
+		if parts != nil {
+			forward = aws.Bool(!st.desc)
+		}
 	}
 	out := &dynamodb.ExecuteStatementOutput{Items: []map[string]types.AttributeValue{}}
 	if parts == nil {
@@ -531,7 +561,7 @@ func (db *DB) pqSelect(ctx context.Context, tg pqTarget, st *pqStmt, in *dynamod
 		if qo.LastEvaluatedKey != nil {
 			out.LastEvaluatedKey = qo.LastEvaluatedKey
 			out.NextToken = encodeToken(p, qo.LastEvaluatedKey)
-			return out, nil
+			break
 		}
 		if limit == 0 && p+1 < len(parts) {
 			// The limit ends the page between two partitions: the next
@@ -544,6 +574,60 @@ func (db *DB) pqSelect(ctx context.Context, tg pqTarget, st *pqStmt, in *dynamod
 		reshape(out.Items, st.proj)
 	}
 	return out, nil
+}
+
+// checkProjection checks a SELECT's paths as DynamoDB does: no two
+// overlap, and no two come back under the same name.
+func (db *DB) checkProjection(paths []*pqPath) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	e := newPQEmit()
+	ps := make([]string, len(paths))
+	labels := map[string]bool{}
+	for i, p := range paths {
+		ps[i] = e.path(p)
+	}
+	full := strings.Join(ps, ", ")
+	if _, err := db.parseExprs(exprReq{names: e.names, proj: &full}); err != nil {
+		return pqErr(err)
+	}
+	for _, p := range paths {
+		l := p.label()
+		if labels[l] {
+			return validationf("Duplicate identifiers in select clause: %s", l)
+		}
+		labels[l] = true
+	}
+	return nil
+}
+
+// dedupValues drops repeated values.
+func dedupValues(vs []types.AttributeValue) []types.AttributeValue {
+	seen := map[string]bool{}
+	out := vs[:0:0]
+	for _, v := range vs {
+		id := ddbexpr.TypeName(v) + "\x00" + keyEnc(v)
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// hashCond reports whether every way x can hold has an equality on the
+// partition key pk: a conjunct, or each side of an OR.
+func hashCond(x pqExpr, pk string) bool {
+	for _, c := range conjuncts(x, nil) {
+		if n, _, ok := equality(c); ok && n == pk {
+			return true
+		}
+		if b, ok := c.(*pqBin); ok && b.op == "OR" && hashCond(b.l, pk) && hashCond(b.r, pk) {
+			return true
+		}
+	}
+	return false
 }
 
 // projection is a SELECT's projection: the top-level attributes of its
@@ -637,6 +721,93 @@ func (tg pqTarget) checkKeyTypes(where pqExpr) error {
 		}
 	}
 	return nil
+}
+
+// keyAttrs are the key attributes of the table and of the index read.
+func (tg pqTarget) keyAttrs() map[string]types.ScalarAttributeType {
+	m := map[string]types.ScalarAttributeType{}
+	for _, k := range []keyAttr{tg.t.pk, tg.t.sk, tg.src.pk, tg.src.sk} {
+		if k.name != "" {
+			m[k.name] = k.typ
+		}
+	}
+	return m
+}
+
+// checkKeyComparisons checks the values a SELECT compares key attributes
+// with anywhere in its WHERE: of the key's type, and not empty.
+func (tg pqTarget) checkKeyComparisons(x pqExpr) error {
+	keys := tg.keyAttrs()
+	key := func(x pqExpr) (string, bool) {
+		p, ok := x.(*pqPath)
+		if !ok || p.top() == "" {
+			return "", false
+		}
+		_, ok = keys[p.top()]
+		return p.top(), ok
+	}
+	check := func(name string, x pqExpr, ordered bool) error {
+		l, ok := x.(*pqLit)
+		if !ok {
+			return nil
+		}
+		if ordered && !keyTypeIs(l.v, types.ScalarAttributeTypeS) && !keyTypeIs(l.v, types.ScalarAttributeTypeN) && !keyTypeIs(l.v, types.ScalarAttributeTypeB) {
+			return nil // no operand of an order: the expression's own check
+		}
+		switch v := l.v.(type) {
+		case *types.AttributeValueMemberS:
+			if v.Value == "" {
+				return validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: %s", name)
+			}
+		case *types.AttributeValueMemberB:
+			if len(v.Value) == 0 {
+				return validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty binary value. Key: %s", name)
+			}
+		}
+		if !keyTypeIs(l.v, keys[name]) {
+			return validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
+		}
+		return nil
+	}
+	var walk func(x pqExpr) error
+	walk = func(x pqExpr) error {
+		switch x := x.(type) {
+		case *pqBin:
+			switch x.op {
+			case "AND", "OR":
+				if err := walk(x.l); err != nil {
+					return err
+				}
+				return walk(x.r)
+			case "=", "<>", "<", "<=", ">", ">=":
+				ordered := x.op != "=" && x.op != "<>"
+				if n, ok := key(x.l); ok {
+					return check(n, x.r, ordered)
+				}
+				if n, ok := key(x.r); ok {
+					return check(n, x.l, ordered)
+				}
+			}
+		case *pqNot:
+			return walk(x.x)
+		case *pqBetween:
+			if n, ok := key(x.x); ok {
+				if err := check(n, x.lo, true); err != nil {
+					return err
+				}
+				return check(n, x.hi, true)
+			}
+		case *pqIs:
+			if _, ok := key(x.x); ok && x.what == "NULL" {
+				return validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
+			}
+		}
+		return nil
+	}
+	if x == nil {
+		return nil
+	}
+	return walk(x)
 }
 
 func keyTypeIs(v types.AttributeValue, typ types.ScalarAttributeType) bool {
@@ -752,6 +923,15 @@ func (db *DB) pqWriteItem(tg pqTarget, st *pqStmt) (types.TransactWriteItem, typ
 		return types.TransactWriteItem{Put: &types.Put{TableName: &st.table, Item: st.item, ConditionExpression: &cond,
 			ExpressionAttributeNames: e.names}}, "", nil
 	case "UPDATE", "DELETE", "EXISTS":
+		for _, c := range conjuncts(st.where, nil) {
+			if n, v, ok := equality(c); ok && (n == tg.t.pk.name || n == tg.t.sk.name) {
+				switch v.(type) {
+				case *types.AttributeValueMemberS, *types.AttributeValueMemberN, *types.AttributeValueMemberB:
+				default:
+					return types.TransactWriteItem{}, "", validationf("Key value must be of type S, N, or B. Key name: %s, Key type: %s", n, ddbexpr.TypeName(v))
+				}
+			}
+		}
 		if err := tg.checkKeyTypes(st.where); err != nil {
 			return types.TransactWriteItem{}, "", err
 		}
@@ -803,7 +983,7 @@ func (e *pqEmit) update(st *pqStmt) (string, error) {
 	for _, s := range st.sets {
 		if c, ok := s.val.(*pqCall); ok && (c.name == "set_add" || c.name == "set_delete") {
 			if len(c.args) != 2 {
-				return "", validationf("Incorrect number of arguments for function %s: %d, expected 2", c.name, len(c.args))
+				return "", validationf("%s must have exactly two arguments %s", strings.ToUpper(c.name), c.at)
 			}
 			v, ok := c.args[1].(*pqLit)
 			if p, same := c.args[0].(*pqPath); !ok || !same || e.path(p) != e.path(s.path) {
@@ -904,10 +1084,11 @@ func (db *DB) pqWrite(ctx context.Context, tg pqTarget, st *pqStmt, rcc types.Re
 		}
 		attrs := o.Attributes
 		if all != rv {
+			// The attributes one of whose changed paths is in the image.
 			attrs = map[string]types.AttributeValue{}
 			for _, p := range st.changed() {
-				if v, ok := o.Attributes[p]; ok {
-					attrs[p] = v
+				if pathValue(o.Attributes, p) != nil {
+					attrs[p.parts[0].name] = o.Attributes[p.parts[0].name]
 				}
 			}
 		}
@@ -925,16 +1106,13 @@ func (db *DB) pqWrite(ctx context.Context, tg pqTarget, st *pqStmt, rcc types.Re
 	return nil, nil, errExistsOutside
 }
 
-// changed lists the top-level attributes an UPDATE sets or removes.
-func (st *pqStmt) changed() []string {
-	var out []string
+// changed lists the paths an UPDATE sets or removes.
+func (st *pqStmt) changed() []*pqPath {
+	var out []*pqPath
 	for _, s := range st.sets {
-		out = append(out, s.path.parts[0].name)
+		out = append(out, s.path)
 	}
-	for _, p := range st.removes {
-		out = append(out, p.parts[0].name)
-	}
-	return out
+	return append(out, st.removes...)
 }
 
 func duplicateItem() error {
@@ -946,6 +1124,9 @@ func duplicateItem() error {
 // the error for any other SELECT.
 func (db *DB) pqGet(tg pqTarget, st *pqStmt, bad error) (*types.Get, error) {
 	if err := tg.checkKeyTypes(st.where); err != nil {
+		return nil, err
+	}
+	if err := db.checkProjection(st.proj); err != nil {
 		return nil, err
 	}
 	if st.index != "" {

@@ -166,6 +166,7 @@ type (
 	pqCall struct {
 		name string
 		args []pqExpr
+		at   string // the name's position, in DynamoDB's messages
 	}
 )
 
@@ -242,8 +243,13 @@ func parseStatement(s string, params []types.AttributeValue) (*pqStmt, error) {
 	if err != nil {
 		return nil, err
 	}
+	if st.where != nil {
+		if err := checkBoolean(st.where, true); err != nil {
+			return nil, err
+		}
+	}
 	if t := p.peek(); t.kind != 0 {
-		if t.kind == 'w' && (strings.EqualFold(t.text, "LIMIT") || strings.EqualFold(t.text, "OFFSET") || strings.EqualFold(t.text, "GROUP") || strings.EqualFold(t.text, "HAVING")) {
+		if t.kind == 'w' && pqClauses[strings.ToUpper(t.text)] && !strings.EqualFold(t.text, "VALUES") {
 			return nil, validationf("Unsupported clause: %s %s", strings.ToUpper(t.text), p.at(p.toks[p.i+1]))
 		}
 		return nil, pqSyntax(t.pos, "unexpected %s", t.describe())
@@ -251,6 +257,28 @@ func parseStatement(s string, params []types.AttributeValue) (*pqStmt, error) {
 	// Parameters past those the statement takes are ignored, as
 	// DynamoDB Local ignores them.
 	return st, nil
+}
+
+// checkBoolean checks that a WHERE (top) and the operands of its ANDs,
+// ORs and NOTs are conditions, not bare values or paths.
+func checkBoolean(x pqExpr, top bool) error {
+	switch x := x.(type) {
+	case *pqPath, *pqLit:
+		if top {
+			return validation("WHERE clause must contain an expression that resolves to a boolean")
+		}
+		return validation("The arguments to AND/OR must be Expressions")
+	case *pqBin:
+		if x.op == "AND" || x.op == "OR" {
+			if err := checkBoolean(x.l, false); err != nil {
+				return err
+			}
+			return checkBoolean(x.r, false)
+		}
+	case *pqNot:
+		return checkBoolean(x.x, false)
+	}
+	return nil
 }
 
 func (t pqTok) describe() string {
@@ -347,6 +375,9 @@ func (p *pqParser) ident() (string, error) {
 var pqKnownFunctions = map[string]bool{"begins_with": true, "contains": true, "attribute_type": true, "size": true,
 	"attribute_exists": true, "attribute_not_exists": true, "list_append": true, "set_add": true, "set_delete": true, "if_not_exists": true}
 
+// pqClauses are clauses DynamoDB does not take, named in its messages.
+var pqClauses = map[string]bool{"LIMIT": true, "OFFSET": true, "GROUP": true, "HAVING": true, "VALUES": true}
+
 // pqReserved are the keywords that cannot be bare identifiers.
 var pqReserved = map[string]bool{
 	"SELECT": true, "FROM": true, "WHERE": true, "AND": true, "OR": true, "NOT": true, "BETWEEN": true, "IN": true,
@@ -365,6 +396,9 @@ func (p *pqParser) target(st *pqStmt, index bool) error {
 		if st.index, err = p.ident(); err != nil {
 			return err
 		}
+	}
+	if st.kind == "SELECT" && p.alias() {
+		return validation("Aliasing is not supported")
 	}
 	return nil
 }
@@ -410,6 +444,9 @@ func (p *pqParser) selectRest() (*pqStmt, error) {
 			if err != nil {
 				return nil, err
 			}
+			if len(path.parts) > 1 {
+				return nil, validation("Argument to ORDER BY must be of type VariableReference. Type: PATH")
+			}
 			st.order = append(st.order, path)
 			if p.accept("DESC") {
 				st.desc = true
@@ -435,8 +472,10 @@ func (p *pqParser) insertRest() (*pqStmt, error) {
 	if err := p.expect("VALUE"); err != nil {
 		return nil, err
 	}
-	if t := p.peek(); t.kind != 'p' || t.text != "{" {
+	if t := p.peek(); t.kind == 'p' && (t.text == "[" || t.text == "?" || t.text == "<<") {
 		return nil, validationf("Unsupported format in item expression. Please use struct format {...} to express item values for insert statement. %s", p.at(t))
+	} else if t.kind != 'p' || t.text != "{" {
+		return nil, pqSyntax(t.pos, "expected {")
 	}
 	v, err := p.value("root")
 	if err != nil {
@@ -562,7 +601,10 @@ func (p *pqParser) returning(st *pqStmt, update bool) error {
 		return pqSyntax(t.pos, "expected OLD or NEW after RETURNING %s", which)
 	}
 	if !p.accept("*") {
-		return validation("Expected '*' after ( MODIFIED | ALL ) ( NEW | OLD ) in RETURNING clause")
+		if t := p.peek(); t.kind == 'q' || t.kind == 'w' {
+			return validation("Expected '*' after ( MODIFIED | ALL ) ( NEW | OLD ) in RETURNING clause")
+		}
+		return pqSyntax(p.peek().pos, "expected *")
 	}
 	if !update && (which != "ALL" || when != "OLD") {
 		return validationf("Invalid returning clause: RETURNING %s. Only RETURNING ALL OLD * is allowed in DELETE statements.", p.src[from.pos:p.toks[p.i-1].end])
@@ -578,6 +620,19 @@ func (p *pqParser) returning(st *pqStmt, update bool) error {
 		st.returning = types.ReturnValueUpdatedNew
 	}
 	return nil
+}
+
+// alias reports whether an alias follows a SELECT's table: AS, or a name
+// that the statement's end, WHERE or ORDER BY follows.
+func (p *pqParser) alias() bool {
+	t, after := p.peek(), p.toks[min(p.i+1, len(p.toks)-1)]
+	if t.kind == 'w' && strings.EqualFold(t.text, "AS") {
+		return true
+	}
+	if t.kind != 'q' && (t.kind != 'w' || pqReserved[strings.ToUpper(t.text)] || pqClauses[strings.ToUpper(t.text)]) {
+		return false
+	}
+	return after.kind == 0 || (after.kind == 'w' && (strings.EqualFold(after.text, "WHERE") || strings.EqualFold(after.text, "ORDER")))
 }
 
 // path reads a document path.
@@ -754,7 +809,7 @@ func (p *pqParser) operand() (pqExpr, error) {
 		return x, p.expect(")")
 	case t.kind == 'w' && p.i+1 < len(p.toks) && p.toks[p.i+1].kind == 'p' && p.toks[p.i+1].text == "(" && !pqReserved[strings.ToUpper(t.text)]:
 		p.i += 2
-		c := &pqCall{name: strings.ToLower(t.text)}
+		c := &pqCall{name: strings.ToLower(t.text), at: p.at(t)}
 		if !pqKnownFunctions[c.name] {
 			return nil, validationf("Unrecognized function: %s", t.text)
 		}
@@ -776,6 +831,8 @@ func (p *pqParser) operand() (pqExpr, error) {
 		return c, nil
 	case t.kind == 'q' || (t.kind == 'w' && !pqReserved[strings.ToUpper(t.text)]):
 		return p.path()
+	case t.kind == 'w' && strings.EqualFold(t.text, "EXISTS") && p.toks[p.i+1].text == "(":
+		return nil, validationf("Unrecognized function: %s", strings.ToLower(t.text))
 	}
 	v, err := p.value("root")
 	if err != nil {
@@ -844,12 +901,11 @@ func (p *pqParser) value(under string) (types.AttributeValue, error) {
 			if !p.accept("}") {
 				for {
 					k := p.next()
-					if k.kind != 's' {
-						kind := "VariableReference"
-						if k.kind == 'n' {
-							kind = "Literal"
-						}
-						return nil, validationf("Tuple keys must be of type String. Actual type: %s under %s %s", kind, under, p.at(k))
+					switch {
+					case k.kind == 'q' || (k.kind == 'w' && !pqReserved[strings.ToUpper(k.text)]):
+						return nil, validationf("Tuple keys must be of type String. Actual type: VariableReference under %s %s", under, p.at(k))
+					case k.kind != 's':
+						return nil, pqSyntax(k.pos, "expected a map key")
 					}
 					if err := p.expect(":"); err != nil {
 						return nil, err
@@ -898,7 +954,45 @@ func (p *pqParser) number(t pqTok, text, under string) (types.AttributeValue, er
 	if digits == "" && strings.HasPrefix(text, "-") && strings.Contains(mant, ".") {
 		return nil, validationf("Negative zero decimal is not supported under key %s %s", under, p.at(t))
 	}
-	return &types.AttributeValueMemberN{Value: text}, nil
+	return &types.AttributeValueMemberN{Value: plainNumber(text)}, nil
+}
+
+// plainNumber writes a number without its exponent, its digits kept
+// ("1e1" is "10", "2.50" stays "2.50", "1.5e-2" is "0.015"), as DynamoDB
+// quotes a statement's numbers in its messages.
+func plainNumber(text string) string {
+	mant, exp, ok := strings.Cut(strings.ToLower(text), "e")
+	if !ok {
+		return text
+	}
+	e, err := strconv.Atoi(exp)
+	if err != nil || e > 200 || e < -200 {
+		return text
+	}
+	sign := ""
+	if mant != "" && (mant[0] == '-' || mant[0] == '+') {
+		if mant[0] == '-' {
+			sign = "-"
+		}
+		mant = mant[1:]
+	}
+	ip, fp, _ := strings.Cut(mant, ".")
+	digits, point := ip+fp, len(ip)+e
+	switch {
+	case point <= 0:
+		digits = strings.Repeat("0", 1-point) + digits
+		point = 1
+	case point > len(digits):
+		digits += strings.Repeat("0", point-len(digits))
+	}
+	out := strings.TrimLeft(digits[:point], "0")
+	if out == "" {
+		out = "0"
+	}
+	if point < len(digits) {
+		out += "." + digits[point:]
+	}
+	return sign + out
 }
 
 // set reads the members of a <<...>> set: all strings or all numbers.

@@ -796,7 +796,9 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	}
 	// Select and the projection after the start key, as DynamoDB Local
 	// checks them.
-	ro, err := db.checkRead(src, x, in.Select, in.Limit, false)
+	// A PartiQL SELECT of an LSI fetches what its filter names, as a
+	// Scan of it does.
+	ro, err := db.checkRead(src, x, in.Select, in.Limit, ctx.Value(pqKeyFilter{}) != nil)
 	if err != nil {
 		return nil, err
 	}
