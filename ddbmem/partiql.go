@@ -284,23 +284,10 @@ func (tg pqTarget) itemKey(where pqExpr) (map[string]types.AttributeValue, pqExp
 		rest = append(rest, c)
 	}
 	for _, c := range rest {
-		// Another comparison of a key attribute.
+		// IS NULL of a key attribute given.
 		n := ""
-		switch c := c.(type) {
-		case *pqBin:
-			if c.op != "AND" && c.op != "OR" {
-				if n = isKey(c.l); n == "" {
-					n = isKey(c.r)
-				}
-			}
-		case *pqBetween:
+		if c, ok := c.(*pqIs); ok && c.what == "NULL" {
 			n = isKey(c.x)
-		case *pqIn:
-			n = isKey(c.x)
-		case *pqIs:
-			if c.what == "NULL" {
-				n = isKey(c.x)
-			}
 		}
 		if n != "" && key[n] != nil {
 			return nil, nil, validationf("Multiple conditions on same key %s. Only single item Update/Insert/Delete are supported", n)
@@ -416,7 +403,19 @@ func (db *DB) pqSelect(ctx context.Context, tg pqTarget, st *pqStmt, in *dynamod
 	if in.ConsistentRead != nil && *in.ConsistentRead && tg.src.ix != nil && !tg.src.ix.local {
 		return nil, validation("Consistent read cannot be true when scanning a GSI")
 	}
-	if err := tg.checkKeyTypes(st.where); err != nil {
+	if st.where != nil {
+		// The condition's own checks (operand types, functions' use)
+		// before the key's, as DynamoDB Local checks them.
+		ce := newPQEmit()
+		c, err := ce.cond(st.where)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := db.parseExprs(exprReq{names: ce.names, values: nonEmptyValues(ce.values), filter: &c}); err != nil {
+			return nil, pqErr(err)
+		}
+	}
+	if err := tg.checkQueryKeyTypes(st.where); err != nil {
 		return nil, err
 	}
 	if err := tg.checkKeyComparisons(st.where); err != nil {
@@ -588,16 +587,16 @@ func (db *DB) checkProjection(paths []*pqPath) error {
 	for i, p := range paths {
 		ps[i] = e.path(p)
 	}
-	full := strings.Join(ps, ", ")
-	if _, err := db.parseExprs(exprReq{names: e.names, proj: &full}); err != nil {
-		return pqErr(err)
-	}
 	for _, p := range paths {
 		l := p.label()
 		if labels[l] {
 			return validationf("Duplicate identifiers in select clause: %s", l)
 		}
 		labels[l] = true
+	}
+	full := strings.Join(ps, ", ")
+	if _, err := db.parseExprs(exprReq{names: e.names, proj: &full}); err != nil {
+		return pqErr(err)
 	}
 	return nil
 }
@@ -714,6 +713,9 @@ func (tg pqTarget) checkKeyTypes(where pqExpr) error {
 		if !ok {
 			continue
 		}
+		if !orderable(&pqLit{v}) {
+			continue // not a key's type at all: see checkKeyComparisons
+		}
 		for _, k := range keys {
 			if k.name == n && !keyTypeIs(v, k.typ) {
 				return keyTypeErr(n)
@@ -791,11 +793,18 @@ func (tg pqTarget) checkKeyComparisons(x pqExpr) error {
 		case *pqNot:
 			return walk(x.x)
 		case *pqBetween:
-			if n, ok := key(x.x); ok {
+			if n, ok := key(x.x); ok && orderable(x.lo) && orderable(x.hi) && sameLiteralType(x.lo, x.hi) {
 				if err := check(n, x.lo, true); err != nil {
 					return err
 				}
 				return check(n, x.hi, true)
+			}
+		case *pqCall:
+			// An empty string searched for in a key attribute.
+			if len(x.args) == 2 && (x.name == "contains" || x.name == "begins_with") {
+				if n, ok := key(x.args[0]); ok && orderable(x.args[1]) {
+					return check(n, x.args[1], false)
+				}
 			}
 		case *pqIs:
 			if _, ok := key(x.x); ok && x.what == "NULL" {
@@ -808,6 +817,52 @@ func (tg pqTarget) checkKeyComparisons(x pqExpr) error {
 		return nil
 	}
 	return walk(x)
+}
+
+// sameLiteralType reports whether a and b are not both literals, or are
+// literals of one type.
+func sameLiteralType(a, b pqExpr) bool {
+	x, ok1 := a.(*pqLit)
+	y, ok2 := b.(*pqLit)
+	return !ok1 || !ok2 || ddbexpr.TypeName(x.v) == ddbexpr.TypeName(y.v)
+}
+
+// orderable reports whether x is not a literal, or a literal that can be
+// ordered: a string, number or binary.
+func orderable(x pqExpr) bool {
+	l, ok := x.(*pqLit)
+	if !ok {
+		return true
+	}
+	switch l.v.(type) {
+	case *types.AttributeValueMemberS, *types.AttributeValueMemberN, *types.AttributeValueMemberB:
+		return true
+	}
+	return false
+}
+
+// checkQueryKeyTypes checks the values of the equalities a SELECT would
+// query by: on the partition key of what it reads, and then on its sort
+// key.
+func (tg pqTarget) checkQueryKeyTypes(where pqExpr) error {
+	if where == nil {
+		return nil
+	}
+	cs := conjuncts(where, nil)
+	for _, k := range []keyAttr{tg.src.pk, tg.src.sk} {
+		for _, c := range cs {
+			if n, v, ok := equality(c); ok && n == k.name {
+				if !keyTypeIs(v, k.typ) {
+					return keyTypeErr(n)
+				}
+				break
+			}
+		}
+		if !hashCond(where, tg.src.pk.name) {
+			break // no query: other equalities are filters
+		}
+	}
+	return nil
 }
 
 func keyTypeIs(v types.AttributeValue, typ types.ScalarAttributeType) bool {

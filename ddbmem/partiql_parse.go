@@ -243,16 +243,16 @@ func parseStatement(s string, params []types.AttributeValue) (*pqStmt, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.where != nil {
-		if err := checkBoolean(st.where, true); err != nil {
-			return nil, err
-		}
-	}
 	if t := p.peek(); t.kind != 0 {
 		if t.kind == 'w' && pqClauses[strings.ToUpper(t.text)] && !strings.EqualFold(t.text, "VALUES") {
 			return nil, validationf("Unsupported clause: %s %s", strings.ToUpper(t.text), p.at(p.toks[p.i+1]))
 		}
 		return nil, pqSyntax(t.pos, "unexpected %s", t.describe())
+	}
+	if st.where != nil {
+		if err := checkBoolean(st.where, true); err != nil {
+			return nil, err
+		}
 	}
 	// Parameters past those the statement takes are ignored, as
 	// DynamoDB Local ignores them.
@@ -397,8 +397,12 @@ func (p *pqParser) target(st *pqStmt, index bool) error {
 			return err
 		}
 	}
-	if st.kind == "SELECT" && p.alias() {
+	if p.alias() {
 		return validation("Aliasing is not supported")
+	}
+	if t, next := p.peek(), p.toks[min(p.i+1, len(p.toks)-1)]; st.kind == "SELECT" && st.index == "" && (t.kind == 'q' || t.kind == 'w' && !pqReserved[strings.ToUpper(t.text)]) && next.kind == 'p' && strings.Contains("= <> != < <= > >=", next.text) {
+		// A condition without WHERE: DynamoDB Local's words for it.
+		return validation("EXISTS can only be used in ExecuteTransaction write requests.")
 	}
 	return nil
 }
@@ -468,6 +472,9 @@ func (p *pqParser) insertRest() (*pqStmt, error) {
 	}
 	if err := p.dmlTarget(st); err != nil {
 		return nil, err
+	}
+	if p.is("{") {
+		return nil, validation("Unsupported operation: InsertOp")
 	}
 	if err := p.expect("VALUE"); err != nil {
 		return nil, err
@@ -622,8 +629,8 @@ func (p *pqParser) returning(st *pqStmt, update bool) error {
 	return nil
 }
 
-// alias reports whether an alias follows a SELECT's table: AS, or a name
-// that the statement's end, WHERE or ORDER BY follows.
+// alias reports whether an alias follows a statement's table: AS, or a
+// name that the statement's end or its next clause follows.
 func (p *pqParser) alias() bool {
 	t, after := p.peek(), p.toks[min(p.i+1, len(p.toks)-1)]
 	if t.kind == 'w' && strings.EqualFold(t.text, "AS") {
@@ -632,7 +639,15 @@ func (p *pqParser) alias() bool {
 	if t.kind != 'q' && (t.kind != 'w' || pqReserved[strings.ToUpper(t.text)] || pqClauses[strings.ToUpper(t.text)]) {
 		return false
 	}
-	return after.kind == 0 || (after.kind == 'w' && (strings.EqualFold(after.text, "WHERE") || strings.EqualFold(after.text, "ORDER")))
+	if after.kind == 0 {
+		return true
+	}
+	for _, w := range [...]string{"WHERE", "ORDER", "SET", "REMOVE"} {
+		if after.kind == 'w' && strings.EqualFold(after.text, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // path reads a document path.
@@ -832,6 +847,9 @@ func (p *pqParser) operand() (pqExpr, error) {
 	case t.kind == 'q' || (t.kind == 'w' && !pqReserved[strings.ToUpper(t.text)]):
 		return p.path()
 	case t.kind == 'w' && strings.EqualFold(t.text, "EXISTS") && p.toks[p.i+1].text == "(":
+		if sel := p.toks[min(p.i+2, len(p.toks)-1)]; sel.kind == 'w' && strings.EqualFold(sel.text, "SELECT") {
+			return nil, validationf("Unsupported token in expression: SELECT %s", p.at(sel))
+		}
 		return nil, validationf("Unrecognized function: %s", strings.ToLower(t.text))
 	}
 	v, err := p.value("root")
@@ -1006,6 +1024,9 @@ func (p *pqParser) set(open pqTok) (types.AttributeValue, error) {
 		t := p.peek()
 		if t.kind == 'p' && t.text == "?" {
 			return nil, validationf("%s %s", mixed, p.at(t))
+		}
+		if t.kind == 'p' && t.text == "<<" {
+			return nil, pqSyntax(t.pos, "a set in a set")
 		}
 		v, err := p.value("root")
 		if err != nil {

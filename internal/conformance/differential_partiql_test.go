@@ -80,6 +80,20 @@ func TestDifferentialPartiQL(t *testing.T) {
 		}
 		// DynamoDB Local is targets[1].
 		outcomes[s.kind+" "+got[1].kind()]++
+		switch {
+		case got[1].Err == "InternalFailure":
+			// A crash of DynamoDB Local's (PARTIQL.md lists those the
+			// generator avoids; this is one it does not know yet).
+			continue
+		case got[0].Err == "" && got[1].Err == "" && cmp.Equal(got[0].Items, got[1].Items) && len(got[1].Pages) > len(got[0].Pages):
+			// The same items in more pages: DynamoDB Local's PartiQL ends
+			// a page with a NextToken whenever Limit items were read, and
+			// reads the whole table when a key attribute is in two
+			// conditions (PARTIQL.md, "Limit and paging"); the engine's
+			// Query ends a page at the key condition's inclusive bound, as
+			// its Query does.
+			continue
+		}
 		if diff := cmp.Diff(got[1], got[0]); diff != "" {
 			findings = append(findings, fmt.Sprintf("statement %d (%s): %s\n  parameters: %s%s\n  DynamoDB Local: %s\n  engine:         %s\n  diff (-Local +engine):\n%s",
 				i, s.kind, s.text, pqdParams(s.params), s.extras(), got[1], got[0], diff))
