@@ -802,7 +802,7 @@ func (tg pqTarget) checkKeyComparisons(x pqExpr) error {
 		case *pqCall:
 			// An empty string searched for in a key attribute.
 			if len(x.args) == 2 && (x.name == "contains" || x.name == "begins_with") {
-				if n, ok := key(x.args[0]); ok && orderable(x.args[1]) {
+				if n, ok := key(x.args[0]); ok {
 					return check(n, x.args[1], false)
 				}
 			}
