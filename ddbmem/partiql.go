@@ -806,6 +806,14 @@ func (tg pqTarget) checkKeyComparisons(x pqExpr) error {
 					return check(n, x.args[1], false)
 				}
 			}
+		case *pqIn:
+			if n, ok := key(x.x); ok {
+				for _, v := range x.list {
+					if err := check(n, v, false); err != nil {
+						return err
+					}
+				}
+			}
 		case *pqIs:
 			if _, ok := key(x.x); ok && x.what == "NULL" {
 				return validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
