@@ -12,7 +12,7 @@ import (
 // PartiQL: ExecuteStatement, BatchExecuteStatement and ExecuteTransaction.
 // Statements name their tables as double-quoted identifiers right after
 // FROM, INTO or UPDATE ("T", "T"."byG"); the harness replaces the logical
-// name by the case's real one. /tmp/partiql-local.md (written with these
+// name by the case's real one. PARTIQL.md (written with these
 // cases) lists what DynamoDB Local answered to each probe.
 //
 // AWS's reference pages cited below:

@@ -40,9 +40,9 @@ import (
 // ValidationExceptions; with the item a failed condition returns), the
 // item each write names after it, and the whole tables at the end.
 //
-// /tmp/partiql-local.md records DynamoDB Local's answers; the forms it
+// PARTIQL.md records DynamoDB Local's answers; the forms it
 // gets wrong (there, and its InternalFailures listed in
-// /tmp/partiql-diff-findings.md) are not sent (see selectStatement and
+// PARTIQL.md) are not sent (see selectStatement and
 // pqdGen.noExist), and its differences from DynamoDB that the engine
 // follows AWS in are normalized (see pqdErrText and pqdItemText).
 func TestDifferentialPartiQL(t *testing.T) {
@@ -231,7 +231,7 @@ func pqdRun(ctx context.Context, d diffTarget, s *pqdStatement) pqdOutcome {
 	var items []I
 	for range 100 {
 		// (No ReturnConsumedCapacity: DynamoDB Local returns none, see
-		// /tmp/partiql-local.md "ReturnConsumedCapacity".)
+		// PARTIQL.md "ReturnConsumedCapacity".)
 		// (call turns a panic of the engine into an error.)
 		res, err := call(ctx, d.c, in)
 		if err != nil {
@@ -241,7 +241,7 @@ func pqdRun(ctx context.Context, d diffTarget, s *pqdStatement) pqdOutcome {
 		items = append(items, out.Items...)
 		// NextToken's presence only: its contents are each
 		// implementation's; LastEvaluatedKey is not compared (the engine
-		// returns it, DynamoDB Local does not, /tmp/partiql-local.md
+		// returns it, DynamoDB Local does not, PARTIQL.md
 		// "Output shape").
 		page := "end"
 		if out.NextToken != nil {
@@ -262,7 +262,7 @@ func pqdRun(ctx context.Context, d diffTarget, s *pqdStatement) pqdOutcome {
 	switch {
 	case !s.ordered:
 		// A SELECT that scans returns the items in the implementation's
-		// order (/tmp/partiql-local.md "Full scan order").
+		// order (PARTIQL.md "Full scan order").
 		sort.Strings(o.Items)
 	case s.ties != nil:
 		// Items with the same key in an index (a GSI's g and sk, an
@@ -346,7 +346,7 @@ func pqdErrText(err error, table string) string {
 	if code == "DuplicateItem" {
 		// DynamoDB Local's code for an INSERT of an existing key; the
 		// engine answers AWS's DuplicateItemException, as the API
-		// reference of ExecuteStatement lists it (/tmp/partiql-local.md
+		// reference of ExecuteStatement lists it (PARTIQL.md
 		// "INSERT" and "Go SDK view").
 		code = "DuplicateItemException"
 	}
@@ -373,7 +373,7 @@ type pqdGen struct {
 	// noExist are the attributes a SELECT's conditions do not test for
 	// existence: its source's key attributes and the table's, on which
 	// DynamoDB Local fails with an InternalFailure
-	// (/tmp/partiql-diff-findings.md).
+	// (PARTIQL.md).
 	noExist map[string]bool
 	keys    []I // keys known to have been in the table
 	params  []types.AttributeValue
@@ -643,7 +643,7 @@ func (g *pqdGen) statement() *pqdStatement {
 	}
 	if g.chance(0.03) {
 		// Parameters past those the statement takes: DynamoDB Local
-		// ignores them (/tmp/partiql-local.md "Parameters").
+		// ignores them (PARTIQL.md "Parameters").
 		s.params = append(s.params, S("extra"))
 	}
 	return s
@@ -760,12 +760,12 @@ func (g *pqdGen) selectStatement() *pqdStatement {
 		}
 		text += " WHERE " + strings.Join(terms, " AND ")
 		// Not with a NOT (or IS NOT) in the WHERE: DynamoDB Local fails
-		// with an InternalFailure then (/tmp/partiql-diff-findings.md).
+		// with an InternalFailure then (PARTIQL.md).
 		if g.chance(0.35) && !strings.Contains(text, "NOT ") {
 			desc := false
 			if g.chance(0.4) {
 				// Not the forms DynamoDB Local gets wrong
-				// (/tmp/partiql-local.md "ORDER BY" and "ORDER BY DESC
+				// (PARTIQL.md "ORDER BY" and "ORDER BY DESC
 				// with Limit"): a projection without a key attribute,
 				// an LSI, with a Limit (set below only when !desc).
 				desc = hasKeys && src.index != "byL"
@@ -803,7 +803,7 @@ func (g *pqdGen) selectStatement() *pqdStatement {
 		// With another condition DynamoDB Local runs an IN of the
 		// partition key as a filtered scan: the items come in its scan
 		// order (and once each, which is compared;
-		// /tmp/partiql-diff-findings.md).
+		// PARTIQL.md).
 		unordered = len(terms) > 1
 	case k < 18: // a scan with a filter
 		text += " WHERE " + g.cond(0)
@@ -818,7 +818,7 @@ func (g *pqdGen) selectStatement() *pqdStatement {
 	if pqdKeyIn.MatchString(text) {
 		// DynamoDB Local runs an IN of a key attribute as a filtered
 		// scan of the whole table, so its Limit counts every item
-		// (/tmp/partiql-diff-findings.md): no Limit then.
+		// (PARTIQL.md): no Limit then.
 		limit = nil
 	}
 	s := g.finish(kind, text)
@@ -999,7 +999,7 @@ func (g *pqdGen) invalid() *pqdStatement {
 		}
 		// (Not in an IN of the partition key: DynamoDB Local fails with
 		// an InternalFailure on any value of another type there,
-		// /tmp/partiql-diff-findings.md.)
+		// PARTIQL.md.)
 		switch g.r.Intn(6) {
 		case 0:
 			text = `SELECT * FROM "{T}" WHERE pk = ` + bad
