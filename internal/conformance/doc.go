@@ -97,6 +97,13 @@
 //     in and past range, overlapping and conflicting paths): the item, or
 //     the error (for two overlapping or conflicting paths, its kind only:
 //     which pair a message names is not settled).
+//   - TestDifferentialPartiQL: 600 random PartiQL statements (SELECTs of
+//     the table and its indexes with every kind of condition, projection,
+//     ORDER BY and paging; UPDATE, DELETE and INSERT; some invalid on
+//     purpose) from seed 97 on a table with a global and a local index:
+//     the items or the error, then the tables. PARTIQL.md records what
+//     DynamoDB Local answers, the forms on which it crashes (not sent) and
+//     where the engine follows DynamoDB instead.
 //   - TestStreamConformance: DynamoDB Streams cases, each run on DynamoDB
 //     Local, the engine and the engine over HTTP (the SDK's
 //     dynamodbstreams client), comparing their logs: the records of every
