@@ -96,15 +96,8 @@ func (e *pqEmit) cond(x pqExpr) (string, error) {
 		if x.op == "+" || x.op == "-" {
 			return "", validationf("Unsupported operation: arithmetic (%s) in a condition", x.op)
 		}
-		l, err := e.cond(x.l)
-		if err != nil {
-			return "", err
-		}
-		r, err := e.cond(x.r)
-		if err != nil {
-			return "", err
-		}
-		return "(" + l + " " + x.op + " " + r + ")", nil
+		s, err := e.binary(x, e.cond)
+		return "(" + s + ")", err
 	case *pqNot:
 		s, err := e.cond(x.x)
 		return "(NOT " + s + ")", err
@@ -159,6 +152,19 @@ func (e *pqEmit) list(xs ...pqExpr) ([]string, error) {
 	return out, nil
 }
 
+// binary writes x's operands with write, around its operator.
+func (e *pqEmit) binary(x *pqBin, write func(pqExpr) (string, error)) (string, error) {
+	l, err := write(x.l)
+	if err != nil {
+		return "", err
+	}
+	r, err := write(x.r)
+	if err != nil {
+		return "", err
+	}
+	return l + " " + x.op + " " + r, nil
+}
+
 // setValue writes the value of a SET action.
 func (e *pqEmit) setValue(x pqExpr) (string, error) {
 	switch x := x.(type) {
@@ -170,15 +176,7 @@ func (e *pqEmit) setValue(x pqExpr) (string, error) {
 		if x.op != "+" && x.op != "-" {
 			return "", validationf("Unsupported operation in SET: %s", x.op)
 		}
-		l, err := e.setValue(x.l)
-		if err != nil {
-			return "", err
-		}
-		r, err := e.setValue(x.r)
-		if err != nil {
-			return "", err
-		}
-		return l + " " + x.op + " " + r, nil
+		return e.binary(x, e.setValue)
 	case *pqCall:
 		// The update parser checks which functions an update may call,
 		// and their arguments.
