@@ -798,7 +798,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	// checks them.
 	// A PartiQL SELECT of an LSI fetches what its filter names, as a
 	// Scan of it does.
-	ro, err := db.checkRead(src, x, in.Select, in.Limit, ctx.Value(pqKeyFilter{}) != nil)
+	ro, err := db.checkRead(src, x, in.Select, in.Limit, src.ix != nil && src.ix.local && ctx.Value(pqKeyFilter{}) != nil)
 	if err != nil {
 		return nil, err
 	}

@@ -129,7 +129,7 @@ func TestDifferentialPartiQL(t *testing.T) {
 			g.addKey(s.key)
 		}
 	}
-	if rows := [2]string{pqdRows(ctx, t, targets[0]), pqdRows(ctx, t, targets[1])}; rows[0] != rows[1] {
+	if rows := [2]string{targets[0].rowsAs(ctx, t, pqdItemText), targets[1].rowsAs(ctx, t, pqdItemText)}; rows[0] != rows[1] {
 		findings = append(findings, fmt.Sprintf("the tables at the end differ:\n%s", cmp.Diff(strings.Split(rows[1], " "), strings.Split(rows[0], " "))))
 	}
 	var kinds []string
@@ -144,21 +144,6 @@ func TestDifferentialPartiQL(t *testing.T) {
 	if len(findings) > 0 {
 		t.Errorf("%d of %d statements differ (seed %d)", len(findings), total, diffSeed(97))
 	}
-}
-
-// pqdRows is diffTarget.rows with numbers by value (pqdItemText).
-func pqdRows(ctx context.Context, t *testing.T, d diffTarget) string {
-	t.Helper()
-	out, err := d.c.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(d.table), ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		t.Fatalf("%s: Scan: %v", d.name, err)
-	}
-	var rows []string
-	for _, it := range out.Items {
-		rows = append(rows, pqdItemText(it))
-	}
-	sort.Strings(rows)
-	return strings.Join(rows, " ")
 }
 
 // pqdStatement is one random statement: its text, with {T} for the table

@@ -89,13 +89,19 @@ func diffTargetsOf(t *testing.T, in *dynamodb.CreateTableInput, items []I) []dif
 // table after a request.
 func (d diffTarget) rows(ctx context.Context, t *testing.T) string {
 	t.Helper()
+	return d.rowsAs(ctx, t, itemText)
+}
+
+// rowsAs is rows with each item rendered by text.
+func (d diffTarget) rowsAs(ctx context.Context, t *testing.T, text func(map[string]types.AttributeValue) string) string {
+	t.Helper()
 	out, err := d.c.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(d.table), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		t.Fatalf("%s: Scan: %v", d.name, err)
 	}
 	var rows []string
 	for _, it := range out.Items {
-		rows = append(rows, itemText(it))
+		rows = append(rows, text(it))
 	}
 	sort.Strings(rows)
 	return strings.Join(rows, " ")
