@@ -409,7 +409,7 @@ func (db *DB) pqSelect(ctx context.Context, tg pqTarget, st *pqStmt, in *dynamod
 		if err != nil {
 			return nil, err
 		}
-		if _, err := db.parseExprs(exprReq{names: ce.names, values: nonEmptyValues(ce.values), filter: &c}); err != nil {
+		if _, err := db.parseExprs(exprReq{names: ce.names, values: nilIfEmpty(ce.values), filter: &c}); err != nil {
 			return nil, pqErr(err)
 		}
 	}
@@ -495,7 +495,7 @@ func (db *DB) pqSelect(ctx context.Context, tg pqTarget, st *pqStmt, in *dynamod
 			filter = &s
 		}
 		sin := &dynamodb.ScanInput{TableName: &st.table, IndexName: ix, FilterExpression: filter, ProjectionExpression: proj,
-			ExpressionAttributeNames: nonEmptyNames(e.names), ExpressionAttributeValues: nonEmptyValues(e.values),
+			ExpressionAttributeNames: nilIfEmpty(e.names), ExpressionAttributeValues: nilIfEmpty(e.values),
 			ConsistentRead: in.ConsistentRead, Limit: in.Limit, ExclusiveStartKey: esk, ReturnConsumedCapacity: in.ReturnConsumedCapacity}
 		so, err := db.Scan(ctx, sin)
 		if err != nil {
@@ -923,14 +923,9 @@ func sortKeyTerm(c pqExpr, sk string) bool {
 	return false
 }
 
-func nonEmptyNames(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return nil
-	}
-	return m
-}
-
-func nonEmptyValues(m map[string]types.AttributeValue) map[string]types.AttributeValue {
+// nilIfEmpty is m, or nil when m is empty (an expression request's maps
+// must not be empty).
+func nilIfEmpty[V any](m map[string]V) map[string]V {
 	if len(m) == 0 {
 		return nil
 	}
@@ -1022,17 +1017,17 @@ func (db *DB) pqWriteItem(tg pqTarget, st *pqStmt) (types.TransactWriteItem, typ
 		switch st.kind {
 		case "DELETE":
 			return types.TransactWriteItem{Delete: &types.Delete{TableName: &st.table, Key: key, ConditionExpression: cp,
-				ExpressionAttributeNames: nonEmptyNames(e.names), ExpressionAttributeValues: nonEmptyValues(e.values)}}, st.returning, nil
+				ExpressionAttributeNames: nilIfEmpty(e.names), ExpressionAttributeValues: nilIfEmpty(e.values)}}, st.returning, nil
 		case "EXISTS":
 			return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &st.table, Key: key, ConditionExpression: cp,
-				ExpressionAttributeNames: nonEmptyNames(e.names), ExpressionAttributeValues: nonEmptyValues(e.values)}}, "", nil
+				ExpressionAttributeNames: nilIfEmpty(e.names), ExpressionAttributeValues: nilIfEmpty(e.values)}}, "", nil
 		}
 		upd, err := e.update(st)
 		if err != nil {
 			return types.TransactWriteItem{}, "", err
 		}
 		return types.TransactWriteItem{Update: &types.Update{TableName: &st.table, Key: key, UpdateExpression: &upd, ConditionExpression: cp,
-			ExpressionAttributeNames: nonEmptyNames(e.names), ExpressionAttributeValues: nonEmptyValues(e.values)}}, st.returning, nil
+			ExpressionAttributeNames: nilIfEmpty(e.names), ExpressionAttributeValues: nilIfEmpty(e.values)}}, st.returning, nil
 	}
 	return types.TransactWriteItem{}, "", validationf("%s is not a write statement", st.kind)
 }
@@ -1200,7 +1195,7 @@ func (db *DB) pqGet(tg pqTarget, st *pqStmt, bad error) (*types.Get, error) {
 	g := &types.Get{TableName: &st.table, Key: key}
 	e := newPQEmit()
 	g.ProjectionExpression, _ = e.projection(st.proj)
-	g.ExpressionAttributeNames = nonEmptyNames(e.names)
+	g.ExpressionAttributeNames = nilIfEmpty(e.names)
 	return g, nil
 }
 
