@@ -61,6 +61,13 @@ const endpointAccessKey = "ddbmem"
 // use it for AWS itself: build that client from config.LoadDefaultConfig.
 // The client is safe for concurrent use.
 func NewEndpointClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	return dynamodb.New(endpointOptions(endpoint, ""), endpointOptFns(optFns)...)
+}
+
+// endpointOptions are [NewEndpointClient]'s options for endpoint; with
+// socket set, its transport reaches the endpoint's host:port on that Unix
+// socket.
+func endpointOptions(endpoint, socket string) dynamodb.Options {
 	o := dynamodb.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(endpoint),
@@ -78,16 +85,25 @@ func NewEndpointClient(endpoint string, optFns ...func(*dynamodb.Options)) *dyna
 		EndpointResolverV2:         &staticResolver{},
 	}
 	if u, err := url.Parse(endpoint); err == nil && u.Scheme == "http" {
-		o.HTTPClient = newTransport()
-		o.DisableValidateResponseChecksum = isLoopback(u.Hostname())
+		t := newTransport()
+		if socket != "" {
+			t.socket, t.sockHost = socket, u.Host
+		}
+		o.HTTPClient = t
+		o.DisableValidateResponseChecksum = socket != "" || isLoopback(u.Hostname())
 	}
-	// Without the placeholder signer (optFns chose another), the payload
-	// hash stays.
-	return dynamodb.New(o, append(optFns, func(o *dynamodb.Options) {
+	return o
+}
+
+// endpointOptFns is optFns followed by what depends on their outcome:
+// without the placeholder signer (optFns chose another), the payload hash
+// stays.
+func endpointOptFns(optFns []func(*dynamodb.Options)) []func(*dynamodb.Options) {
+	return append(optFns[:len(optFns):len(optFns)], func(o *dynamodb.Options) {
 		if _, ok := o.HTTPSignerV4.(placeholderSigner); ok {
 			o.APIOptions = append(o.APIOptions, removePayloadHash)
 		}
-	})...)
+	})
 }
 
 // trimStack removes the middleware that sets informational headers.

@@ -56,7 +56,12 @@ func streamsOperation(target string) (handlerFn, bool) {
 // without its rate limiter, and the lean transport for loopback URLs.
 // optFns are applied last. The client is safe for concurrent use.
 func NewStreamsEndpointClient(endpoint string, optFns ...func(*dynamodbstreams.Options)) *dynamodbstreams.Client {
-	d := NewEndpointClient(endpoint).Options()
+	return newStreamsClient(endpointOptions(endpoint, ""), optFns)
+}
+
+// newStreamsClient is the Streams client with the DynamoDB client options
+// d (see [endpointOptions]).
+func newStreamsClient(d dynamodb.Options, optFns []func(*dynamodbstreams.Options)) *dynamodbstreams.Client {
 	o := dynamodbstreams.Options{
 		Region: d.Region, BaseEndpoint: d.BaseEndpoint, Credentials: d.Credentials,
 		HTTPSignerV4: d.HTTPSignerV4, Retryer: d.Retryer, HTTPClient: d.HTTPClient,
@@ -72,9 +77,10 @@ func NewStreamsEndpointClient(endpoint string, optFns ...func(*dynamodbstreams.O
 }
 
 // StreamsClient returns the SDK's DynamoDB Streams client for the
-// endpoint, built by [NewStreamsEndpointClient], optFns applied last.
+// endpoint, built by [NewStreamsEndpointClient], optFns applied last; like
+// [Server.Client], it reaches the server on its Unix socket.
 func (s *Server) StreamsClient(optFns ...func(*dynamodbstreams.Options)) *dynamodbstreams.Client {
-	return NewStreamsEndpointClient(s.url, optFns...)
+	return newStreamsClient(endpointOptions(s.url, s.socket), optFns)
 }
 
 // streamsResolver resolves every request to the client's BaseEndpoint,

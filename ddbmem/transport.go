@@ -38,6 +38,10 @@ import (
 // HTTPClient of its own). Safe for concurrent use.
 type transport struct {
 	dialer net.Dialer
+	// socket, when set, is a Unix socket that connections to sockHost
+	// (host:port) are made on instead of TCP: the socket a [Server] of
+	// this process listens on besides its TCP address.
+	socket, sockHost string
 
 	mu   sync.Mutex
 	idle map[string][]*tconn // by host:port, most recently used last
@@ -131,7 +135,11 @@ func (t *transport) conn(ctx context.Context, addr string) (*tconn, bool, error)
 		c.c.Close()
 	}
 	t.mu.Unlock()
-	nc, err := t.dialer.DialContext(ctx, "tcp", addr)
+	network, dialAddr := "tcp", addr
+	if t.socket != "" && addr == t.sockHost {
+		network, dialAddr = "unix", t.socket
+	}
+	nc, err := t.dialer.DialContext(ctx, network, dialAddr)
 	if err != nil {
 		return nil, false, err
 	}
