@@ -275,14 +275,7 @@ func BenchmarkEngineHTTP(b *testing.B) {
 	b.Run("Start", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			db := ddbmem.New()
-			if err := engineCreate(db); err != nil {
-				b.Fatal(err)
-			}
-			srv, err := ddbmem.Serve(db, "")
-			if err != nil {
-				b.Fatal(err)
-			}
+			srv := serveEngine(b)
 			b.StopTimer()
 			if err := srv.Close(); err != nil {
 				b.Fatal(err)
@@ -290,19 +283,28 @@ func BenchmarkEngineHTTP(b *testing.B) {
 			b.StartTimer()
 		}
 	})
-	newDB := func(b *testing.B) entity.Client {
-		db := ddbmem.New()
-		if err := engineCreate(db); err != nil {
-			b.Fatal(err)
-		}
-		srv, err := ddbmem.Serve(db, "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = srv.Close() })
-		return srv.Client()
-	}
+	newDB := func(b *testing.B) entity.Client { return servedEngine(b).Client() }
 	benchOps(b, newDB, engineTable, true)
+}
+
+// serveEngine serves a new engine with the benchmark table.
+func serveEngine(b *testing.B) *ddbmem.Server {
+	db := ddbmem.New()
+	if err := engineCreate(db); err != nil {
+		b.Fatal(err)
+	}
+	srv, err := ddbmem.Serve(db, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return srv
+}
+
+// servedEngine is serveEngine, served until b ends.
+func servedEngine(b *testing.B) *ddbmem.Server {
+	srv := serveEngine(b)
+	b.Cleanup(func() { _ = srv.Close() })
+	return srv
 }
 
 // BenchmarkEngineHTTPTCP is BenchmarkEngineHTTP with the client on the
@@ -310,18 +312,7 @@ func BenchmarkEngineHTTP(b *testing.B) {
 // ddbmem.NewEndpointClient(srv.URL()) rather than srv.Client(), which
 // talks to its server over a Unix socket.
 func BenchmarkEngineHTTPTCP(b *testing.B) {
-	newDB := func(b *testing.B) entity.Client {
-		db := ddbmem.New()
-		if err := engineCreate(db); err != nil {
-			b.Fatal(err)
-		}
-		srv, err := ddbmem.Serve(db, "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = srv.Close() })
-		return ddbmem.NewEndpointClient(srv.URL())
-	}
+	newDB := func(b *testing.B) entity.Client { return ddbmem.NewEndpointClient(servedEngine(b).URL()) }
 	benchOps(b, newDB, engineTable, true)
 }
 
