@@ -31,7 +31,12 @@
 // ClientRequestToken idempotency for 10 minutes) and TransactGetItems,
 // UpdateTable (streams, billing mode, throughput, and a global secondary
 // index created, built at once from the table's items and ACTIVE when
-// the call returns, or deleted), PartiQL (see PartiQL below), DynamoDB Streams
+// the call returns, or deleted), DescribeLimits and DynamoDB's default
+// throughput quotas (40,000 read and 40,000 write units per table and per
+// global secondary index, 80,000 of each for all tables and their global
+// indexes together; on-demand tables count nothing; over a quota
+// CreateTable and UpdateTable fail with DynamoDB Local's
+// ValidationException), PartiQL (see PartiQL below), DynamoDB Streams
 // (see Streams below) and tags (CreateTable's Tags, TagResource,
 // UntagResource and ListTagsOfResource, up to 50 per table, by table ARN
 // in any region and account; DynamoDB Local has no tagging).
@@ -367,6 +372,7 @@ type DB struct {
 	rng       *rand.Rand
 
 	streams streamSet // DynamoDB Streams: stream.go
+	quota   quota     // the tables' provisioned throughput: quota.go
 
 	life    Lifecycle     // lifecycle.go
 	region  string        // Options.Region

@@ -118,6 +118,10 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, op
 		t.mu.Unlock()
 		return nil, err
 	}
+	if err := t.requota(&db.quota, in, billing, ixs); err != nil { // quota.go
+		t.mu.Unlock()
+		return nil, err
+	}
 	if ixs != nil {
 		for _, u := range in.GlobalSecondaryIndexUpdates {
 			if u.Create != nil && db.life.Update > 0 {

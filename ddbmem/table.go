@@ -47,6 +47,7 @@ type table struct {
 	attrs   []types.AttributeDefinition
 	billing types.BillingMode
 	prov    provisioned  // throughput.go
+	quota   units        // its share of DB.quota, under mu (quota.go)
 	clock   func() int64 // the engine's clock (DB.nanos)
 	// payAt and payPrev are the ends of the last two switches to
 	// PAY_PER_REQUEST, or its creation with it (Unix nanoseconds; 0:
@@ -115,7 +116,9 @@ func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, op
 	if err != nil {
 		return nil, err
 	}
-	t.id = tableID(t.name, db.created.Add(1))
+	if err := checkCreateUnits(in); err != nil { // quota.go
+		return nil, err
+	}
 	if db.life.enabled() {
 		t.nanos = db.nanos
 		t.readyAt.Store(db.nanos() + int64(db.life.Create))
@@ -126,11 +129,17 @@ func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, op
 		}
 		return nil, &types.ResourceInUseException{Message: aws.String("Cannot create preexisting table")}
 	}
+	t.quota = t.provUnits(t.billing, nil, t.ixs.Load(), nil)
+	if err := db.quota.move(units{}, t.quota); err != nil {
+		return nil, err
+	}
 	db.mu.Lock()
 	if _, ok := db.tables[t.name]; ok {
 		db.mu.Unlock()
+		_ = db.quota.move(t.quota, units{})
 		return nil, &types.ResourceInUseException{Message: aws.String("Cannot create preexisting table")}
 	}
+	t.id = tableID(t.name, db.created.Add(1))
 	db.tables[t.name] = t
 	if t.streamView != "" {
 		db.enableStream(t, t.streamView) // streams: stream.go
@@ -396,7 +405,10 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, op
 	db.mu.Unlock()
 	t.mu.Lock()
 	t.disableStream() // streams: its records stay readable (stream.go)
+	freed := t.quota
+	t.quota = units{}
 	t.mu.Unlock()
+	_ = db.quota.move(freed, units{}) // a decrease always fits
 	d := t.describe()
 	d.TableStatus = types.TableStatusDeleting
 	return &dynamodb.DeleteTableOutput{TableDescription: d}, nil

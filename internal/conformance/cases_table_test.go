@@ -17,6 +17,24 @@ func ttl(name, attrName string, on bool) *dynamodb.UpdateTimeToLiveInput {
 
 func tables(t ...*dynamodb.CreateTableInput) []*dynamodb.CreateTableInput { return t }
 
+func units(r, w int64) *types.ProvisionedThroughput {
+	return &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(r), WriteCapacityUnits: aws.Int64(w)}
+}
+
+// provisioned makes in a PROVISIONED table of r read and w write units.
+func provisioned(in *dynamodb.CreateTableInput, r, w int64) *dynamodb.CreateTableInput {
+	in.BillingMode, in.ProvisionedThroughput = types.BillingModeProvisioned, units(r, w)
+	return in
+}
+
+// gsiUnits gives in's global indexes r read and w write units each.
+func gsiUnits(in *dynamodb.CreateTableInput, r, w int64) *dynamodb.CreateTableInput {
+	for i := range in.GlobalSecondaryIndexes {
+		in.GlobalSecondaryIndexes[i].ProvisionedThroughput = units(r, w)
+	}
+	return in
+}
+
 // Table management. DynamoDB Local creates tables ACTIVE at once, where
 // DynamoDB reports CREATING first ("Usage notes" in the DynamoDB Local
 // documentation: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DynamoDBLocal.UsageNotes.html);
@@ -114,6 +132,50 @@ var tableCases = []tc{
 			do(table("T2", hs("id", "N"), attr{})),
 			listAll(),
 			do(describe("T2")),
+		},
+	},
+	// Throughput quotas: DynamoDB's defaults, which DescribeLimits
+	// reports, hold a table and each global index to 40,000 read and
+	// write units. The cases only ask for more, which provisions nothing:
+	// DynamoDB Local holds all its tables to an account quota of 80,000
+	// units, shared by every test that runs at the same time, so what is
+	// granted up to the quotas (and the account quota itself) is tested on
+	// the engine alone, in ddbmem (TestThroughputQuotas).
+	{
+		name:  "DescribeLimits/defaults",
+		steps: []step{do(&dynamodb.DescribeLimitsInput{})},
+	},
+	{
+		name: "CreateTable/throughput quota per table",
+		steps: []step{
+			failMsg(eValid, provisioned(tPK(), 40_001, 1)),
+			failMsg(eValid, provisioned(tPK(), 1, 40_001)),
+			do(tPK()),
+			failMsg(eValid, provisioned(tPK(), 40_001, 1)), // before ResourceInUse
+		},
+	},
+	{
+		name: "CreateTable/throughput quota per global index",
+		steps: []step{
+			failMsg(eValid, gsiUnits(withGSI(provisioned(tPK(), 1, 1), "gsi1", hs("g", "S"), attr{}, projection(types.ProjectionTypeAll)), 40_001, 1)),
+			failMsg(eValid, gsiUnits(withGSI(provisioned(tPK(), 1, 1), "gsi1", hs("g", "S"), attr{}, projection(types.ProjectionTypeAll)), 1, 40_001)),
+		},
+	},
+	{
+		name: "UpdateTable/throughput quotas",
+		tables: tables(gsiUnits(withGSI(provisioned(tPK(), 1, 1), "gsi1", hs("g", "S"), attr{},
+			projection(types.ProjectionTypeAll)), 1, 1)),
+		steps: []step{
+			failMsg(eValid, &dynamodb.UpdateTableInput{TableName: str("T"), ProvisionedThroughput: units(40_001, 1)}),
+			failMsg(eValid, &dynamodb.UpdateTableInput{TableName: str("T"), ProvisionedThroughput: units(1, 40_001)}),
+			failMsg(eValid, &dynamodb.UpdateTableInput{TableName: str("T"), GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{
+				{Update: &types.UpdateGlobalSecondaryIndexAction{IndexName: str("gsi1"), ProvisionedThroughput: units(40_001, 1)}}}}),
+			failMsg(eValid, &dynamodb.UpdateTableInput{TableName: str("T"),
+				AttributeDefinitions: []types.AttributeDefinition{{AttributeName: str("h"), AttributeType: types.ScalarAttributeTypeS}},
+				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+					IndexName: str("gsi2"), KeySchema: []types.KeySchemaElement{{AttributeName: str("h"), KeyType: types.KeyTypeHash}},
+					Projection: projection(types.ProjectionTypeAll), ProvisionedThroughput: units(1, 40_001)}}}}),
+			do(describe("T")),
 		},
 	},
 	{

@@ -339,6 +339,9 @@ func (n *nameMap) rewrite(in any) any {
 	case *dynamodb.ListTablesInput:
 		c := *v
 		return &c
+	case *dynamodb.DescribeLimitsInput:
+		c := *v
+		return &c
 	case *dynamodb.BatchGetItemInput:
 		c := *v
 		if v.RequestItems != nil {
@@ -519,6 +522,14 @@ func call(ctx context.Context, c entity.Client, in any) (out any, err error) {
 		return c.UpdateTimeToLive(ctx, v)
 	case *dynamodb.ListTablesInput:
 		return c.ListTables(ctx, v)
+	case *dynamodb.DescribeLimitsInput:
+		d, ok := c.(interface {
+			DescribeLimits(context.Context, *dynamodb.DescribeLimitsInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeLimitsOutput, error)
+		})
+		if !ok {
+			return nil, fmt.Errorf("conformance: %T has no DescribeLimits", c)
+		}
+		return d.DescribeLimits(ctx, v)
 	case *dynamodb.DescribeTimeToLiveInput:
 		d, ok := c.(interface {
 			DescribeTimeToLive(context.Context, *dynamodb.DescribeTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error)
