@@ -23,8 +23,10 @@ import (
 // It also listens on a Unix socket of its own, for its own clients
 // ([Server.Client], [Server.StreamsClient]): on Linux a random name in
 // the abstract namespace, which no file backs and Close frees, elsewhere a
-// socket file in a new temporary directory, which Close removes (when the
-// socket cannot be made, those clients use TCP). A round trip on it skips
+// socket file in a new temporary directory, which Close removes. Those
+// clients use TCP when the socket cannot be made, and when it refuses them
+// (the server is closed): a server started again on the same address
+// answers them, as it would have on TCP alone. A round trip on the socket skips
 // the kernel's TCP path; on loopback it takes half to two thirds of TCP's
 // time. Any process that can reach the TCP port on loopback can reach an
 // abstract socket too, so it opens nothing new.

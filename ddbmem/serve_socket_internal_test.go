@@ -64,4 +64,14 @@ func TestServeClientSocket(t *testing.T) {
 	if _, err := c.ListTables(ctx, &dynamodb.ListTablesInput{}); err == nil {
 		t.Fatal("Client works after Close")
 	}
+	// A server started again on the same address answers the old
+	// client, on TCP, as it would have without the socket.
+	s2, err := Serve(New(), s.ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if _, err := c.ListTables(ctx, &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatalf("the old client against a new server on its address: %v", err)
+	}
 }

@@ -40,7 +40,8 @@ type transport struct {
 	dialer net.Dialer
 	// socket, when set, is a Unix socket that connections to sockHost
 	// (host:port) are made on instead of TCP: the socket a [Server] of
-	// this process listens on besides its TCP address.
+	// this process listens on besides its TCP address. When the socket
+	// refuses (its server is closed), they are made on TCP.
 	socket, sockHost string
 
 	mu   sync.Mutex
@@ -135,11 +136,16 @@ func (t *transport) conn(ctx context.Context, addr string) (*tconn, bool, error)
 		c.c.Close()
 	}
 	t.mu.Unlock()
-	network, dialAddr := "tcp", addr
+	var nc net.Conn
+	var err error
 	if t.socket != "" && addr == t.sockHost {
-		network, dialAddr = "unix", t.socket
+		nc, err = t.dialer.DialContext(ctx, "unix", t.socket)
 	}
-	nc, err := t.dialer.DialContext(ctx, network, dialAddr)
+	if nc == nil && ctx.Err() == nil {
+		// No socket, or its server is gone: another server may have
+		// taken the TCP address since.
+		nc, err = t.dialer.DialContext(ctx, "tcp", addr)
+	}
 	if err != nil {
 		return nil, false, err
 	}
