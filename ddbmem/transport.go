@@ -401,8 +401,12 @@ func readResponseHead(br *bufio.Reader, req *http.Request) (*http.Response, bool
 		return nil, false
 	}
 	_, _ = br.Discard(end + 4)
+	st := "200 OK"
+	if string(status) != st {
+		st = string(status)
+	}
 	resp := &http.Response{
-		Status:        string(status),
+		Status:        st,
 		StatusCode:    code,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
@@ -422,10 +426,25 @@ func readResponseHead(br *bufio.Reader, req *http.Request) (*http.Response, bool
 // knownHeader returns the canonical form of the response headers the SDK
 // reads, or "" for another name.
 func knownHeader(name []byte) string {
-	for _, k := range []string{"Content-Type", "Content-Length", "X-Amz-Crc32", "X-Amzn-Requestid", "Date", "Connection", "Transfer-Encoding"} {
-		if headerIs(name, k) {
-			return k
-		}
+	k := ""
+	switch len(name) {
+	case len("Content-Type"):
+		k = "Content-Type"
+	case len("Content-Length"):
+		k = "Content-Length"
+	case len("X-Amz-Crc32"):
+		k = "X-Amz-Crc32"
+	case len("X-Amzn-Requestid"):
+		k = "X-Amzn-Requestid"
+	case len("Date"):
+		k = "Date"
+	case len("Connection"):
+		k = "Connection"
+	case len("Transfer-Encoding"):
+		k = "Transfer-Encoding"
+	}
+	if k != "" && headerIs(name, k) {
+		return k
 	}
 	return ""
 }
