@@ -426,28 +426,25 @@ func readResponseHead(br *bufio.Reader, req *http.Request) (*http.Response, bool
 // knownHeader returns the canonical form of the response headers the SDK
 // reads, or "" for another name.
 func knownHeader(name []byte) string {
-	k := ""
-	switch len(name) {
-	case len("Content-Type"):
-		k = "Content-Type"
-	case len("Content-Length"):
-		k = "Content-Length"
-	case len("X-Amz-Crc32"):
-		k = "X-Amz-Crc32"
-	case len("X-Amzn-Requestid"):
-		k = "X-Amzn-Requestid"
-	case len("Date"):
-		k = "Date"
-	case len("Connection"):
-		k = "Connection"
-	case len("Transfer-Encoding"):
-		k = "Transfer-Encoding"
-	}
-	if k != "" && headerIs(name, k) {
-		return k
+	if len(name) < len(knownByLen) {
+		if k := knownByLen[len(name)]; k != "" && headerIs(name, k) {
+			return k
+		}
 	}
 	return ""
 }
+
+// knownByLen are the response headers the transport reads, by the length
+// of their names, which differ.
+var knownByLen = func() (t [18]string) {
+	for _, k := range []string{"Content-Type", "Content-Length", "X-Amz-Crc32", "X-Amzn-Requestid", "Date", "Connection", "Transfer-Encoding"} {
+		if t[len(k)] != "" {
+			panic("ddbmem: two known headers of one length")
+		}
+		t[len(k)] = k
+	}
+	return t
+}()
 
 // lengthBody reads a body of n bytes from r.
 type lengthBody struct {
