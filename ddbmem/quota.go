@@ -46,7 +46,7 @@ func (q *quota) move(from, to units) error {
 	defer q.mu.Unlock()
 	next := units{q.used.r - from.r + to.r, q.used.w - from.w + to.w}
 	if next.r > accountMaxUnits && to.r > from.r || next.w > accountMaxUnits && to.w > from.w {
-		return validationf("Cannot increase provisioned throughput to more than %s units per account", thousands(accountMaxUnits))
+		return validation("Cannot increase provisioned throughput to more than 80,000 units per account") // accountMaxUnits
 	}
 	q.used = next
 	return nil
@@ -56,19 +56,9 @@ func (q *quota) move(from, to units) error {
 // index (what).
 func checkUnits(pt *types.ProvisionedThroughput, what string) error {
 	if u := unitsOf(pt); u.r > tableMaxUnits || u.w > tableMaxUnits {
-		return validationf("Cannot increase provisioned throughput to more than %s units per %s", thousands(tableMaxUnits), what)
+		return validation("Cannot increase provisioned throughput to more than 40,000 units per " + what) // tableMaxUnits
 	}
 	return nil
-}
-
-// thousands writes n with a comma between thousands, as DynamoDB Local's
-// messages do.
-func thousands(n int64) string {
-	s := itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // checkCreateUnits checks a new table's and its global indexes'

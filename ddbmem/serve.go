@@ -109,8 +109,8 @@ func (s *Server) Close() error {
 	err := s.ln.Close()
 	if s.uln != nil {
 		_ = s.uln.Close()
-		if dir := filepath.Dir(s.socket); s.socket[0] != '@' {
-			_ = os.RemoveAll(dir)
+		if s.socket[0] != '@' { // a socket file in its own directory
+			_ = os.RemoveAll(filepath.Dir(s.socket))
 		}
 	}
 	if herr := s.srv.Close(); err == nil {

@@ -369,9 +369,9 @@ func BenchmarkEngineHTTPPaired(b *testing.B) {
 	})
 }
 
-// timePaired runs http and floor b.N times each, in turns first, and
+// timePaired runs endpoint and floor b.N times each, in turns first, and
 // reports the p50 of each and their quotient.
-func timePaired(b *testing.B, http, floor func(int)) {
+func timePaired(b *testing.B, endpoint, floor func(int)) {
 	th, tf := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
 	timed := func(op func(int), i int, ts *[]time.Duration) {
 		start := time.Now()
@@ -381,11 +381,11 @@ func timePaired(b *testing.B, http, floor func(int)) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if i%2 == 0 {
-			timed(http, i, &th)
+			timed(endpoint, i, &th)
 			timed(floor, i, &tf)
 		} else {
 			timed(floor, i, &tf)
-			timed(http, i, &th)
+			timed(endpoint, i, &th)
 		}
 	}
 	b.StopTimer()
