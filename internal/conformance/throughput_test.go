@@ -2,14 +2,12 @@ package conformance
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tablekit/tablekit/ddbmem"
@@ -59,8 +57,7 @@ func TestIndexThroughput(t *testing.T) {
 		}
 		for attempt := 1; ; attempt++ {
 			_, err := tg.c.CreateTable(ctx, in)
-			var ae smithy.APIError
-			if err != nil && attempt < 5 && errors.As(err, &ae) && ae.ErrorCode() == "InternalFailure" {
+			if attempt < 5 && isInternalFailure(err) {
 				t.Logf("%s: CreateTable attempt %d: %v", tg.name, attempt, err)
 				time.Sleep(250 * time.Millisecond)
 				continue
