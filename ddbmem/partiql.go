@@ -1135,6 +1135,14 @@ func (db *DB) pqWrite(ctx context.Context, tg pqTarget, st *pqStmt, rcc types.Re
 		o, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
 			ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues,
 			ReturnValues: all, ReturnConsumedCapacity: rcc, ReturnValuesOnConditionCheckFailure: onFail})
+		if err != nil && isKeyUpdate(err) {
+			// DynamoDB Local reads the item before it looks at what an
+			// UPDATE writes: a statement whose item is missing, or fails
+			// its WHERE, fails its condition whatever it sets.
+			if cerr := db.pqCheck(ctx, tg, st, onFail); cerr != nil {
+				err = cerr
+			}
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -1160,6 +1168,25 @@ func (db *DB) pqWrite(ctx context.Context, tg pqTarget, st *pqStmt, rcc types.Re
 		return o.Attributes, o.ConsumedCapacity, nil
 	}
 	return nil, nil, errExistsOutside
+}
+
+// pqCheck evaluates the condition of a statement that needs its item
+// (an UPDATE's existence and WHERE) without writing: the error of a
+// failed condition, or nil.
+func (db *DB) pqCheck(ctx context.Context, tg pqTarget, st *pqStmt, onFail types.ReturnValuesOnConditionCheckFailure) error {
+	c := *st
+	c.kind = "EXISTS"
+	w, _, err := db.pqWriteItem(tg, &c)
+	if err != nil || w.ConditionCheck == nil {
+		return nil
+	}
+	w.ConditionCheck.ReturnValuesOnConditionCheckFailure = onFail
+	_, err = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{w}})
+	var tc *types.TransactionCanceledException
+	if errors.As(err, &tc) && len(tc.CancellationReasons) == 1 && aws.ToString(tc.CancellationReasons[0].Code) == "ConditionalCheckFailed" {
+		return conditionFailed(tc.CancellationReasons[0].Item, onFail)
+	}
+	return nil
 }
 
 // changed lists the paths an UPDATE sets or removes.

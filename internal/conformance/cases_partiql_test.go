@@ -412,6 +412,13 @@ var partiqlCases = []tc{
 		failMsg(eValid, es(`UPDATE "T" SET v = 1 WHERE pk = 'a' OR pk = 'b'`)),
 		failMsg(eValid, es(`UPDATE "T" SET pk = 'z' WHERE pk = 'a'`)),
 		failMsg(eValid, es(`UPDATE "T" REMOVE pk WHERE pk = 'a'`)),
+		// The item is read first: an update of a key attribute of a
+		// missing item, or of one its WHERE rejects, fails the condition.
+		failMsg(eCond, es(`UPDATE "T" SET pk = 'z' WHERE pk = 'missing'`)),
+		failMsg(eCond, es(`UPDATE "T" REMOVE pk WHERE pk = 'missing'`)),
+		failMsg(eCond, es(`UPDATE "T" SET v = 2, pk = 'z' WHERE pk = 'a' AND v = 99`)),
+		failMsg(eCond, &dynamodb.ExecuteStatementInput{Statement: str(`UPDATE "T" SET pk = 'z' WHERE pk = 'a' AND v = 99`),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}),
 		failMsg(eValid, es(`UPDATE "T" SET v = v + 'a' WHERE pk = 'a'`)),
 		failMsg(eValid, es(`UPDATE "T" SET v = nope + 1 WHERE pk = 'a'`)),
 		failMsg(eValid, es(`UPDATE "T" SET ss = set_add(ss, <<1>>) WHERE pk = 'u'`)),
