@@ -333,8 +333,8 @@ func flattenKey(c *ddbexpr.Cond, terms []*ddbexpr.Cond) ([]*ddbexpr.Cond, error)
 type keyRange struct {
 	lo, hi string
 	// loIncl and hiIncl are the encoded sort-key values of inclusive
-	// bounds (>=, <=, =, BETWEEN). A page that stops on such a bound
-	// has no LastEvaluatedKey, as in DynamoDB Local.
+	// bounds (>=, <=, =, BETWEEN). A page of a table that stops on such
+	// a bound has no LastEvaluatedKey, as in DynamoDB Local.
 	loIncl, hiIncl string
 }
 
@@ -773,8 +773,9 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	if hasESK {
 		epk, e := src.startKey(in.ExclusiveStartKey)
 		// The start key must satisfy the key condition.
-		// As in DynamoDB Local, a start key on the inclusive bound where
-		// the read would end is rejected too.
+		// As in DynamoDB Local, a start key of a table on the inclusive
+		// bound where the read would end is rejected too (an index's
+		// start key may be there: its sort key is not unique).
 		far := rng.hiIncl
 		if !forward {
 			far = rng.loIncl
@@ -787,7 +788,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		switch {
 		case epk != pk && !sortTerm:
 			return nil, validation("The provided starting key is outside query boundaries based on provided conditions")
-		case (rng.lo != "" && e < rng.lo) || (rng.hi != "" && e >= rng.hi) || (far != "" && strings.HasPrefix(e, far)):
+		case (rng.lo != "" && e < rng.lo) || (rng.hi != "" && e >= rng.hi) || (src.ix == nil && far != "" && strings.HasPrefix(e, far)):
 			return nil, validation("The provided starting key does not match the range key predicate")
 		case epk != pk:
 			return nil, validation("The query can return at most one row and cannot be restarted")
@@ -874,7 +875,10 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	}
 	// A partition of a table without a sort key holds one item: a page
 	// that read it has read the partition (as DynamoDB Local answers).
-	if p.full && !(bound != "" && strings.HasPrefix(p.lastSK, bound)) && !(src.ix == nil && src.sk.name == "") {
+	// So does a page of a table that ends on the inclusive bound of its
+	// sort key condition; an index's sort key is not unique, and more
+	// items may have the bound's value.
+	if p.full && !(src.ix == nil && bound != "" && strings.HasPrefix(p.lastSK, bound)) && !(src.ix == nil && src.sk.name == "") {
 		last = src.lastKey(p.last)
 	}
 	t.mu.RUnlock()

@@ -247,6 +247,44 @@ var queryCases = append(sortKeyCases(), []tc{
 			do(qIn(func(q *dynamodb.QueryInput) { q.ExclusiveStartKey = pks("p", "005") })),
 		},
 	},
+	// An index's sort key is not unique: a page that ends on the
+	// inclusive bound of its condition (<=, >=, BETWEEN, =) may have more
+	// items of that value after it, so it has a LastEvaluatedKey, and
+	// that key starts the next page (TestDifferentialPartiQL, seed 2008:
+	// the engine ended such a read at its first page there).
+	{
+		name: "Query/index pages ending on an inclusive bound",
+		tables: tables(withLSI(withGSI(tPKSK(), "byG", hs("g", "S"), hs("pk", "S"), projection(types.ProjectionTypeAll)),
+			"byL", hs("l", "S"), projection(types.ProjectionTypeAll))),
+		items: []I{
+			{"pk": S("p"), "sk": S("s1"), "l": S("a"), "g": S("b")},
+			{"pk": S("p"), "sk": S("s2"), "l": S("b"), "g": S("b")},
+			{"pk": S("p"), "sk": S("s3"), "l": S("b"), "g": S("b")},
+			{"pk": S("p"), "sk": S("s4"), "l": S("b"), "g": S("b")},
+			{"pk": S("q"), "sk": S("s1"), "l": S("b"), "g": S("b")},
+		},
+		steps: func() []step {
+			var steps []step
+			for _, q := range []struct {
+				ix, cond string
+				v        vals
+			}{
+				{"byL", "pk = :p AND l <= :b", vals{":p": S("p"), ":b": S("b")}},
+				{"byL", "pk = :p AND l >= :b", vals{":p": S("p"), ":b": S("b")}},
+				{"byL", "pk = :p AND l BETWEEN :a AND :b", vals{":p": S("p"), ":a": S("a"), ":b": S("b")}},
+				{"byL", "pk = :p AND l = :b", vals{":p": S("p"), ":b": S("b")}},
+				{"byG", "g = :b AND pk <= :p", vals{":p": S("p"), ":b": S("b")}},
+			} {
+				for _, limit := range []int32{1, 2, 3} {
+					for _, fwd := range []bool{true, false} {
+						steps = append(steps, queryAllTies(&dynamodb.QueryInput{TableName: str("T"), IndexName: str(q.ix),
+							KeyConditionExpression: str(q.cond), ExpressionAttributeValues: q.v, Limit: aws.Int32(limit), ScanIndexForward: aws.Bool(fwd)}))
+					}
+				}
+			}
+			return steps
+		}(),
+	},
 	// Which of two errors in a read's parameters comes first
 	// (TestDifferentialReadParameters found each): Select against the
 	// projection before what the index projects or whether there is an
