@@ -432,16 +432,26 @@ func (db *DB) pqSelect(ctx context.Context, tg pqTarget, st *pqStmt, in *dynamod
 	if st.index != "" {
 		ix = &st.index
 	}
-	// The partition key's equality (or IN) and one sort key condition.
+	// The partition key's equality (or IN) and one sort key condition:
+	// the last condition on each, as DynamoDB Local reads them (the
+	// others filter).
 	var parts []types.AttributeValue
 	var sortCond pqExpr
 	var rest []pqExpr
+	conds, _ := tg.keyConds(st.where)
+	last := func(name string) pqExpr {
+		if cs := conds[name]; len(cs) > 0 {
+			return cs[len(cs)-1]
+		}
+		return nil
+	}
+	pkCond, skCond := last(tg.src.pk.name), last(tg.src.sk.name)
 	for _, c := range conjuncts(st.where, nil) {
-		if n, v, ok := equality(c); ok && n == tg.src.pk.name && parts == nil {
+		if n, v, ok := equality(c); ok && n == tg.src.pk.name && c == pkCond {
 			parts = []types.AttributeValue{v}
 			continue
 		}
-		if in, ok := c.(*pqIn); ok && parts == nil {
+		if in, ok := c.(*pqIn); ok && c == pkCond {
 			if p, ok := in.x.(*pqPath); ok && p.top() == tg.src.pk.name {
 				lits := make([]types.AttributeValue, 0, len(in.list))
 				for _, x := range in.list {
@@ -455,7 +465,7 @@ func (db *DB) pqSelect(ctx context.Context, tg pqTarget, st *pqStmt, in *dynamod
 				}
 			}
 		}
-		if sortCond == nil && tg.src.sk.name != "" && sortKeyTerm(c, tg.src.sk.name) {
+		if c == skCond && tg.src.sk.name != "" && sortKeyTerm(c, tg.src.sk.name) {
 			sortCond = c
 			continue
 		}
@@ -736,8 +746,13 @@ func (tg pqTarget) keyAttrs() map[string]types.ScalarAttributeType {
 
 // checkKeyComparisons checks the values a SELECT compares key attributes
 // with anywhere in its WHERE: of the key's type, and not empty.
+//
+// Only the last condition on each key attribute is checked (see
+// keyConds): DynamoDB Local keeps one condition per key attribute for
+// its key, the last it reads, and checks only that one's value.
 func (tg pqTarget) checkKeyComparisons(x pqExpr) error {
 	keys := tg.keyAttrs()
+	winner := tg.lastKeyConds(x)
 	key := func(x pqExpr) (string, bool) {
 		p, ok := x.(*pqPath)
 		if !ok || p.top() == "" {
@@ -746,9 +761,10 @@ func (tg pqTarget) checkKeyComparisons(x pqExpr) error {
 		_, ok = keys[p.top()]
 		return p.top(), ok
 	}
+	var node pqExpr // the condition being checked
 	check := func(name string, x pqExpr, ordered bool) error {
 		l, ok := x.(*pqLit)
-		if !ok {
+		if !ok || !winner[node] {
 			return nil
 		}
 		if ordered && !keyTypeIs(l.v, types.ScalarAttributeTypeS) && !keyTypeIs(l.v, types.ScalarAttributeTypeN) && !keyTypeIs(l.v, types.ScalarAttributeTypeB) {
@@ -771,6 +787,7 @@ func (tg pqTarget) checkKeyComparisons(x pqExpr) error {
 	}
 	var walk func(x pqExpr) error
 	walk = func(x pqExpr) error {
+		node = x
 		switch x := x.(type) {
 		case *pqBin:
 			switch x.op {
@@ -813,7 +830,7 @@ func (tg pqTarget) checkKeyComparisons(x pqExpr) error {
 				}
 			}
 		case *pqIs:
-			if _, ok := key(x.x); ok && x.what == "NULL" {
+			if _, ok := key(x.x); ok && x.what == "NULL" && winner[node] {
 				return validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
 			}
 		}
@@ -823,6 +840,80 @@ func (tg pqTarget) checkKeyComparisons(x pqExpr) error {
 		return nil
 	}
 	return walk(x)
+}
+
+// keyConds lists the conditions on each key attribute of the table and
+// of the index read in x, in the order of the statement's text:
+// comparisons, BETWEEN, IN, begins_with, contains, IS [NOT] NULL and IS
+// [NOT] MISSING. top has those outside any OR (under NOT too), ors those
+// of each OR outside an OR. DynamoDB Local keeps the last condition on a
+// key attribute of each: the key conditions of its plan (top's), and
+// those it checks (see lastKeyConds).
+func (tg pqTarget) keyConds(x pqExpr) (top map[string][]pqExpr, ors []map[string][]pqExpr) {
+	keys := tg.keyAttrs()
+	top = map[string][]pqExpr{}
+	add := func(m map[string][]pqExpr, c, operand pqExpr) bool {
+		p, ok := operand.(*pqPath)
+		if !ok || p.top() == "" {
+			return false
+		}
+		if _, ok := keys[p.top()]; !ok {
+			return false
+		}
+		m[p.top()] = append(m[p.top()], c)
+		return true
+	}
+	var walk func(x pqExpr, m map[string][]pqExpr, inOr bool)
+	walk = func(x pqExpr, m map[string][]pqExpr, inOr bool) {
+		switch x := x.(type) {
+		case *pqBin:
+			switch x.op {
+			case "OR":
+				if !inOr {
+					m = map[string][]pqExpr{}
+					ors = append(ors, m)
+				}
+				walk(x.l, m, true)
+				walk(x.r, m, true)
+			case "AND":
+				walk(x.l, m, inOr)
+				walk(x.r, m, inOr)
+			case "=", "<>", "<", "<=", ">", ">=":
+				if !add(m, x, x.l) {
+					add(m, x, x.r)
+				}
+			}
+		case *pqNot:
+			walk(x.x, m, inOr)
+		case *pqBetween:
+			add(m, x, x.x)
+		case *pqIn:
+			add(m, x, x.x)
+		case *pqIs:
+			add(m, x, x.x)
+		case *pqCall:
+			if len(x.args) == 2 && (x.name == "contains" || x.name == "begins_with") {
+				add(m, x, x.args[0])
+			}
+		}
+	}
+	if x != nil {
+		walk(x, top, false)
+	}
+	return top, ors
+}
+
+// lastKeyConds is the last condition on each key attribute in each of
+// keyConds' groups: those DynamoDB Local checks the values of.
+func (tg pqTarget) lastKeyConds(x pqExpr) map[pqExpr]bool {
+	top, ors := tg.keyConds(x)
+	last := map[pqExpr]bool{}
+	for _, m := range append(ors, top) {
+		for _, cs := range m {
+			last[cs[len(cs)-1]] = true
+		}
+	}
+	return last
 }
 
 // sameLiteralType reports whether a and b are not both literals, or are
@@ -847,26 +938,74 @@ func orderable(x pqExpr) bool {
 	return false
 }
 
-// checkQueryKeyTypes checks the values of the equalities a SELECT would
-// query by: on the partition key of what it reads, and then on its sort
-// key.
+// checkQueryKeyTypes checks the values of the key a SELECT reads by, as
+// DynamoDB Local plans it from the one condition on each key attribute
+// of what it reads (see keyConds): a sort key's condition when the
+// partition key's is an equality (its sort key's first), then the
+// partition key's. IS NULL there is an equality to NULL. A value of
+// another type than the key's is "Key attribute's data type should match
+// ..."; everything else is checkKeyComparisons'.
 func (tg pqTarget) checkQueryKeyTypes(where pqExpr) error {
 	if where == nil {
 		return nil
 	}
-	cs := conjuncts(where, nil)
-	for _, k := range []keyAttr{tg.src.pk, tg.src.sk} {
+	conds, _ := tg.keyConds(where)
+	top := map[pqExpr]bool{}
+	for _, c := range conjuncts(where, nil) {
+		top[c] = true
+	}
+	isNull := func(c pqExpr) bool {
+		is, ok := c.(*pqIs)
+		return ok && is.what == "NULL" && !is.not && top[c]
+	}
+	// sole is the one top-level condition on name (or its IS NULLs).
+	sole := func(name string) pqExpr {
+		cs := conds[name]
+		if len(cs) == 0 {
+			return nil
+		}
 		for _, c := range cs {
-			if n, v, ok := equality(c); ok && n == k.name {
-				if !keyTypeIs(v, k.typ) {
-					return keyTypeErr(n)
-				}
-				break
+			if !isNull(c) && (len(cs) > 1 || !top[c]) {
+				return nil
 			}
 		}
-		if !hashCond(where, tg.src.pk.name) {
-			break // no query: other equalities are filters
+		return cs[len(cs)-1]
+	}
+	// mistyped reports whether the condition c on k compares it with a
+	// value of another type.
+	mistyped := func(c pqExpr, k keyAttr, ranges bool) bool {
+		if isNull(c) {
+			return true
 		}
+		if _, v, ok := equality(c); ok {
+			return !keyTypeIs(v, k.typ)
+		}
+		if bt, ok := c.(*pqBetween); ok && ranges {
+			lo, ok1 := bt.lo.(*pqLit)
+			hi, ok2 := bt.hi.(*pqLit)
+			return ok1 && ok2 && orderable(lo) && orderable(hi) && (!keyTypeIs(lo.v, k.typ) || !keyTypeIs(hi.v, k.typ))
+		}
+		b, ok := c.(*pqBin)
+		if !ranges || !ok || b.op == "=" || b.op == "<>" {
+			return false
+		}
+		l, ok := b.r.(*pqLit)
+		if !ok {
+			l, ok = b.l.(*pqLit)
+		}
+		return ok && orderable(l) && !keyTypeIs(l.v, k.typ)
+	}
+	pc := sole(tg.src.pk.name)
+	if pc == nil {
+		return nil
+	}
+	if _, _, eq := equality(pc); (eq || isNull(pc)) && tg.src.sk.name != "" {
+		if sc := sole(tg.src.sk.name); sc != nil && mistyped(sc, tg.src.sk, true) {
+			return keyTypeErr(tg.src.sk.name)
+		}
+	}
+	if mistyped(pc, tg.src.pk, false) {
+		return keyTypeErr(tg.src.pk.name)
 	}
 	return nil
 }
