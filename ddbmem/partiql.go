@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -94,7 +95,7 @@ func (e *pqEmit) cond(x pqExpr) (string, error) {
 		return e.value(x.v), nil
 	case *pqBin:
 		if x.op == "+" || x.op == "-" {
-			return "", validationf("Unsupported operation: arithmetic (%s) in a condition", x.op)
+			return "", validationf("Unsupported operator in Condition Expression. Operator: %s", x.op)
 		}
 		s, err := e.binary(x, e.cond)
 		return "(" + s + ")", err
@@ -274,9 +275,13 @@ func (tg pqTarget) itemKey(where pqExpr) (map[string]types.AttributeValue, pqExp
 	}
 	for _, c := range conjuncts(where, nil) {
 		if n, v, ok := equality(c); ok && isKey(&pqPath{parts: []pqPart{{name: n, index: -1}}}) != "" {
-			if _, dup := key[n]; !dup {
+			prev, dup := key[n]
+			if !dup {
 				key[n] = v
 				continue
+			}
+			if reflect.DeepEqual(prev, v) {
+				continue // the same key again (checkSingleKey refuses another)
 			}
 		}
 		rest = append(rest, c)
@@ -733,6 +738,23 @@ func (tg pqTarget) checkKeyTypes(where pqExpr) error {
 	return nil
 }
 
+// checkSingleKey refuses a write whose WHERE gives a key attribute two
+// values (the same value twice is one key).
+func (tg pqTarget) checkSingleKey(where pqExpr) error {
+	seen := map[string]types.AttributeValue{}
+	for _, c := range conjuncts(where, nil) {
+		n, v, ok := equality(c)
+		if !ok || (n != tg.t.pk.name && (tg.t.sk.name == "" || n != tg.t.sk.name)) {
+			continue
+		}
+		if prev, dup := seen[n]; dup && !reflect.DeepEqual(prev, v) {
+			return validationf("Multiple conditions on same key %s. Only single item Update/Insert/Delete are supported", n)
+		}
+		seen[n] = v
+	}
+	return nil
+}
+
 // keyAttrs are the key attributes of the table and of the index read.
 func (tg pqTarget) keyAttrs() map[string]types.ScalarAttributeType {
 	m := map[string]types.ScalarAttributeType{}
@@ -1126,6 +1148,9 @@ func (db *DB) pqWriteItem(tg pqTarget, st *pqStmt) (types.TransactWriteItem, typ
 					return types.TransactWriteItem{}, "", validationf("Key value must be of type S, N, or B. Key name: %s, Key type: %s", n, ddbexpr.TypeName(v))
 				}
 			}
+		}
+		if err := tg.checkSingleKey(st.where); err != nil {
+			return types.TransactWriteItem{}, "", err
 		}
 		if err := tg.checkKeyTypes(st.where); err != nil {
 			return types.TransactWriteItem{}, "", err

@@ -221,6 +221,9 @@ type pqParser struct {
 	i      int
 	params []types.AttributeValue
 	used   int
+	// unsupported is the error of a form DynamoDB does not take, which
+	// it reports only once the whole statement is well formed.
+	unsupported error
 }
 
 // parsePartiQL parses a statement with its parameters.
@@ -248,6 +251,9 @@ func parseStatement(s string, params []types.AttributeValue) (*pqStmt, error) {
 			return nil, validationf("Unsupported clause: %s %s", strings.ToUpper(t.text), p.at(p.toks[p.i+1]))
 		}
 		return nil, pqSyntax(t.pos, "unexpected %s", t.describe())
+	}
+	if p.unsupported != nil {
+		return nil, p.unsupported
 	}
 	if st.where != nil {
 		if err := checkBoolean(st.where, true); err != nil {
@@ -422,6 +428,19 @@ func (p *pqParser) selectRest() (*pqStmt, error) {
 				return nil, err
 			}
 			st.proj = append(st.proj, path)
+			if t := p.peek(); t.kind == 'q' || t.kind == 'w' && !strings.EqualFold(t.text, "FROM") {
+				// An alias: "path AS name" or "path name".
+				if p.accept("AS") {
+					t = p.peek()
+				}
+				if t.kind != 'q' && (t.kind != 'w' || pqReserved[strings.ToUpper(t.text)]) {
+					return nil, pqSyntax(t.pos, "expected an alias")
+				}
+				p.next()
+				if p.unsupported == nil {
+					p.unsupported = validation("Aliasing is not supported")
+				}
+			}
 			if !p.accept(",") {
 				break
 			}
@@ -480,7 +499,18 @@ func (p *pqParser) insertRest() (*pqStmt, error) {
 		return nil, err
 	}
 	if t := p.peek(); t.kind == 'p' && (t.text == "[" || t.text == "?" || t.text == "<<") {
-		return nil, validationf("Unsupported format in item expression. Please use struct format {...} to express item values for insert statement. %s", p.at(t))
+		unsupported := validationf("Unsupported format in item expression. Please use struct format {...} to express item values for insert statement. %s", p.at(t))
+		if _, err := p.value("root"); err != nil {
+			var se *errPQSyntax
+			if errors.As(err, &se) {
+				return nil, err
+			}
+			return nil, unsupported
+		}
+		if p.unsupported == nil {
+			p.unsupported = unsupported
+		}
+		return st, nil
 	} else if t.kind != 'p' || t.text != "{" {
 		return nil, pqSyntax(t.pos, "expected {")
 	}

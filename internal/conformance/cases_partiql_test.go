@@ -276,6 +276,35 @@ var partiqlCases = []tc{
 		do(esScan(es(`SELECT * FROM "T" WHERE pk IS NULL AND pk = 'a'`))),
 		failMsg(eValid, es(`SELECT * FROM "T" WHERE pk = 'a' AND pk IS NULL`)),
 	),
+	// What DynamoDB Local reports first (TestDifferentialPartiQL, seeds
+	// 2006, 2008 and 2009): a write's key given two values, before its
+	// type; the same value twice is one key; a statement that is not well
+	// formed before a form it does not support (an alias, an INSERT of
+	// something else than a struct); arithmetic in a condition in its
+	// words.
+	pqRead("which error first",
+		failMsg(eValid, es(`UPDATE "T" SET n = 1 WHERE pk = 'p' AND sk = 's1' AND sk = 'ab'`)),
+		failMsg(eValid, es(`UPDATE "T" SET n = 1 WHERE pk = 'p' AND pk = 'q' AND sk = 's1'`)),
+		failMsg(eValid, es(`UPDATE "T" SET n = 1 WHERE pk = 'p' AND sk = 's1' AND sk = 1`)),
+		failMsg(eValid, es(`UPDATE "T" SET n = 1 WHERE sk = 's1' AND pk = 'p' AND sk = 'ab'`)),
+		failMsg(eValid, es(`DELETE FROM "T" WHERE pk = 'p' AND sk = 's1' AND sk = 'ab'`)),
+		do(es(`UPDATE "T" SET n = 9 WHERE pk = 'p' AND sk = 's1' AND sk = 's1'`)),
+		do(es(`DELETE FROM "T" WHERE pk = 'p' AND pk = 'p' AND sk = 's9'`)),
+		failMsg(eValid, es(`INSERT INTO "T" VALUE [ {'pk': 'p2', 'sk': 's32'}`)),
+		failMsg(eValid, es(`INSERT INTO "T" VALUE [ {'pk': 'p2', 'sk': 's32'} ]`)),
+		failMsg(eValid, es(`INSERT INTO "T" VALUE {'pk': 'p2', 'sk': 's32'`)),
+		failMsg(eValid, es(`INSERT INTO "T" VALUE <<'a'>>`)),
+		failMsg(eValid, es(`SELECT * FROM "T" WHERE pk = 'p' AND size(sk) -1`)),
+		failMsg(eValid, es(`SELECT * FROM "T" WHERE pk = 'p' AND n + 1 = 2`)),
+		failMsg(eValid, es(`SELECT pk p FROM "T"`)),
+		failMsg(eValid, es(`SELECT pk, n n FROM "T" WHERE pk = 'p'`)),
+		failMsg(eValid, es(`SELECT pk AS p FROM "T"`)),
+		failMsg(eValid, es(`SELECT a.b c FROM "T"`)),
+		failMsg(eValid, es(`SELECT "pk" "p" FROM "T"`)),
+		failMsg(eValid, es(`SELECT pk p, FROM "T"`)),
+		failMsg(eValid, es(`SELECT pk AS FROM "T"`)),
+		do(esScan(es(`SELECT * FROM "T"`))),
+	),
 	// A SELECT without an equality or IN on the partition key scans.
 	// DynamoDB Local treats IS NULL as "is of type NULL": a missing
 	// attribute IS NOT NULL.
