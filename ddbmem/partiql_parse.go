@@ -391,6 +391,9 @@ var pqReserved = map[string]bool{
 	"UPDATE": true, "SET": true, "REMOVE": true, "DELETE": true, "RETURNING": true, "EXISTS": true, "ORDER": true, "BY": true,
 }
 
+// pqReturningWords are the words of a RETURNING clause.
+var pqReturningWords = map[string]bool{"ALL": true, "MODIFIED": true, "OLD": true, "NEW": true}
+
 // target reads a table and, for SELECT, an optional index.
 func (p *pqParser) target(st *pqStmt, index bool) error {
 	name, err := p.ident()
@@ -638,7 +641,9 @@ func (p *pqParser) returning(st *pqStmt, update bool) error {
 		return pqSyntax(t.pos, "expected OLD or NEW after RETURNING %s", which)
 	}
 	if !p.accept("*") {
-		if t := p.peek(); t.kind == 'q' || t.kind == 'w' {
+		// A path where the * should be is a form DynamoDB does not
+		// take; another of the clause's words is not well formed.
+		if t := p.peek(); t.kind == 'q' || t.kind == 'w' && !pqReserved[strings.ToUpper(t.text)] && !pqReturningWords[strings.ToUpper(t.text)] {
 			return validation("Expected '*' after ( MODIFIED | ALL ) ( NEW | OLD ) in RETURNING clause")
 		}
 		return pqSyntax(p.peek().pos, "expected *")

@@ -303,6 +303,9 @@ var partiqlCases = []tc{
 		failMsg(eValid, es(`SELECT "pk" "p" FROM "T"`)),
 		failMsg(eValid, es(`SELECT pk p, FROM "T"`)),
 		failMsg(eValid, es(`SELECT pk AS FROM "T"`)),
+		failMsg(eValid, es(`UPDATE "T" SET n = 1 WHERE pk = 'p' AND sk = 's1' RETURNING MODIFIED OLD OLD *`)),
+		failMsg(eValid, es(`UPDATE "T" SET n = 1 WHERE pk = 'p' AND sk = 's1' RETURNING ALL NEW ALL`)),
+		failMsg(eValid, es(`UPDATE "T" SET n = 1 WHERE pk = 'p' AND sk = 's1' RETURNING ALL NEW n`)),
 		do(esScan(es(`SELECT * FROM "T"`))),
 	),
 	// A SELECT without an equality or IN on the partition key scans.
