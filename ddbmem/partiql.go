@@ -289,7 +289,7 @@ func (tg pqTarget) itemKey(where pqExpr) (map[string]types.AttributeValue, pqExp
 	for _, c := range rest {
 		// IS NULL of a key attribute given.
 		n := ""
-		if c, ok := c.(*pqIs); ok && c.what == "NULL" {
+		if c, ok := c.(*pqIs); ok && c.what == "NULL" && !c.not {
 			n = isKey(c.x)
 		}
 		if n != "" && key[n] != nil {

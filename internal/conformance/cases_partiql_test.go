@@ -290,6 +290,12 @@ var partiqlCases = []tc{
 		failMsg(eValid, es(`DELETE FROM "T" WHERE pk = 'p' AND sk = 's1' AND sk = 'ab'`)),
 		do(es(`UPDATE "T" SET n = 9 WHERE pk = 'p' AND sk = 's1' AND sk = 's1'`)),
 		do(es(`DELETE FROM "T" WHERE pk = 'p' AND pk = 'p' AND sk = 's9'`)),
+		// IS NULL of a key given is a second condition on it; IS NOT
+		// NULL is a condition (seed 2019).
+		failMsg(eValid, es(`UPDATE "T" SET n = 2 WHERE sk = 's1' AND pk = 'p' AND sk IS NULL`)),
+		do(es(`UPDATE "T" SET n = 2 WHERE sk = 's1' AND pk = 'p' AND sk IS NOT NULL`)),
+		do(es(`UPDATE "T" SET n = 3 WHERE sk = 's1' AND pk = 'p' AND NOT (sk IS NULL)`)),
+		do(es(`DELETE FROM "T" WHERE sk = 's9' AND pk = 'p' AND sk IS NOT NULL`)),
 		failMsg(eValid, es(`INSERT INTO "T" VALUE [ {'pk': 'p2', 'sk': 's32'}`)),
 		failMsg(eValid, es(`INSERT INTO "T" VALUE [ {'pk': 'p2', 'sk': 's32'} ]`)),
 		failMsg(eValid, es(`INSERT INTO "T" VALUE {'pk': 'p2', 'sk': 's32'`)),
