@@ -1140,6 +1140,9 @@ func (db *DB) pqWriteItem(tg pqTarget, st *pqStmt) (types.TransactWriteItem, typ
 		return types.TransactWriteItem{Put: &types.Put{TableName: &st.table, Item: st.item, ConditionExpression: &cond,
 			ExpressionAttributeNames: e.names}}, "", nil
 	case "UPDATE", "DELETE", "EXISTS":
+		if err := tg.checkSingleKey(st.where); err != nil {
+			return types.TransactWriteItem{}, "", err
+		}
 		for _, c := range conjuncts(st.where, nil) {
 			if n, v, ok := equality(c); ok && (n == tg.t.pk.name || n == tg.t.sk.name) {
 				switch v.(type) {
@@ -1148,9 +1151,6 @@ func (db *DB) pqWriteItem(tg pqTarget, st *pqStmt) (types.TransactWriteItem, typ
 					return types.TransactWriteItem{}, "", validationf("Key value must be of type S, N, or B. Key name: %s, Key type: %s", n, ddbexpr.TypeName(v))
 				}
 			}
-		}
-		if err := tg.checkSingleKey(st.where); err != nil {
-			return types.TransactWriteItem{}, "", err
 		}
 		if err := tg.checkKeyTypes(st.where); err != nil {
 			return types.TransactWriteItem{}, "", err

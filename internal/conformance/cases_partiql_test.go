@@ -288,6 +288,8 @@ var partiqlCases = []tc{
 		failMsg(eValid, es(`UPDATE "T" SET n = 1 WHERE pk = 'p' AND sk = 's1' AND sk = 1`)),
 		failMsg(eValid, es(`UPDATE "T" SET n = 1 WHERE sk = 's1' AND pk = 'p' AND sk = 'ab'`)),
 		failMsg(eValid, es(`DELETE FROM "T" WHERE pk = 'p' AND sk = 's1' AND sk = 'ab'`)),
+		failMsg(eValid, es(`DELETE FROM "T" WHERE pk = 'p' AND sk = 's1' AND sk = <<'y', 'x'>>`)),
+		failMsg(eValid, es(`DELETE FROM "T" WHERE pk = 'p' AND sk = <<'y', 'x'>>`)),
 		do(es(`UPDATE "T" SET n = 9 WHERE pk = 'p' AND sk = 's1' AND sk = 's1'`)),
 		do(es(`DELETE FROM "T" WHERE pk = 'p' AND pk = 'p' AND sk = 's9'`)),
 		// IS NULL of a key given is a second condition on it; IS NOT
