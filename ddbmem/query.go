@@ -333,8 +333,9 @@ func flattenKey(c *ddbexpr.Cond, terms []*ddbexpr.Cond) ([]*ddbexpr.Cond, error)
 type keyRange struct {
 	lo, hi string
 	// loIncl and hiIncl are the encoded sort-key values of inclusive
-	// bounds (>=, <=, =, BETWEEN). A page of a table that stops on such
-	// a bound has no LastEvaluatedKey, as in DynamoDB Local.
+	// bounds (>=, <=, BETWEEN; not =, see analyzeKey). A page of a
+	// table that stops on such a bound has no LastEvaluatedKey, as in
+	// DynamoDB Local.
 	loIncl, hiIncl string
 }
 
