@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -280,7 +279,7 @@ func (tg pqTarget) itemKey(where pqExpr) (map[string]types.AttributeValue, pqExp
 				key[n] = v
 				continue
 			}
-			if reflect.DeepEqual(prev, v) {
+			if ddbexpr.Equal(prev, v) {
 				continue // the same key again (checkSingleKey refuses another)
 			}
 		}
@@ -747,7 +746,7 @@ func (tg pqTarget) checkSingleKey(where pqExpr) error {
 		if !ok || (n != tg.t.pk.name && (tg.t.sk.name == "" || n != tg.t.sk.name)) {
 			continue
 		}
-		if prev, dup := seen[n]; dup && !reflect.DeepEqual(prev, v) {
+		if prev, dup := seen[n]; dup && !ddbexpr.Equal(prev, v) {
 			return validationf("Multiple conditions on same key %s. Only single item Update/Insert/Delete are supported", n)
 		}
 		seen[n] = v

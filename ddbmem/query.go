@@ -879,7 +879,8 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 	// So does a page of a table that ends on the inclusive bound of its
 	// sort key condition; an index's sort key is not unique, and more
 	// items may have the bound's value.
-	if p.full && !(src.ix == nil && bound != "" && strings.HasPrefix(p.lastSK, bound)) && !(src.ix == nil && src.sk.name == "") {
+	tableDone := src.sk.name == "" || bound != "" && strings.HasPrefix(p.lastSK, bound)
+	if p.full && (src.ix != nil || !tableDone) {
 		last = src.lastKey(p.last)
 	}
 	t.mu.RUnlock()

@@ -856,7 +856,6 @@ func queryAllPages(ctx context.Context, c entity.Client, in *dynamodb.QueryInput
 				m["Items"] = append(m["Items"].([]any), plainOf(it, n))
 			}
 			if s.tiesUnordered {
-				sortItems(m["Items"].([]any))
 				m["Pages"] = npages
 			}
 		} else {
@@ -869,6 +868,9 @@ func queryAllPages(ctx context.Context, c entity.Client, in *dynamodb.QueryInput
 			break
 		}
 		p.ExclusiveStartKey = o.LastEvaluatedKey
+	}
+	if s.tiesUnordered {
+		sortItems(pages[0].(map[string]any)["Items"].([]any))
 	}
 	return result{Out: pages}
 }
