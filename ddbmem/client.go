@@ -61,13 +61,13 @@ const endpointAccessKey = "ddbmem"
 // use it for AWS itself: build that client from config.LoadDefaultConfig.
 // The client is safe for concurrent use.
 func NewEndpointClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
-	return dynamodb.New(endpointOptions(endpoint, ""), endpointOptFns(optFns)...)
+	return dynamodb.New(endpointOptions(endpoint, nil), endpointOptFns(optFns)...)
 }
 
 // endpointOptions are [NewEndpointClient]'s options for endpoint; with
-// socket set, its transport reaches the endpoint's host:port on that Unix
-// socket.
-func endpointOptions(endpoint, socket string) dynamodb.Options {
+// pipe set, its transport reaches the endpoint's host:port in process
+// (see [Server.Client]).
+func endpointOptions(endpoint string, pipe func() net.Conn) dynamodb.Options {
 	o := dynamodb.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(endpoint),
@@ -86,11 +86,9 @@ func endpointOptions(endpoint, socket string) dynamodb.Options {
 	}
 	if u, err := url.Parse(endpoint); err == nil && u.Scheme == "http" {
 		t := newTransport()
-		if socket != "" {
-			t.socket, t.sockHost = socket, u.Host
-		}
+		t.pipe, t.pipeHost = pipe, u.Host
 		o.HTTPClient = t
-		o.DisableValidateResponseChecksum = socket != "" || isLoopback(u.Hostname())
+		o.DisableValidateResponseChecksum = pipe != nil || isLoopback(u.Hostname())
 	}
 	return o
 }

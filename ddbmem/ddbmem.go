@@ -284,15 +284,14 @@
 // version: an item read over the endpoint costs about its size again in
 // memory. [NewEndpointClient] builds an SDK client without the parts of
 // the SDK's pipeline that only matter against AWS, with a lean transport
-// for http:// URLs; [Server.Client] uses it. A server also listens on a
-// Unix socket of its own (on Linux in the abstract namespace, no file),
-// and [Server.Client] and [Server.StreamsClient] talk to it there: the
-// same HTTP, without the TCP stack, a round trip half to two thirds of
-// TCP's on loopback. Clients of [Server.URL] use TCP. The SDK's own client, on
-// net/http's transport, can fail a request now and then with "use of
-// closed network connection" against a server that answers this fast
-// (aws-sdk-go-v2#2737); the clients this package builds do not (README.md
-// says what to do with the SDK's own client).
+// for http:// URLs; [Server.Client] uses it. [Server.Client] and
+// [Server.StreamsClient] reach their server in process, on connections
+// of memory that carry the same HTTP to the same loop without system
+// calls (see [Server]); clients of [Server.URL] use TCP. The SDK's own
+// client, on net/http's transport, can fail a request now and then with
+// "use of closed network connection" against a server that answers this
+// fast (aws-sdk-go-v2#2737); the clients this package builds do not
+// (README.md says what to do with the SDK's own client).
 //
 // # Faults
 //

@@ -7,12 +7,8 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -20,16 +16,20 @@ import (
 
 // Server is an engine served over HTTP on a TCP address (see [Serve]).
 //
-// It also listens on a Unix socket of its own, for its own clients
-// ([Server.Client], [Server.StreamsClient]): on Linux a random name in
-// the abstract namespace, which no file backs and Close frees, elsewhere a
-// socket file in a new temporary directory, which Close removes. Those
-// clients use TCP when the socket cannot be made, and when it refuses them
-// (the server is closed): a server started again on the same address
-// answers them, as it would have on TCP alone. A round trip on the socket skips
-// the kernel's TCP path; on loopback it takes half to two thirds of TCP's
-// time. Any process that can reach the TCP port on loopback can reach an
-// abstract socket too, so it opens nothing new.
+// Its own clients ([Server.Client], [Server.StreamsClient]) reach it in
+// process rather than on TCP: on connections of memory (a buffer each
+// way) that carry the same HTTP bytes to the same loop as a socket
+// would, without system calls. On a virtual machine a loopback round
+// trip, its system calls and waking the goroutines at each end can cost
+// as much as the SDK's client and the engine together; in process the
+// request costs little more than a call of [DB.Handler] (see
+// BenchmarkEngineHTTP in internal/bench). To get there, a reader waiting
+// on such a connection waits busy for up to 400 µs, yielding its
+// processor every 2 µs, before it parks, unless its last wait was longer
+// (an idle connection parks at once), and only while GOMAXPROCS is 2 or
+// more: a client in a busy loop keeps a processor of its server busy.
+// Clients of [Server.URL] use TCP, and so do its own clients once it is
+// closed: a server started again on the same address answers them.
 //
 // Each connection is read by a lean HTTP/1.1 loop that answers the
 // requests DynamoDB clients send — a POST to "/" with a Content-Length
@@ -47,13 +47,11 @@ import (
 // to a body over 16 MB, which is DynamoDB's: an empty chunked body with
 // only X-Amzn-Requestid and Date.
 type Server struct {
-	db     *DB
-	url    string
-	ln     net.Listener
-	socket string       // the Unix socket's address, "" without one
-	uln    net.Listener // its listener
-	srv    *http.Server
-	hl     *handoffListener
+	db  *DB
+	url string
+	ln  net.Listener
+	srv *http.Server
+	hl  *handoffListener
 
 	ctx    context.Context // the engine calls' context, cancelled by Close
 	cancel context.CancelFunc
@@ -85,10 +83,6 @@ func Serve(db *DB, addr string) (*Server, error) {
 	s.url = "http://" + net.JoinHostPort(host, port)
 	go func() { _ = s.srv.Serve(s.hl) }()
 	go s.accept(ln)
-	if uln, err := listenLocal(); err == nil {
-		s.uln, s.socket = uln, uln.Addr().String()
-		go s.accept(uln)
-	}
 	return s, nil
 }
 
@@ -107,20 +101,13 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	s.cancel()
 	err := s.ln.Close()
-	if s.uln != nil {
-		_ = s.uln.Close()
-		if s.socket[0] != '@' { // a socket file in its own directory
-			_ = os.RemoveAll(filepath.Dir(s.socket))
-		}
-	}
 	if herr := s.srv.Close(); err == nil {
 		err = herr
 	}
 	return err
 }
 
-// accept serves the connections of ln, the TCP listener or the Unix
-// socket's.
+// accept serves the connections of ln.
 func (s *Server) accept(ln net.Listener) {
 	var delay time.Duration
 	for {
@@ -147,6 +134,17 @@ func (s *Server) accept(ln net.Listener) {
 	}
 }
 
+// dialPipe opens an in-process connection to the server, served like a
+// connection it accepts; nil once the server is closed.
+func (s *Server) dialPipe() net.Conn {
+	cc, sc := newPipe()
+	if !s.track(sc, true) {
+		return nil
+	}
+	go s.serveConn(sc)
+	return cc
+}
+
 // track adds c to the lean loop's connections, or removes it; it reports
 // false once the server is closed.
 func (s *Server) track(c net.Conn, add bool) bool {
@@ -166,27 +164,6 @@ func (s *Server) track(c net.Conn, add bool) bool {
 // maxFastHead bounds a request head the lean loop reads; bigger heads go
 // to net/http, which takes up to 1 MB.
 const maxFastHead = 16 << 10
-
-// listenLocal listens on a new Unix socket for the server's own clients
-// ([Server.Client], [Server.StreamsClient]): on Linux a name in the
-// abstract namespace, which no file backs, elsewhere a socket file in a
-// new temporary directory.
-func listenLocal() (net.Listener, error) {
-	name := "@tablekit-ddbmem-" + strconv.FormatUint(rand.Uint64(), 36)
-	if runtime.GOOS != "linux" {
-		dir, err := os.MkdirTemp("", "ddbmem")
-		if err != nil {
-			return nil, err
-		}
-		name = filepath.Join(dir, "s")
-		ln, err := net.Listen("unix", name)
-		if err != nil {
-			_ = os.RemoveAll(dir)
-		}
-		return ln, err
-	}
-	return net.Listen("unix", name)
-}
 
 // connState is the lean loop's state of one connection.
 type connState struct {

@@ -446,9 +446,9 @@ func (s *Server) DB() *DB { return s.db }
 
 // Client returns an SDK client for the endpoint, built by
 // [NewEndpointClient] (the endpoint requires a signature but does not
-// check it), optFns applied last. It reaches the server on the server's
-// Unix socket rather than on TCP (see [Server]), unless optFns give it an
-// HTTPClient of their own.
+// check it), optFns applied last. It reaches the server in process, on
+// connections of memory rather than TCP (see [Server]), unless optFns
+// give it an HTTPClient of their own.
 func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
-	return dynamodb.New(endpointOptions(s.url, s.socket), endpointOptFns(optFns)...)
+	return dynamodb.New(endpointOptions(s.url, s.dialPipe), endpointOptFns(optFns)...)
 }

@@ -56,7 +56,7 @@ func streamsOperation(target string) (handlerFn, bool) {
 // without its rate limiter, and the lean transport for loopback URLs.
 // optFns are applied last. The client is safe for concurrent use.
 func NewStreamsEndpointClient(endpoint string, optFns ...func(*dynamodbstreams.Options)) *dynamodbstreams.Client {
-	return newStreamsClient(endpointOptions(endpoint, ""), optFns)
+	return newStreamsClient(endpointOptions(endpoint, nil), optFns)
 }
 
 // newStreamsClient is the Streams client with the DynamoDB client options
@@ -78,9 +78,9 @@ func newStreamsClient(d dynamodb.Options, optFns []func(*dynamodbstreams.Options
 
 // StreamsClient returns the SDK's DynamoDB Streams client for the
 // endpoint, built by [NewStreamsEndpointClient], optFns applied last; like
-// [Server.Client], it reaches the server on its Unix socket.
+// [Server.Client], it reaches the server in process.
 func (s *Server) StreamsClient(optFns ...func(*dynamodbstreams.Options)) *dynamodbstreams.Client {
-	return newStreamsClient(endpointOptions(s.url, s.socket), optFns)
+	return newStreamsClient(endpointOptions(s.url, s.dialPipe), optFns)
 }
 
 // streamsResolver resolves every request to the client's BaseEndpoint,

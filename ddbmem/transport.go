@@ -38,11 +38,12 @@ import (
 // HTTPClient of its own). Safe for concurrent use.
 type transport struct {
 	dialer net.Dialer
-	// socket, when set, is a Unix socket that connections to sockHost
-	// (host:port) are made on instead of TCP: the socket a [Server] of
-	// this process listens on besides its TCP address. When the socket
-	// refuses (its server is closed), they are made on TCP.
-	socket, sockHost string
+	// pipe, when set, connects in process to the [Server] of this
+	// process that listens on pipeHost (host:port), for its own clients
+	// ([Server.Client]); it returns nil once that server is closed, and
+	// connections are then made on TCP.
+	pipe     func() net.Conn
+	pipeHost string
 
 	mu   sync.Mutex
 	idle map[string][]*tconn // by host:port, most recently used last
@@ -138,12 +139,12 @@ func (t *transport) conn(ctx context.Context, addr string) (*tconn, bool, error)
 	t.mu.Unlock()
 	var nc net.Conn
 	var err error
-	if t.socket != "" && addr == t.sockHost {
-		nc, err = t.dialer.DialContext(ctx, "unix", t.socket)
+	if t.pipe != nil && addr == t.pipeHost {
+		nc = t.pipe()
 	}
-	if nc == nil && ctx.Err() == nil {
-		// No socket, or its server is gone: another server may have
-		// taken the TCP address since.
+	if nc == nil {
+		// No server of this process, or it is closed: another server
+		// may have taken the TCP address since.
 		nc, err = t.dialer.DialContext(ctx, "tcp", addr)
 	}
 	if err != nil {

@@ -276,11 +276,13 @@ func TestEngineMemory(t *testing.T) {
 // < 5 ms). The client is the endpoint's own, Server.Client
 // (ddbmem.NewEndpointClient's client: the SDK's *dynamodb.Client without
 // the parts of its pipeline that only matter against AWS, over a lean
-// transport), which reaches its server on the server's Unix socket;
-// BenchmarkEngineHTTPTCP is the same over TCP on loopback, and
-// BenchmarkLoopbackUnix and BenchmarkLoopback are the bare round trips of
-// the two; BenchmarkEngineHTTPPaired takes the ratio to the floor op by
-// op. BenchmarkDynamoDBLocal uses the SDK's default pipeline over
+// transport), which reaches its server in process: connections of
+// memory that carry the same HTTP bytes to the server's lean loop as a
+// socket would, without system calls, the reader of each end waiting
+// busy rather than parking (see ddbmem.Server). BenchmarkEngineHTTPTCP is
+// the same over TCP on loopback, as a client in another process reaches
+// the server, and BenchmarkLoopback its bare round trip;
+// BenchmarkEngineHTTPPaired takes the ratio to the floor op by op. BenchmarkDynamoDBLocal uses the SDK's default pipeline over
 // net/http (entity.LocalClient), as a test against DynamoDB Local would.
 func BenchmarkEngineHTTP(b *testing.B) {
 	b.Run("Start", func(b *testing.B) {
@@ -321,7 +323,7 @@ func servedEngine(b *testing.B) *ddbmem.Server {
 // BenchmarkEngineHTTPTCP is BenchmarkEngineHTTP with the client on the
 // server's TCP address, as a client in another process reaches it:
 // ddbmem.NewEndpointClient(srv.URL()) rather than srv.Client(), which
-// talks to its server over a Unix socket.
+// talks to its server in process.
 func BenchmarkEngineHTTPTCP(b *testing.B) {
 	newDB := func(b *testing.B) entity.Client { return ddbmem.NewEndpointClient(servedEngine(b).URL()) }
 	benchOps(b, newDB, engineTable, true)
@@ -428,8 +430,8 @@ func BenchmarkLoopback(b *testing.B) {
 }
 
 // BenchmarkLoopbackUnix is BenchmarkLoopback on a Unix socket (in Linux's
-// abstract namespace), as Server.Client reaches its server: the network
-// under BenchmarkEngineHTTP.
+// abstract namespace): the cheapest socket between two processes of a
+// machine, which Server.Client used before it went in process.
 func BenchmarkLoopbackUnix(b *testing.B) {
 	for _, c := range wireSizes {
 		b.Run(c.name, func(b *testing.B) {

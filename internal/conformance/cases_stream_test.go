@@ -542,7 +542,7 @@ func TestStreamConformance(t *testing.T) {
 				targets := []*sh{
 					{t: t, ctx: ctx, target: localTarget, c: lc, s: ls, n: n},
 					{t: t, ctx: ctx, target: "engine", c: db, s: db.Streams(), n: n},
-					{t: t, ctx: ctx, target: "engine over HTTP", c: srv.Client(), s: srv.StreamsClient(), n: n},
+					{t: t, ctx: ctx, target: "engine over HTTP", c: ddbmem.NewEndpointClient(srv.URL()), s: ddbmem.NewStreamsEndpointClient(srv.URL()), n: n},
 				}
 				defer func() {
 					_, _ = lc.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(n.get("T"))})

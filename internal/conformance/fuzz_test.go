@@ -577,7 +577,7 @@ func runSequence(t *testing.T, lc entity.Client, seed []byte, ops int, deletions
 	}
 	defer srv.Close()
 	// tgts[2], the engine served over HTTP, must answer as tgts[1] does.
-	tgts := []target{{"DynamoDB Local", lc}, {"engine", eng}, {"engine over HTTP", srv.Client()}}
+	tgts := []target{{"DynamoDB Local", lc}, {"engine", eng}, {"engine over HTTP", ddbmem.NewEndpointClient(srv.URL())}}
 	t.Cleanup(func() {
 		real := n.get("T")
 		drop := func() {

@@ -1241,13 +1241,14 @@ func runCase(t *testing.T, lc entity.Client, c tc, deletions *sync.WaitGroup) {
 	loc := target{"DynamoDB Local", lc}
 	eng := target{"engine", ddbmem.New()}
 	// The same engine served over HTTP and called through the SDK's
-	// client must answer exactly as the engine does in process.
+	// client, on TCP as a client in another process reaches it, must
+	// answer exactly as the engine does in process.
 	srv, err := ddbmem.Serve(ddbmem.New(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	overHTTP := target{"engine over HTTP", srv.Client()}
+	overHTTP := target{"engine over HTTP", ddbmem.NewEndpointClient(srv.URL())}
 	sameOverHTTP := func(label string, s step, inProcess result) {
 		t.Helper()
 		if d := diffResults(inProcess, exec(ctx, overHTTP, s, n)); d != "" {

@@ -36,7 +36,7 @@ func TestIndexThroughput(t *testing.T) {
 			DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 			DeleteTable(context.Context, *dynamodb.DeleteTableInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error)
 		}
-	}{{"DynamoDB Local", local(t).(*dynamodb.Client)}, {"engine", ddbmem.New()}, {"engine over HTTP", srv.Client()}}
+	}{{"DynamoDB Local", local(t).(*dynamodb.Client)}, {"engine", ddbmem.New()}, {"engine over HTTP", ddbmem.NewEndpointClient(srv.URL())}}
 	units := func(r, w int64) *types.ProvisionedThroughput {
 		return &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(r), WriteCapacityUnits: aws.Int64(w)}
 	}
