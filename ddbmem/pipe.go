@@ -57,15 +57,14 @@ var pipeSpinners atomic.Int32
 
 // pipeHalf is one direction of an in-process connection.
 type pipeHalf struct {
-	mu       sync.Mutex
-	buf      []byte
-	off      int  // buf[off:] is unread
-	eof      bool // the writing end is closed
-	gone     bool // the reading end is closed
-	rwait    bool // a reader is parked on readable
-	wwait    bool // a writer is parked on writable
-	readable chan struct{}
-	writable chan struct{}
+	mu   sync.Mutex
+	buf  []byte
+	off  int  // buf[off:] is unread
+	eof  bool // the writing end is closed
+	gone bool // the reading end is closed
+	// rsig and wsig, when not nil, are closed to wake the readers, or
+	// the writers, parked on them.
+	rsig, wsig chan struct{}
 	// ready is set when a read would not wait (unread bytes, eof or
 	// gone): what a busy reader watches.
 	ready atomic.Bool
@@ -75,7 +74,7 @@ type pipeHalf struct {
 }
 
 func newPipeHalf() *pipeHalf {
-	h := &pipeHalf{readable: make(chan struct{}, 1), writable: make(chan struct{}, 1)}
+	h := &pipeHalf{}
 	h.patient.Store(true)
 	return h
 }
@@ -92,12 +91,20 @@ func newPipe() (client, server *pipeConn) {
 	return client, server
 }
 
-// notify wakes the goroutine parked on ch, or the next one to park.
-func notify(ch chan struct{}) {
-	select {
-	case ch <- struct{}{}:
-	default:
+// wake wakes the goroutines parked on *sig, if any.
+func wake(sig *chan struct{}) {
+	if *sig != nil {
+		close(*sig)
+		*sig = nil
 	}
+}
+
+// parkOn returns the channel to park on until *sig is woken.
+func parkOn(sig *chan struct{}) chan struct{} {
+	if *sig == nil {
+		*sig = make(chan struct{})
+	}
+	return *sig
 }
 
 func (c *pipeConn) Read(p []byte) (int, error) {
@@ -125,10 +132,7 @@ func (c *pipeConn) Read(p []byte) (int, error) {
 				}
 				h.ready.Store(false)
 			}
-			if h.wwait {
-				h.wwait = false
-				notify(h.writable)
-			}
+			wake(&h.wsig)
 			h.mu.Unlock()
 			return n, nil
 		}
@@ -153,10 +157,10 @@ func (c *pipeConn) Read(p []byte) (int, error) {
 				continue
 			}
 		}
-		h.rwait = true
+		sig := parkOn(&h.rsig)
 		h.mu.Unlock()
 		select {
-		case <-h.readable:
+		case <-sig:
 		case <-c.rd.wait():
 		case <-c.closed:
 		}
@@ -220,20 +224,17 @@ func (c *pipeConn) Write(p []byte) (int, error) {
 			n += m
 			if m > 0 {
 				h.ready.Store(true)
-				if h.rwait {
-					h.rwait = false
-					notify(h.readable)
-				}
+				wake(&h.rsig)
 			}
 			if n == len(p) {
 				h.mu.Unlock()
 				return n, nil
 			}
 		}
-		h.wwait = true
+		sig := parkOn(&h.wsig)
 		h.mu.Unlock()
 		select {
-		case <-h.writable:
+		case <-sig:
 		case <-c.wd.wait():
 		case <-c.closed:
 		}
@@ -257,8 +258,8 @@ func (c *pipeConn) Close() error {
 				h.buf, h.off = nil, 0
 			}
 			h.ready.Store(true)
-			notify(h.readable)
-			notify(h.writable)
+			wake(&h.rsig)
+			wake(&h.wsig)
 			h.mu.Unlock()
 		}
 	})

@@ -90,6 +90,7 @@ func TestPipeConn(t *testing.T) {
 			t.Run("streams", func(t *testing.T) { testPipeStreams(t) })
 			t.Run("close", func(t *testing.T) { testPipeClose(t) })
 			t.Run("deadlines", func(t *testing.T) { testPipeDeadlines(t) })
+			t.Run("readers", func(t *testing.T) { testPipeReaders(t) })
 		})
 	}
 }
@@ -288,5 +289,41 @@ func TestPipeIdleParks(t *testing.T) {
 		if _, err := io.ReadFull(a, make([]byte, 4)); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// testPipeReaders checks that several readers parked on one end at once
+// each get bytes, however the writes come: a write wakes every parked
+// reader, not only one.
+func testPipeReaders(t *testing.T) {
+	a, b := newPipe()
+	defer a.Close()
+	defer b.Close()
+	const readers = 8
+	got := make(chan byte, readers)
+	for range readers {
+		go func() {
+			p := make([]byte, 1)
+			if _, err := a.Read(p); err != nil {
+				t.Error(err)
+			}
+			got <- p[0]
+		}()
+	}
+	time.Sleep(5 * time.Millisecond) // the readers park
+	seen := map[byte]bool{}
+	for i := range readers {
+		if _, err := b.Write([]byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case c := <-got:
+			seen[c] = true
+		case <-time.After(5 * time.Second):
+			t.Fatalf("a reader still waits after write %d", i)
+		}
+	}
+	if len(seen) != readers {
+		t.Fatalf("the readers got %d distinct bytes, want %d", len(seen), readers)
 	}
 }
