@@ -106,9 +106,10 @@ var updateCases = []tc{
 		// The paths written, from the last action: its undefined names,
 		// then its overlap with a later path (a path with an undefined
 		// name overlaps nothing). DynamoDB Local names as the second path
-		// of an overlap the first one written of the later paths that
-		// comes last in a Java hash map of them by the element where the
-		// two paths part.
+		// of an overlap the later path reached by following, from the
+		// element where the two paths part, the last entry of a Java hash
+		// map of the later paths by element, level by level ("overlapping
+		// paths" below).
 		failMsg(eValid, upd(uk, "DELETE #u :n, x.y :n SET x.y = :n", vals{":n": N("1")})),
 		failMsg(eValid, upd(uk, "SET #u = :n, #u = :n", vals{":n": N("1")})),
 		failMsg(eValid, upd(uk, "ADD l[0] :l REMOVE l[0], #u", vals{":l": L()})),
@@ -251,7 +252,19 @@ var updateCases = []tc{
 		// first, whatever the sections.
 		failMsg(eValid, upd(uk, "REMOVE m.k SET m[1] = :v", vals{":v": N("1")})),
 		failMsg(eValid, upd(uk, "SET m[1] = :v REMOVE m.k", vals{":v": N("1")})),
-		failMsg(eValid, upd(uk, "ADD m.k :v SET m[1] = :v", vals{":v": N("1")}))),
+		failMsg(eValid, upd(uk, "ADD m.k :v SET m[1] = :v", vals{":v": N("1")})),
+		// The second path named (see "paths written, from the last
+		// action"): under l, the last of its indexes in a hash map keyed
+		// by Integer (0 before 5, 17 before 3); under m.x[12], c after b
+		// (seed 2025).
+		failMsg(eValid, upd(uk, "DELETE s :n, l[0] :n SET s = :n, l[5] = :n", vals{":n": NS("1")})),
+		failMsg(eValid, upd(uk, "DELETE s :n, l[0] :n SET l[5] = :n, s = :n", vals{":n": NS("1")})),
+		failMsg(eValid, upd(uk, "SET l[5] = :n, s = :n DELETE l[0] :n, s :n", vals{":n": NS("1")})),
+		failMsg(eValid, upd(uk, "SET a = :n, m.x[3] = :n, m.x[12] = :n, m.b = :n REMOVE a", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET a = :n, m.x[3] = :n, m.x[17] = :n REMOVE a", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET a = :n, m.x[12] = :n, m.x[3].z = :n, m.x[3].c = :n REMOVE a", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET a = :n, m.x[3].z = :n, m.x[12].c = :n, m.x[12].b = :n REMOVE a", vals{":n": N("1")})),
+		failMsg(eValid, upd(uk, "SET a = :n, m.x.p = :n, m.x.q = :n, m.y = :n REMOVE a", vals{":n": N("1")}))),
 	updCase("function not allowed in SET",
 		fail(eValid, upd(uk, "SET a = size(s)", nil))),
 	updCase("unused value placeholder",

@@ -813,10 +813,15 @@ func hashOrder(acts []updateAction, env *Env) []int {
 }
 
 // javaMapOrder returns keys (distinct, in insertion order) in the order
-// a java.util.HashMap holding them iterates: by bucket of the spread
-// String hash code in a table of 16 entries, doubled while more than
-// three quarters full, then in insertion order.
-func javaMapOrder(keys []string) []string {
+// a java.util.HashMap holding them iterates (see javaOrder), by their
+// String hash codes.
+func javaMapOrder(keys []string) []string { return javaOrder(keys, javaStringHash) }
+
+// javaOrder returns keys (distinct, in insertion order) in the order a
+// java.util.HashMap holding them iterates: by bucket of the spread hash
+// code in a table of 16 entries, doubled while more than three quarters
+// full, then in insertion order.
+func javaOrder[K any](keys []K, hash func(K) int32) []K {
 	if len(keys) < 2 {
 		return keys
 	}
@@ -824,17 +829,22 @@ func javaMapOrder(keys []string) []string {
 	for len(keys) > size*3/4 {
 		size *= 2
 	}
-	bucket := func(k string) int {
-		var h int32
-		for _, r := range utf16.Encode([]rune(k)) {
-			h = 31*h + int32(r)
-		}
-		x := uint32(h)
+	bucket := func(k K) int {
+		x := uint32(hash(k))
 		return int((x ^ x>>16) & uint32(size-1))
 	}
 	out := slices.Clone(keys)
-	slices.SortStableFunc(out, func(a, b string) int { return bucket(a) - bucket(b) })
+	slices.SortStableFunc(out, func(a, b K) int { return bucket(a) - bucket(b) })
 	return out
+}
+
+// javaStringHash is java.lang.String's hashCode of k.
+func javaStringHash(k string) int32 {
+	var h int32
+	for _, r := range utf16.Encode([]rune(k)) {
+		h = 31*h + int32(r)
+	}
+	return h
 }
 
 // reachable reports whether every action's path reaches into it

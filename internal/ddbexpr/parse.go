@@ -1161,8 +1161,8 @@ func checkOverlap(paths []Path, env *Env) error {
 // path written after it, as DynamoDB Local finds it (the callers take i
 // from the last path back): a conflict names the two paths; an overlap
 // names paths[i] and, of the later paths that share the two's common
-// prefix but its last element, the one of the last entry of a Java
-// HashMap by that element.
+// prefix but its last element, the one reached by following the last
+// entry of a Java HashMap by element, level by level.
 func overlapLater(paths []Path, i int, env *Env) error {
 	var err error
 	j := i + 1
@@ -1175,30 +1175,57 @@ func overlapLater(paths []Path, i int, env *Env) error {
 		return err
 	}
 	// The later paths that share the two's common prefix but its last
-	// element, in a map by that element, filled from the last path back
-	// (a key's value is its earliest path, the keys in the order met).
+	// element form a tree (they do not overlap one another: the callers
+	// checked them first). From that element down, take at each level
+	// the last entry of a Java HashMap by the level's element, filled
+	// from the last path back (the keys in the order met), until a path
+	// ends there.
 	d := min(len(paths[i]), len(paths[j])) - 1
-	key := func(e PathElem) string {
+	// A level's map is keyed by its attribute names (String) or its list
+	// indexes (Integer, whose hash code is the number).
+	key := func(e PathElem) PathElem {
 		if e.IsIndex {
-			return strconv.Itoa(e.Index)
+			return PathElem{IsIndex: true, Index: e.Index}
 		}
-		return env.name(e.Name)
+		return PathElem{Name: env.name(e.Name)}
 	}
-	var keys []string
-	first := map[string]int{}
+	hash := func(e PathElem) int32 {
+		if e.IsIndex {
+			return int32(e.Index)
+		}
+		return javaStringHash(e.Name)
+	}
+	var cand []int
 	for k := len(paths) - 1; k > i; k-- {
-		p := paths[k]
-		if len(p) <= d || !samePrefix(p, paths[i], d, env) {
-			continue
+		if p := paths[k]; len(p) > d && samePrefix(p, paths[i], d, env) {
+			cand = append(cand, k)
 		}
-		kk := key(p[d])
-		if _, ok := first[kk]; !ok {
-			keys = append(keys, kk)
-		}
-		first[kk] = k
 	}
-	order := javaMapOrder(keys)
-	last := paths[first[order[len(order)-1]]]
+	var last Path
+	for depth := d; last == nil; depth++ {
+		var keys []PathElem
+		seen := map[PathElem]bool{}
+		for _, k := range cand {
+			if kk := key(paths[k][depth]); !seen[kk] {
+				seen[kk] = true
+				keys = append(keys, kk)
+			}
+		}
+		order := javaOrder(keys, hash)
+		lastKey := order[len(order)-1]
+		var next []int
+		for _, k := range cand {
+			if key(paths[k][depth]) != lastKey {
+				continue
+			}
+			if len(paths[k]) == depth+1 {
+				last = paths[k]
+				break
+			}
+			next = append(next, k)
+		}
+		cand = next
+	}
 	return &CheckError{fmt.Sprintf("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", bracketPath(env.Resolve(paths[i])), bracketPath(env.Resolve(last)))}
 }
 
