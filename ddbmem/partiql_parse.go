@@ -426,11 +426,19 @@ func (p *pqParser) selectRest() (*pqStmt, error) {
 			if t := p.peek(); t.kind == 'w' && p.toks[p.i+1].kind == 'p' && p.toks[p.i+1].text == "(" {
 				return nil, validationf("Unexpected path component %s", p.at(t))
 			}
-			path, err := p.path()
-			if err != nil {
-				return nil, err
+			var unsupported error
+			if lit := p.peek(); lit.kind == 'n' || lit.kind == 's' {
+				// A literal: DynamoDB Local reads the list as
+				// expressions, and refuses one that is not a path.
+				p.next()
+				unsupported = validationf("Unexpected path component %s", p.at(lit))
+			} else {
+				path, err := p.path()
+				if err != nil {
+					return nil, err
+				}
+				st.proj = append(st.proj, path)
 			}
-			st.proj = append(st.proj, path)
 			if t := p.peek(); t.kind == 'q' || t.kind == 'w' && !strings.EqualFold(t.text, "FROM") {
 				// An alias: "path AS name" or "path name".
 				if p.accept("AS") {
@@ -440,9 +448,10 @@ func (p *pqParser) selectRest() (*pqStmt, error) {
 					return nil, pqSyntax(t.pos, "expected an alias")
 				}
 				p.next()
-				if p.unsupported == nil {
-					p.unsupported = validation("Aliasing is not supported")
-				}
+				unsupported = validation("Aliasing is not supported")
+			}
+			if p.unsupported == nil {
+				p.unsupported = unsupported
 			}
 			if !p.accept(",") {
 				break
@@ -860,8 +869,10 @@ func (p *pqParser) operand() (pqExpr, error) {
 	case t.kind == 'w' && p.i+1 < len(p.toks) && p.toks[p.i+1].kind == 'p' && p.toks[p.i+1].text == "(" && !pqReserved[strings.ToUpper(t.text)]:
 		p.i += 2
 		c := &pqCall{name: strings.ToLower(t.text), at: p.at(t)}
-		if !pqKnownFunctions[c.name] {
-			return nil, validationf("Unrecognized function: %s", t.text)
+		if !pqKnownFunctions[c.name] && p.unsupported == nil {
+			// Reported once the statement is well formed, as
+			// DynamoDB Local does: "pk ( = 'p'" is not (seed 2028).
+			p.unsupported = validationf("Unrecognized function: %s", t.text)
 		}
 		if !p.accept(")") {
 			for {

@@ -311,6 +311,22 @@ var partiqlCases = []tc{
 		failMsg(eValid, es(`SELECT "pk" "p" FROM "T"`)),
 		failMsg(eValid, es(`SELECT pk p, FROM "T"`)),
 		failMsg(eValid, es(`SELECT pk AS FROM "T"`)),
+		// A literal in the select list: aliased, "Aliasing is not
+		// supported" (seed 2025); bare, "Unexpected path component" at
+		// it; the first of either in the list.
+		failMsg(eValid, es(`SELECT pk, 1 sk FROM "T" WHERE a.c[7] < a.c[0]`)),
+		failMsg(eValid, es(`SELECT pk, 'x' AS y FROM "T"`)),
+		failMsg(eValid, es(`SELECT pk, 1 FROM "T"`)),
+		failMsg(eValid, es(`SELECT 1.5e3 FROM "T"`)),
+		failMsg(eValid, es(`SELECT 'x', a b FROM "T"`)),
+		failMsg(eValid, es(`SELECT a b, 1 FROM "T"`)),
+		failMsg(eValid, es(`SELECT pk, 1 sk, FROM "T"`)),
+		failMsg(eValid, es(`SELECT pk, 1 2 FROM "T"`)),
+		// An unknown function is reported once the statement is well
+		// formed (seed 2028).
+		failMsg(eValid, es(`SELECT pk FROM "T" WHERE pk ( = 'p' AND sk < 's2'`)),
+		failMsg(eValid, es(`SELECT pk FROM "T" WHERE nope(pk) AND pk = 'p'`)),
+		failMsg(eValid, es(`SELECT pk FROM "T" WHERE nope(pk) AND pk = `)),
 		failMsg(eValid, es(`UPDATE "T" SET n = 1 WHERE pk = 'p' AND sk = 's1' RETURNING MODIFIED OLD OLD *`)),
 		failMsg(eValid, es(`UPDATE "T" SET n = 1 WHERE pk = 'p' AND sk = 's1' RETURNING ALL NEW ALL`)),
 		failMsg(eValid, es(`UPDATE "T" SET n = 1 WHERE pk = 'p' AND sk = 's1' RETURNING ALL NEW n`)),
