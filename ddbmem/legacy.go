@@ -776,9 +776,6 @@ func (t *table) legacyQuery(in *dynamodb.QueryInput, src *source) (*dynamodb.Que
 			return nil, validationf("QueryFilter can only contain non-primary key attributes: Primary key attribute: %s", a)
 		}
 	}
-	if err := checkAttributesToGet(in.AttributesToGet, in.Select); err != nil {
-		return nil, err
-	}
 	if unindexable != nil {
 		return nil, unindexable
 	}

@@ -727,6 +727,7 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		}
 	}
 	legacy := in.KeyConditions != nil || in.QueryFilter != nil || in.AttributesToGet != nil
+	attrs := in.AttributesToGet
 	if in, err = t.legacyQuery(in, src); err != nil {
 		return nil, err
 	}
@@ -796,8 +797,12 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func
 		}
 		esk = e
 	}
-	// Select and the projection after the start key, as DynamoDB Local
-	// checks them.
+	// Select and the projection after the start key and the key
+	// condition's values, as DynamoDB Local checks them (AttributesToGet
+	// too: seed 2025).
+	if err := checkAttributesToGet(attrs, in.Select); err != nil {
+		return nil, err
+	}
 	// A PartiQL SELECT of an LSI fetches what its filter names, as a
 	// Scan of it does.
 	ro, err := db.checkRead(src, x, in.Select, in.Limit, src.ix != nil && src.ix.local && ctx.Value(pqKeyFilter{}) != nil)

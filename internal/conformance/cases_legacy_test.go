@@ -101,6 +101,10 @@ var legacyCases = []tc{
 			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), KeyConditions: conds{"pk": cnd("EQ", S("p0")), "sk": cnd("NE", S("a"))}, QueryFilter: conds{"sk": cnd("EQ", S("a"))},
 				AttributesToGet: []string{"n"}, Select: types.SelectAllAttributes}),
 			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), KeyConditions: conds{"pk": cnd("EQ", S("p0")), "sk": cnd("NULL")}, AttributesToGet: []string{"n"}, Select: types.SelectAllAttributes}),
+			// A key condition's empty value before AttributesToGet
+			// against Select (seed 2025).
+			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), KeyConditions: conds{"pk": cnd("EQ", S(""))}, AttributesToGet: []string{"n"}, Select: types.SelectAllAttributes}),
+			failMsg(eValid, &dynamodb.QueryInput{TableName: str("T"), KeyConditions: conds{"pk": cnd("EQ", S("p0")), "sk": cnd("BEGINS_WITH", S(""))}, AttributesToGet: []string{"n"}, Select: types.SelectCount}),
 			failMsg(eValid, legacyUpd(legacyKey, updates{"pk": {Action: "ADD"}}, nil, "")),
 			failMsg(eValid, legacyUpd(legacyKey, updates{"sk": {Action: "DELETE", Value: N("1")}}, nil, "")),
 			failMsg(eValid, legacyUpd(legacyKey, updates{"pk": {Action: "PUT", Value: S("p9")}}, nil, "")),
