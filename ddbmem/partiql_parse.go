@@ -538,19 +538,26 @@ func (p *pqParser) insertRest() (*pqStmt, error) {
 }
 
 // dmlTarget reads the table of an INSERT, UPDATE or DELETE, which names
-// no index.
+// no index. An index is reported once the statement is well formed, as
+// DynamoDB Local does (seed 2030).
 func (p *pqParser) dmlTarget(st *pqStmt) error {
 	if err := p.target(st, true); err != nil {
 		return err
 	}
+	var err error
 	switch {
 	case st.index == "":
 		return nil
 	case st.kind == "DELETE":
 		// DynamoDB Local reads "table"."index" as one table name here.
-		return validation("Table name should be within the length [3, 255] and only contain 'a-z', 'A-Z', '0-9', '-', '_', '.'.")
+		err = validation("Table name should be within the length [3, 255] and only contain 'a-z', 'A-Z', '0-9', '-', '_', '.'.")
+	default:
+		err = validation("FROM clause may only contain a single table name in data manipulation statements")
 	}
-	return validation("FROM clause may only contain a single table name in data manipulation statements")
+	if p.unsupported == nil {
+		p.unsupported = err
+	}
+	return nil
 }
 
 func (p *pqParser) updateRest() (*pqStmt, error) {

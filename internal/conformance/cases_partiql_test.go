@@ -327,6 +327,12 @@ var partiqlCases = []tc{
 		failMsg(eValid, es(`SELECT pk FROM "T" WHERE pk ( = 'p' AND sk < 's2'`)),
 		failMsg(eValid, es(`SELECT pk FROM "T" WHERE nope(pk) AND pk = 'p'`)),
 		failMsg(eValid, es(`SELECT pk FROM "T" WHERE nope(pk) AND pk = `)),
+		// An index named by a write: reported once the statement is
+		// well formed (seed 2030).
+		failMsg(eValid, es(`UPDATE a.c FROM "T" WHERE pk = 'p'`)),
+		failMsg(eValid, es(`UPDATE "T"."byL" WHERE pk = 'p'`)),
+		failMsg(eValid, es(`UPDATE "T"."byL" SET n = 1 WHERE`)),
+		failMsg(eValid, es(`DELETE FROM "T"."byL" WHERE`)),
 		failMsg(eValid, es(`UPDATE "T" SET n = 1 WHERE pk = 'p' AND sk = 's1' RETURNING MODIFIED OLD OLD *`)),
 		failMsg(eValid, es(`UPDATE "T" SET n = 1 WHERE pk = 'p' AND sk = 's1' RETURNING ALL NEW ALL`)),
 		failMsg(eValid, es(`UPDATE "T" SET n = 1 WHERE pk = 'p' AND sk = 's1' RETURNING ALL NEW n`)),
